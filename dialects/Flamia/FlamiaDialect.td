@@ -1,7 +1,7 @@
 //===- FlamiaDialect.td - The flamia dialect ---------------*- tablegen -*-===//
 //
 // FLAMIA: blocked, microscaled (MXFP8, NVFP4) causal attention over packed
-// variable-length documents. See docs/dialect.md for the introduction.
+// variable-length documents. docs/dialect.md is the introduction.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,9 +16,26 @@ def Flamia_Dialect : Dialect {
   let summary = "Microscaled, causally safe attention over packed documents";
   let description = [{
     The flamia dialect describes causal attention over packed variable-length
-    documents whose operands are microscaled (MXFP8, NVFP4). It has a graph
-    level with tensor semantics and a block level that spells out the kernel
-    program (work loop, tiles, block-scaled MMAs, online softmax).
+    documents whose operands are microscaled (MXFP8, NVFP4).
+
+    The *graph level* has tensor semantics: `flamia.attention` and
+    `flamia.attention_grad` on bf16 tensors with a recipe, `flamia.quantize` /
+    `flamia.dequantize` producing and consuming `!flamia.qtensor` values
+    (payload + block scales with an explicit scale layout), and
+    `flamia.attention_fwd` / `flamia.attention_bwd` whose operands name the
+    GEMM each quantized copy feeds.
+
+    Packed tensors are `[T, H, D]` (tokens of all documents back to back,
+    heads, head dim); document boundaries come from an i32 `cu_seqlens`
+    tensor (`[num_docs + 1]`, starting at 0, non-decreasing, ending at T).
+    Without `cu_seqlens` the whole tensor is one document.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+  let extraClassDeclaration = [{
+    // Defined next to the storage classes (FlamiaAttrs.cpp, FlamiaTypes.cpp).
+    void registerAttributes();
+    void registerTypes();
   }];
 }
 

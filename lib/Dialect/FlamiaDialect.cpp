@@ -1,9 +1,17 @@
 //===- FlamiaDialect.cpp - The flamia dialect -------------------*- C++ -*-===//
 #include "flamia/Dialect/FlamiaDialect.h"
+#include "flamia/Dialect/FlamiaOps.h"
 
 using namespace mlir;
 using namespace mlir::flamia;
 
 #include "Flamia/FlamiaDialect.cpp.inc"
 
-void FlamiaDialect::initialize() {}
+void FlamiaDialect::initialize() {
+  registerAttributes();
+  registerTypes();
+  addOperations<
+#define GET_OP_LIST
+#include "Flamia/FlamiaOps.cpp.inc"
+      >();
+}

@@ -1,0 +1,105 @@
+//===- FlamiaTypes.cpp - flamia types ---------------------------*- C++ -*-===//
+#include "flamia/Dialect/FlamiaTypes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::flamia;
+
+#define GET_TYPEDEF_CLASSES
+#include "Flamia/FlamiaTypes.cpp.inc"
+
+void FlamiaDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "Flamia/FlamiaTypes.cpp.inc"
+      >();
+}
+
+Type QTensorType::parse(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<int64_t, 3> shape;
+  Type elementType, scaleType;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/true,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType) || parser.parseComma() ||
+      parser.parseType(scaleType) || parser.parseComma())
+    return {};
+  ScaleLayoutAttr layout = ScaleLayoutAttr::parseBody(parser);
+  if (!layout || parser.parseGreater())
+    return {};
+  return QTensorType::getChecked([&] { return parser.emitError(loc); },
+                                 parser.getContext(), shape, elementType,
+                                 scaleType, layout);
+}
+
+void QTensorType::print(AsmPrinter &printer) const {
+  printer << "<";
+  printer.printDimensionList(getShape());
+  printer << "x" << getElementType() << ", " << getScaleType() << ", ";
+  getLayout().printBody(printer);
+  printer << ">";
+}
+
+LogicalResult QTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ArrayRef<int64_t> shape, Type elementType,
+                                  Type scaleType, ScaleLayoutAttr layout) {
+  if (shape.size() != 3)
+    return emitError() << "a qtensor is a packed [T, H, D] tensor (rank 3), "
+                          "got rank "
+                       << shape.size();
+  if (ShapedType::isDynamic(shape[1]) || ShapedType::isDynamic(shape[2]))
+    return emitError() << "the head count H and head dim D of a qtensor must "
+                          "be static";
+  if (!isPayloadFormat(elementType))
+    return emitError() << "payload format must be f8E4M3FN, f8E5M2 or "
+                          "f4E2M1FN, got "
+                       << elementType;
+  bool e8m0 = isa<Float8E8M0FNUType>(scaleType);
+  bool e4m3 = isa<Float8E4M3FNType>(scaleType);
+  if (!e8m0 && !e4m3)
+    return emitError() << "scale type must be f8E8M0FNU (MX) or f8E4M3FN "
+                          "(NVFP4, unsigned), got "
+                       << scaleType;
+  if (layout.isPerTensor()) {
+    if (!e8m0)
+      return emitError() << "a per-tensor layout uses an f8E8M0FNU scale";
+    return success();
+  }
+  if (e4m3) {
+    if (!isa<Float4E2M1FNType>(elementType))
+      return emitError() << "E4M3 scales (NVFP4) need an f4E2M1FN payload, "
+                            "got "
+                         << elementType;
+    if (layout.getChannelBlock() != 16)
+      return emitError() << "NVFP4 scales cover 16 channels: the channel "
+                            "block must be 16, got "
+                         << layout.getChannelBlock();
+  } else if (layout.getChannelBlock() != 32) {
+    return emitError() << "E8M0 (MX) scales cover 32 channels: the channel "
+                          "block must be 32, got "
+                       << layout.getChannelBlock();
+  }
+  if (shape[2] % layout.getChannelBlock() != 0)
+    return emitError() << "head dim " << shape[2]
+                       << " is not divisible by the channel block "
+                       << layout.getChannelBlock();
+  return success();
+}
+
+RankedTensorType QTensorType::getPayloadType() const {
+  return RankedTensorType::get(getShape(), getElementType());
+}
+
+RankedTensorType QTensorType::getScalesType() const {
+  ScaleLayoutAttr layout = getLayout();
+  if (layout.isPerTensor())
+    return RankedTensorType::get({1, getNumHeads(), 1}, getScaleType());
+  int64_t blocks = layout.isPerToken() ? getNumTokens() : ShapedType::kDynamic;
+  return RankedTensorType::get(
+      {blocks, getNumHeads(), getHeadDim() / layout.getChannelBlock()},
+      getScaleType());
+}
