@@ -23,6 +23,7 @@ tools = [
 llvm_config.add_tool_substitutions(tools, [config.flamia_tools_dir, config.llvm_tools_dir])
 
 config.substitutions.append(("%flamia_src_root", config.flamia_src_root))
+config.substitutions.append(("%flamia_obj_root", config.flamia_obj_root))
 config.substitutions.append(("%python", config.flamia_python))
 config.substitutions.append(("%examples", os.path.join(config.flamia_src_root, "examples")))
 
