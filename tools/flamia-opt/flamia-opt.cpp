@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flamia/Dialect/FlamiaDialect.h"
+#include "flamia/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
@@ -55,6 +56,7 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::registerConversionPasses();
   mlir::registerGPUPasses();
+  mlir::flamia::registerFlamiaPassesAndPipelines();
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "FLAMIA optimizer driver\n", registry));

@@ -1,0 +1,43 @@
+//===- Passes.h - flamia graph-level passes ---------------------*- C++ -*-===//
+#ifndef FLAMIA_TRANSFORMS_PASSES_H
+#define FLAMIA_TRANSFORMS_PASSES_H
+
+#include "flamia/Dialect/FlamiaOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::flamia {
+
+#define GEN_PASS_DECL
+#include "flamia/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "flamia/Transforms/Passes.h.inc"
+
+/// Options of the named pipeline `flamia-graph-pipeline`.
+struct GraphPipelineOptions
+    : public PassPipelineOptions<GraphPipelineOptions> {
+  PassOptions::Option<std::string> recipe{
+      *this, "recipe", llvm::cl::desc("Recipe to lower (mxfp8)"),
+      llvm::cl::init("mxfp8")};
+  PassOptions::Option<int64_t> safeBlock{
+      *this, "safe-block",
+      llvm::cl::desc("Safe block where one is missing or too small"),
+      llvm::cl::init(128)};
+};
+
+/// quantize-attention, reuse-scale-layouts, causal-safe-scales,
+/// fwd-bwd-consistency, verify-causality (then cse and canonicalize).
+void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options);
+
+/// Registers the flamia passes and the `flamia-graph-pipeline` pipeline.
+void registerFlamiaPassesAndPipelines();
+
+} // namespace mlir::flamia
+
+#endif // FLAMIA_TRANSFORMS_PASSES_H

@@ -1,0 +1,96 @@
+//===- Passes.td - flamia graph-level passes ---------------*- tablegen -*-===//
+
+#ifndef FLAMIA_TRANSFORMS_PASSES_TD
+#define FLAMIA_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FlamiaQuantizeAttention : Pass<"flamia-quantize-attention"> {
+  let summary = "Rewrite bf16 attention into quantization plus attention on "
+                "quantized operands";
+  let description = [{
+    Rewrites `flamia.attention` into `flamia.quantize` ops and
+    `flamia.attention_fwd`, and `flamia.attention_grad` into quantize ops and
+    `flamia.attention_bwd`, with exactly the layouts of the recipe's
+    numerics contract (docs/numerics.md): recipe `mxfp8` quantizes Q per
+    token (1x32) for S = Q K^T, and K, V, dO and the backward's second Q copy
+    in document-local 32x32 token blocks; `strict` adds per-token copies for
+    the head-dim-contracted GEMMs. Every GEMM use gets its own quantize op
+    (the backward quantizes on its own); `flamia-reuse-scale-layouts` and
+    `flamia-fwd-bwd-consistency` then share them.
+  }];
+  let dependentDialects = ["::mlir::flamia::FlamiaDialect"];
+  let options = [
+    Option<"recipe", "recipe", "std::string", /*default=*/"\"\"",
+           "Only rewrite ops of this recipe (mxfp8, nvfp4_mixed); an op with "
+           "another recipe is an error. Empty: every op.">
+  ];
+}
+
+def FlamiaReuseScaleLayouts : Pass<"flamia-reuse-scale-layouts"> {
+  let summary = "One quantized copy per tensor across GEMM orientations";
+  let description = [{
+    For each tensor quantized several times (per GEMM use, in the forward and
+    the backward), chooses one layout that serves every use where the recipe
+    allows it (32x32 document-local token blocks serve both the
+    head-dim-contracted and the token-contracted GEMMs, given a safe block
+    at least as large as the token block and no strict mode; Q in the
+    forward S = Q K^T stays per token), and merges duplicate quantizations.
+    Emits a remark on each function with the number of quantizations and
+    bytes saved (payload plus scales, per token and head).
+  }];
+  let dependentDialects = ["::mlir::flamia::FlamiaDialect"];
+}
+
+def FlamiaCausalSafeScales : Pass<"flamia-causal-safe-scales"> {
+  let summary = "Make every scale block causally safe";
+  let description = [{
+    Makes every token block document-local when the op has `cu_seqlens`,
+    keeps per-token scales where token blocks would leak (Q in the forward
+    S = Q K^T; in strict mode every head-dim-contracted operand), and sets
+    the safe block on the diagonal: a recipe without one, or with one that
+    does not cover whole token blocks, gets `safe-block` (default 128,
+    raised to a multiple of the largest token block) and the bf16 originals
+    as `safe(...)` operands.
+  }];
+  let dependentDialects = ["::mlir::flamia::FlamiaDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"safeBlock", "safe-block", "int64_t", /*default=*/"128",
+           "Safe block to use where one is missing or too small (a positive "
+           "multiple of 32)">
+  ];
+}
+
+def FlamiaVerifyCausality : Pass<"flamia-verify-causality"> {
+  let summary = "Prove L1/L2 (and L3 in strict mode) or name the leak";
+  let description = [{
+    A static analysis of every `flamia.attention_fwd` and
+    `flamia.attention_bwd`. It proves forward causality (L1: O_i and LSE_i
+    do not depend on positions after i), document isolation (L2: no output
+    of a document depends on another document) and, for strict recipes,
+    backward causality (L3: dQ_i only on positions <= i, dK_j and dV_j only
+    on positions >= j). Otherwise it emits an error on the offending op that
+    names the operand, the GEMM, the block shape and one concrete pair of
+    positions through which information leaks.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark on each op saying what was proven">
+  ];
+}
+
+def FlamiaFwdBwdConsistency : Pass<"flamia-fwd-bwd-consistency"> {
+  let summary = "The backward recomputes S from the forward's exact operands";
+  let description = [{
+    Links each `flamia.attention_bwd` to its `flamia.attention_fwd` (through
+    the forward's O or LSE, or through quantizations of the same tensors)
+    and rewrites the backward to consume exactly the forward's quantized
+    operands for S = Q K^T (so that recomputed P is bit-identical), the
+    forward's V copy where the backward quantized V the same way on its
+    own, the forward's safe-block originals, O and LSE. Forward and backward
+    recipes that disagree are an error naming both ops.
+  }];
+}
+
+#endif // FLAMIA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,41 @@
+//===- RecipeLayouts.h - The layouts a recipe prescribes --------*- C++ -*-===//
+//
+// The numerics contract (docs/numerics.md) as data: which scale layout each
+// GEMM use of each tensor gets under a recipe, shared by the passes that
+// create, reuse and repair quantizations.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLAMIA_TRANSFORMS_RECIPELAYOUTS_H
+#define FLAMIA_TRANSFORMS_RECIPELAYOUTS_H
+
+#include "flamia/Dialect/GemmRoles.h"
+
+namespace mlir::flamia {
+
+/// The token block (1 = per token, 32 = 32x32 token blocks) recipe `mxfp8`
+/// prescribes for `tensor` in `gemm`: Q per token in S = Q K^T, everything
+/// else in 32x32 document-local token blocks, and in strict mode per token
+/// for every head-dim-contracted GEMM.
+int64_t getContractTokenBlock(Gemm gemm, AttnTensor tensor, bool strict);
+
+/// The MXFP8 (E4M3 payload, E8M0 scales, 32 channels) qtensor type of a
+/// [T, H, D] tensor with the given token block (document-local).
+QTensorType getMxfp8Type(RankedTensorType tensor, int64_t tokenBlock);
+
+/// Creates `flamia.quantize` of `input` to `type` (cu_seqlens only when the
+/// layout has token blocks; per-token scales do not depend on documents).
+Value createQuantize(OpBuilder &builder, Location loc, Value input,
+                     Value cuSeqlens, QTensorType type);
+
+/// P's precision in P V and P^T dO: E4M3 of P * 2^8.
+PrecisionAttr getContractPPrecision(MLIRContext *ctx);
+/// dS's precision: E4M3 with an E8M0 scale per 32 along the contraction.
+PrecisionAttr getContractDsPrecision(MLIRContext *ctx);
+
+/// Bytes written per token and head when quantizing to `type` (payload plus
+/// the token's share of its scale block).
+double getBytesPerTokenAndHead(QTensorType type);
+
+} // namespace mlir::flamia
+
+#endif // FLAMIA_TRANSFORMS_RECIPELAYOUTS_H

@@ -1,0 +1,129 @@
+//===- QuantizeAttention.cpp - flamia-quantize-attention ------------------===//
+//
+// flamia.attention      -> quantize(Q 1x32, K, V 32x32) + attention_fwd
+// flamia.attention_grad -> one quantize per GEMM use + attention_bwd
+//
+// The layouts are exactly the recipe's numerics contract, so the rewritten
+// program computes the same function as the original. Nothing is shared
+// yet: that is flamia-reuse-scale-layouts' and flamia-fwd-bwd-consistency's
+// job.
+//
+//===----------------------------------------------------------------------===//
+#include "flamia/Transforms/Passes.h"
+#include "flamia/Transforms/RecipeLayouts.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::flamia {
+#define GEN_PASS_DEF_FLAMIAQUANTIZEATTENTION
+#include "flamia/Transforms/Passes.h.inc"
+} // namespace mlir::flamia
+
+using namespace mlir;
+using namespace mlir::flamia;
+
+namespace {
+
+struct QuantizeAttentionPass
+    : public flamia::impl::FlamiaQuantizeAttentionBase<QuantizeAttentionPass> {
+  using Base::Base;
+
+  /// Checks the recipe filter and that the recipe is one this pass lowers.
+  LogicalResult checkRecipe(Operation *op, RecipeAttr recipe) {
+    StringRef kind = stringifyRecipeKind(recipe.getKind());
+    if (!this->recipe.empty() && kind != this->recipe)
+      return op->emitOpError() << "uses recipe " << kind
+                               << " but flamia-quantize-attention was asked "
+                                  "for recipe "
+                               << this->recipe;
+    if (recipe.getKind() != RecipeKind::mxfp8)
+      return op->emitOpError()
+             << "recipe " << kind
+             << " is not implemented yet (only mxfp8 is lowered)";
+    return success();
+  }
+
+  /// A quantized copy of `tensor` for `gemm`, with the contract's layout.
+  Value quantizeFor(OpBuilder &b, Location loc, Value tensor, Value cu,
+                    Gemm gemm, AttnTensor which, bool strict) {
+    auto type = getMxfp8Type(cast<RankedTensorType>(tensor.getType()),
+                             getContractTokenBlock(gemm, which, strict));
+    return createQuantize(b, loc, tensor, cu, type);
+  }
+
+  LogicalResult rewrite(AttentionOp op) {
+    RecipeAttr recipe = op.getRecipe();
+    if (failed(checkRecipe(op, recipe)))
+      return failure();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value cu = op.getCuSeqlens();
+    bool strict = recipe.getStrict();
+    Value q = quantizeFor(b, loc, op.getQ(), cu, Gemm::QK, AttnTensor::Q, strict);
+    Value k = quantizeFor(b, loc, op.getK(), cu, Gemm::QK, AttnTensor::K, strict);
+    Value v = quantizeFor(b, loc, op.getV(), cu, Gemm::PV, AttnTensor::V, strict);
+    SmallVector<Value> safe;
+    if (recipe.hasSafeBlock())
+      safe = {op.getQ(), op.getK(), op.getV()};
+    auto fwd = AttentionFwdOp::create(
+        b, loc, op.getO().getType(), op.getLse().getType(), q, k, v, safe, cu,
+        op.getCausalAttr(), op.getSoftmaxScaleAttr(), recipe,
+        getContractPPrecision(op.getContext()));
+    op.replaceAllUsesWith(fwd->getResults());
+    op.erase();
+    return success();
+  }
+
+  LogicalResult rewrite(AttentionGradOp op) {
+    RecipeAttr recipe = op.getRecipe();
+    if (failed(checkRecipe(op, recipe)))
+      return failure();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value cu = op.getCuSeqlens();
+    bool strict = recipe.getStrict();
+    auto quant = [&](Value t, Gemm gemm, AttnTensor which) {
+      return quantizeFor(b, loc, t, cu, gemm, which, strict);
+    };
+    // The backward quantizes every GEMM use on its own here.
+    Value qkQ = quant(op.getQ(), Gemm::QK, AttnTensor::Q);
+    Value qkK = quant(op.getK(), Gemm::QK, AttnTensor::K);
+    Value dovDo = quant(op.getGradO(), Gemm::DOV, AttnTensor::GradO);
+    Value dovV = quant(op.getV(), Gemm::DOV, AttnTensor::V);
+    Value dskK = quant(op.getK(), Gemm::DSK, AttnTensor::K);
+    Value dsqQ = quant(op.getQ(), Gemm::DSQ, AttnTensor::Q);
+    Value pdoDo = quant(op.getGradO(), Gemm::PDO, AttnTensor::GradO);
+    SmallVector<Value> safe;
+    if (recipe.hasSafeBlock())
+      safe = {op.getQ(), op.getK(), op.getV(), op.getGradO()};
+    auto bwd = AttentionBwdOp::create(
+        b, loc, op.getGradQ().getType(), op.getGradK().getType(),
+        op.getGradV().getType(), qkQ, qkK, dovDo, dovV, dskK, dsqQ, pdoDo,
+        safe, op.getO(), op.getLse(), cu, op.getCausalAttr(),
+        op.getSoftmaxScaleAttr(), recipe,
+        getContractPPrecision(op.getContext()),
+        getContractDsPrecision(op.getContext()));
+    op.replaceAllUsesWith(bwd->getResults());
+    op.erase();
+    return success();
+  }
+
+  void runOnOperation() override {
+    SmallVector<Operation *> worklist;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<AttentionOp, AttentionGradOp>(op))
+        worklist.push_back(op);
+    });
+    bool failedAny = false;
+    for (Operation *op : worklist) {
+      LogicalResult result = isa<AttentionOp>(op)
+                                 ? rewrite(cast<AttentionOp>(op))
+                                 : rewrite(cast<AttentionGradOp>(op));
+      failedAny |= failed(result);
+    }
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+
+} // namespace
