@@ -5,6 +5,7 @@
 #include "flamia/Schedule/VarlenSchedule.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace flamia {
 
@@ -178,9 +179,10 @@ bool checkScaleBlockBases(const int32_t *cu, size_t count,
 bool checkLptOrder(const std::vector<double> &costs, std::string &error) {
   for (size_t k = 1; k < costs.size(); ++k) {
     if (costs[k] > costs[k - 1]) {
-      error = "not in LPT order: item " + std::to_string(k) + " costs " +
-              std::to_string(costs[k]) + ", more than item " +
-              std::to_string(k - 1) + " (" + std::to_string(costs[k - 1]) + ")";
+      char text[96];
+      std::snprintf(text, sizeof(text), "%g, more than item %zu (%g)", costs[k],
+                    k - 1, costs[k - 1]);
+      error = "not in LPT order: item " + std::to_string(k) + " costs " + text;
       return false;
     }
   }

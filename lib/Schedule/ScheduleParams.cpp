@@ -4,6 +4,7 @@
 #include "flamia/Schedule/DocumentLayout.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace flamia {
 
@@ -31,9 +32,10 @@ bool checkWeight(const char *name, double value, bool allowZero,
                  std::string &error) {
   if (std::isfinite(value) && (value > 0 || (allowZero && value == 0)))
     return true;
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
   error = std::string("cost weight ") + name + " must be " +
-          (allowZero ? "finite and >= 0" : "finite and > 0") + ", got " +
-          std::to_string(value);
+          (allowZero ? "finite and >= 0" : "finite and > 0") + ", got " + text;
   return false;
 }
 } // namespace

@@ -109,7 +109,6 @@ TEST_F(ScheduleInvariants, LptOrder) {
   std::swap(s.costs[3], s.costs[4]);
   std::string err;
   EXPECT_FALSE(checkLptOrder(s.costs, err));
-  EXPECT_EQ(err, "not in LPT order: item 4 costs 5.000000, more than item 3 "
-                 "(4.000000)");
+  EXPECT_EQ(err, "not in LPT order: item 4 costs 5, more than item 3 (4)");
   EXPECT_FALSE(checkVarlenSchedule(s, err));
 }
