@@ -202,7 +202,8 @@ bool checkVarlenSchedule(const VarlenSchedule &s, std::string &error) {
                                      error) &&
          checkScaleBlockBases(cu.data(), cu.size(), s.items.data(),
                               s.items.size(), s.docs.blockBase.data(), error) &&
-         checkLptOrder(s.costs, error);
+         (s.params.order != ScheduleOrder::LongestFirst ||
+          checkLptOrder(s.costs, error));
 }
 
 } // namespace flamia

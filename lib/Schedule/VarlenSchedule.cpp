@@ -14,8 +14,10 @@ double VarlenSchedule::totalWork() const {
 }
 
 double VarlenSchedule::largestItem() const {
-  // LPT order: the first item is the largest.
-  return costs.empty() ? 0.0 : costs.front();
+  double largest = 0;
+  for (double c : costs)
+    largest = std::max(largest, c);
+  return largest;
 }
 
 namespace {
@@ -60,14 +62,16 @@ bool buildVarlenSchedule(const int32_t *cuSeqlens, size_t count,
                         static_cast<int32_t>(t)});
   }
   // LPT; ties by (document, tile): a total order, hence deterministic.
-  std::sort(groups.begin(), groups.end(),
-            [](const TileGroup &a, const TileGroup &b) {
-              if (a.cost != b.cost)
-                return a.cost > b.cost;
-              if (a.doc != b.doc)
-                return a.doc < b.doc;
-              return a.tile < b.tile;
-            });
+  // The groups were generated in document order, the comparison baseline.
+  if (params.order == ScheduleOrder::LongestFirst)
+    std::sort(groups.begin(), groups.end(),
+              [](const TileGroup &a, const TileGroup &b) {
+                if (a.cost != b.cost)
+                  return a.cost > b.cost;
+                if (a.doc != b.doc)
+                  return a.doc < b.doc;
+                return a.tile < b.tile;
+              });
 
   out = VarlenSchedule();
   out.params = params;

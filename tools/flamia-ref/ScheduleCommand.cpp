@@ -51,6 +51,9 @@ kernel:
   --block-n N            key tile columns, multiple of 32 (default 128)
   --safe-block N         bf16 safe block, multiple of 32 (default 128)
   --sms N                persistent CTAs, one per SM (default 132)
+  --order O              lpt (longest first, the kernel's order) | document
+                         (as the tokens lie: a baseline to compare with);
+                         default lpt
 cost weights:
   --target T             sm_100a (bf16 tile 2) | sm_90a (bf16 tile 1);
                          default sm_100a
@@ -185,7 +188,7 @@ int runScheduleCommand(int argc, char **argv) {
   CommandLine cl({"--cu-seqlens", "--workload", "--tokens", "--heads",
                   "--kv-heads", "--head-dim", "--block-m", "--block-n",
                   "--safe-block", "--sms", "--target", "--item-overhead",
-                  "--bf16-weight", "--dump-items", "--dump-metadata",
+                  "--bf16-weight", "--order", "--dump-items", "--dump-metadata",
                   "--write-cu-seqlens"},
                  {"--causal", "--no-causal", "--print-items", "--help", "-h"});
   std::string error;
@@ -260,6 +263,12 @@ int runScheduleCommand(int argc, char **argv) {
   params.blockN = static_cast<int32_t>(blockN);
   params.safeBlock = static_cast<int32_t>(safeBlock);
   params.weights = costWeightsForTarget(target);
+  if (std::optional<std::string> order = cl.value("--order")) {
+    if (*order == "document")
+      params.order = ScheduleOrder::DocumentOrder;
+    else if (*order != "lpt")
+      return badInput("unknown order '" + *order + "' (expected lpt or document)");
+  }
   if (!parseReal(cl, "--item-overhead", params.weights.itemOverhead, error) ||
       !parseReal(cl, "--bf16-weight", params.weights.bf16Tile, error))
     return badInput(error);
@@ -322,6 +331,9 @@ int runScheduleCommand(int argc, char **argv) {
                   sim.cta[k], formatNumber(sim.start[k]).c_str());
     }
   }
+  std::printf("order: %s\n", params.order == ScheduleOrder::LongestFirst
+                                 ? "longest first"
+                                 : "document order");
   std::printf("sms: %lld\n", static_cast<long long>(sms));
   std::printf("items: %zu\n", schedule.items.size());
   std::printf("total work: %s\n", formatNumber(sim.totalWork).c_str());

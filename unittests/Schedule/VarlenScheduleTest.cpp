@@ -241,6 +241,23 @@ TEST(VarlenSchedule, OrderIsLptWithADeterministicTieBreak) {
             0);
 }
 
+// The baseline order keeps the tokens' order: (document, tile, head).
+TEST(VarlenSchedule, DocumentOrderBaseline) {
+  VarlenScheduleParams p = params(2, 1);
+  p.order = ScheduleOrder::DocumentOrder;
+  VarlenSchedule s = build({0, 300, 300, 350}, p);
+  ASSERT_EQ(s.items.size(), 8u);
+  EXPECT_EQ(s.costs, (std::vector<double>{3, 3, 4, 4, 5, 5, 3, 3}));
+  expectItem(s.items[0], 0, 128, 0, 300, 0, 0, 0, 0);
+  expectItem(s.items[3], 128, 128, 0, 300, 1, 0, 0, 1);
+  expectItem(s.items[7], 300, 50, 300, 350, 1, 0, 10, 0);
+  EXPECT_EQ(s.largestItem(), 5.0);
+  // Every invariant but the LPT order holds.
+  std::string err;
+  EXPECT_TRUE(checkVarlenSchedule(s, err)) << err;
+  EXPECT_FALSE(checkLptOrder(s.costs, err));
+}
+
 TEST(VarlenSchedule, BadInputIsAnError) {
   VarlenSchedule s;
   std::string err;

@@ -54,7 +54,8 @@ bool checkScaleBlockBases(const int32_t *cuSeqlens, size_t count,
 /// Costs are non-increasing (LPT order).
 bool checkLptOrder(const std::vector<double> &costs, std::string &error);
 
-/// All of the above on a built schedule.
+/// All of the above on a built schedule (the LPT check only for the
+/// LongestFirst order).
 bool checkVarlenSchedule(const VarlenSchedule &schedule, std::string &error);
 
 } // namespace flamia

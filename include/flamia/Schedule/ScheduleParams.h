@@ -15,6 +15,15 @@
 
 namespace flamia {
 
+/// The order of the work list.
+enum class ScheduleOrder {
+  /// Longest processing time first (the kernel's order).
+  LongestFirst,
+  /// (document, query tile, head) ascending, i.e. as the tokens lie: the
+  /// baseline a non-scheduling varlen kernel runs, for comparison only.
+  DocumentOrder,
+};
+
 struct VarlenScheduleParams {
   int32_t numQHeads = 0;  // Hq
   int32_t numKVHeads = 0; // Hkv; Hq must be a multiple (GQA)
@@ -24,6 +33,7 @@ struct VarlenScheduleParams {
   int32_t blockN = 128;    // key tile columns, a positive multiple of 32
   int32_t safeBlock = 128; // a positive multiple of 32
   CostWeights weights = costWeightsForTarget(ScheduleTarget::Sm100a);
+  ScheduleOrder order = ScheduleOrder::LongestFirst;
 
   /// The query heads that share one KV head: Hq / Hkv.
   int32_t queryHeadsPerKVHead() const { return numQHeads / numKVHeads; }

@@ -8,7 +8,8 @@
 // ascending. Every head of a (document, tile) costs the same, so the heads of
 // one tile are always adjacent, and the query heads that share a KV head
 // (GQA) are consecutive: CTAs that run at the same time read the same K/V
-// tiles, which then come from L2.
+// tiles, which then come from L2. (ScheduleOrder::DocumentOrder keeps the
+// tokens' order instead, as a baseline to compare with.)
 //
 // Cost: O(D + G log G + N) for D documents, G (document, tile) pairs and
 // N = G * Hq items: prefix sums over cu_seqlens once (DocumentLayout), one
@@ -36,7 +37,8 @@ struct VarlenSchedule {
   /// Items in execution order: item k is what the k-th fetch of the device
   /// work counter returns.
   std::vector<VarlenWorkItem> items;
-  /// costs[k]: the cost of items[k]; non-increasing.
+  /// costs[k]: the cost of items[k]; non-increasing in the LongestFirst
+  /// order.
   std::vector<double> costs;
 
   double totalWork() const;
