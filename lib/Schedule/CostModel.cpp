@@ -1,4 +1,4 @@
-//===- CostModel.cpp - Cost of one varlen work item ------------------------===//
+//===- CostModel.cpp - Cost of one varlen work item -----------------------===//
 #include "flamia/Schedule/CostModel.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-//===- DeterministicRandom.cpp - A seeded generator that is the same everywhere -===//
+//===- DeterministicRandom.cpp - Portable seeded RNG ----------------------===//
 #include "flamia/Schedule/DeterministicRandom.h"
 
 #include <cmath>

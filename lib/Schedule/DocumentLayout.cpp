@@ -5,10 +5,15 @@
 
 namespace flamia {
 
+namespace {
+int64_t ceilDivNonNegative(int64_t a, int64_t b) { return (a + b - 1) / b; }
+} // namespace
+
 bool validateCuSeqlens(const int32_t *cuSeqlens, size_t count,
                        int64_t expectedTokens, std::string &error) {
   if (count == 0 || cuSeqlens == nullptr) {
-    error = "cu_seqlens is empty: it needs num_docs + 1 entries, starting with 0";
+    error =
+        "cu_seqlens is empty: it needs num_docs + 1 entries, starting with 0";
     return false;
   }
   if (cuSeqlens[0] != 0) {
@@ -62,10 +67,11 @@ bool buildDocumentLayout(const int32_t *cuSeqlens, size_t count, int32_t blockM,
   out.blockBase[0] = 0;
   for (size_t d = 0; d + 1 < count; ++d) {
     int64_t length = cuSeqlens[d + 1] - cuSeqlens[d];
-    out.tileBase[d + 1] = out.tileBase[d] + ceilDiv(length, blockM);
+    out.tileBase[d + 1] = out.tileBase[d] + ceilDivNonNegative(length, blockM);
     // NB <= T <= INT32_MAX, so this cannot overflow.
     out.blockBase[d + 1] =
-        out.blockBase[d] + static_cast<int32_t>(ceilDiv(length, kScaleTokenBlock));
+        out.blockBase[d] +
+        static_cast<int32_t>(ceilDivNonNegative(length, kVarlenScaleBlock));
   }
   return true;
 }

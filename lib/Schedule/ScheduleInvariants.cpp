@@ -10,12 +10,14 @@
 namespace flamia {
 
 namespace {
+int64_t ceilDivNonNegative(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 std::string describe(size_t k, const VarlenWorkItem &it) {
-  return "item " + std::to_string(k) + " (q_start " + std::to_string(it.q_start) +
-         ", q_rows " + std::to_string(it.q_rows) + ", document [" +
-         std::to_string(it.doc_start) + ", " + std::to_string(it.doc_end) +
-         "), q_head " + std::to_string(it.q_head) + ", tile " +
-         std::to_string(it.q_tile_in_doc) + ")";
+  return "item " + std::to_string(k) + " (q_start " +
+         std::to_string(it.q_start) + ", q_rows " + std::to_string(it.q_rows) +
+         ", document [" + std::to_string(it.doc_start) + ", " +
+         std::to_string(it.doc_end) + "), q_head " + std::to_string(it.q_head) +
+         ", tile " + std::to_string(it.q_tile_in_doc) + ")";
 }
 
 // The non-empty document [docStart, docEnd) of cu_seqlens, or -1.
@@ -42,14 +44,16 @@ bool checkScheduleCoverage(const int32_t *cu, size_t count,
   // Slot of (document, tile, head): (tileBase[d] + t) * Hq + h.
   std::vector<int64_t> tileBase(count, 0);
   for (size_t d = 0; d + 1 < count; ++d)
-    tileBase[d + 1] = tileBase[d] + ceilDiv(cu[d + 1] - cu[d], params.blockM);
+    tileBase[d + 1] =
+        tileBase[d] + ceilDivNonNegative(cu[d + 1] - cu[d], params.blockM);
   int64_t expected = tileBase[count - 1] * params.numQHeads;
   std::vector<bool> seen(static_cast<size_t>(expected), false);
   for (size_t k = 0; k < numItems; ++k) {
     const VarlenWorkItem &it = items[k];
     int64_t d = findDocument(cu, count, it.doc_start, it.doc_end);
     if (d < 0) {
-      error = describe(k, it) + " does not name a non-empty document of cu_seqlens";
+      error =
+          describe(k, it) + " does not name a non-empty document of cu_seqlens";
       return false;
     }
     int64_t tiles = tileBase[d + 1] - tileBase[d];
@@ -70,9 +74,8 @@ bool checkScheduleCoverage(const int32_t *cu, size_t count,
               " to kv head " + std::to_string(kv);
       return false;
     }
-    size_t slot = static_cast<size_t>((tileBase[d] + it.q_tile_in_doc) *
-                                          params.numQHeads +
-                                      it.q_head);
+    size_t slot = static_cast<size_t>(
+        (tileBase[d] + it.q_tile_in_doc) * params.numQHeads + it.q_head);
     if (seen[slot]) {
       error = describe(k, it) + " is scheduled twice";
       return false;
@@ -86,7 +89,8 @@ bool checkScheduleCoverage(const int32_t *cu, size_t count,
     for (size_t d = 0; d + 1 < count; ++d)
       for (int64_t t = 0; t < tileBase[d + 1] - tileBase[d]; ++t)
         for (int32_t h = 0; h < params.numQHeads; ++h)
-          if (!seen[static_cast<size_t>((tileBase[d] + t) * params.numQHeads + h)]) {
+          if (!seen[static_cast<size_t>((tileBase[d] + t) * params.numQHeads +
+                                        h)]) {
             error += "; missing document " + std::to_string(d) + " tile " +
                      std::to_string(t) + " head " + std::to_string(h);
             return false;
@@ -146,7 +150,8 @@ bool checkScaleBlockBases(const int32_t *cu, size_t count,
     return false;
   std::vector<int64_t> base(count, 0);
   for (size_t d = 0; d + 1 < count; ++d)
-    base[d + 1] = base[d] + ceilDiv(cu[d + 1] - cu[d], kScaleTokenBlock);
+    base[d + 1] =
+        base[d] + ceilDivNonNegative(cu[d + 1] - cu[d], kVarlenScaleBlock);
   if (docBlockBase) {
     for (size_t d = 0; d < count; ++d) {
       if (docBlockBase[d] != base[d]) {
@@ -162,7 +167,8 @@ bool checkScaleBlockBases(const int32_t *cu, size_t count,
     const VarlenWorkItem &it = items[k];
     int64_t d = findDocument(cu, count, it.doc_start, it.doc_end);
     if (d < 0) {
-      error = describe(k, it) + " does not name a non-empty document of cu_seqlens";
+      error =
+          describe(k, it) + " does not name a non-empty document of cu_seqlens";
       return false;
     }
     if (it.doc_block_base != base[d]) {

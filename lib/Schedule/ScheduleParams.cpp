@@ -21,7 +21,7 @@ CostModel VarlenScheduleParams::costModel() const {
 
 namespace {
 bool checkMultipleOf32(const char *name, int32_t value, std::string &error) {
-  if (value > 0 && value % kScaleTokenBlock == 0)
+  if (value > 0 && value % kVarlenScaleBlock == 0)
     return true;
   error = std::string(name) + " must be a positive multiple of 32, got " +
           std::to_string(value);
@@ -53,8 +53,8 @@ bool validateScheduleParams(const VarlenScheduleParams &p, std::string &error) {
   }
   if (p.numQHeads % p.numKVHeads != 0) {
     error = "query heads (" + std::to_string(p.numQHeads) +
-            ") must be a multiple of kv heads (" + std::to_string(p.numKVHeads) +
-            ")";
+            ") must be a multiple of kv heads (" +
+            std::to_string(p.numKVHeads) + ")";
     return false;
   }
   if (p.headDim != 64 && p.headDim != 128 && p.headDim != 192 &&

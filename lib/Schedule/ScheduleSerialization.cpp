@@ -33,8 +33,8 @@ bool serializeVarlenSchedule(const VarlenSchedule &s, std::vector<uint8_t> &out,
   const int64_t numItems = static_cast<int64_t>(s.items.size());
   const int64_t numDocs = static_cast<int64_t>(s.docs.numDocs());
   const int64_t itemsOffset = alignUp(sizeof(VarlenScheduleHeader));
-  const int64_t baseOffset =
-      alignUp(itemsOffset + numItems * static_cast<int64_t>(sizeof(VarlenWorkItem)));
+  const int64_t baseOffset = alignUp(
+      itemsOffset + numItems * static_cast<int64_t>(sizeof(VarlenWorkItem)));
   const int64_t total = alignUp(baseOffset + (numDocs + 1) * 4);
   if (total > std::numeric_limits<int32_t>::max()) {
     error = "the schedule needs " + std::to_string(total) +
@@ -57,7 +57,7 @@ bool serializeVarlenSchedule(const VarlenSchedule &s, std::vector<uint8_t> &out,
   h.block_m = p.blockM;
   h.block_n = p.blockN;
   h.safe_block = p.safeBlock;
-  h.scale_block = kScaleTokenBlock;
+  h.scale_block = kVarlenScaleBlock;
   h.causal = p.causal ? 1 : 0;
   h.items_offset = static_cast<int32_t>(itemsOffset);
   h.doc_block_base_offset = static_cast<int32_t>(baseOffset);
@@ -95,14 +95,15 @@ bool parseVarlenScheduleBuffer(const uint8_t *data, size_t size,
   if (h.magic != kVarlenScheduleMagic)
     return fail("bad magic " + std::to_string(h.magic));
   if (h.version != kVarlenScheduleVersion)
-    return fail("version " + std::to_string(h.version) + ", this reader knows " +
+    return fail("version " + std::to_string(h.version) +
+                ", this reader knows " +
                 std::to_string(kVarlenScheduleVersion));
   if (h.header_bytes != static_cast<int32_t>(sizeof(VarlenScheduleHeader)) ||
       h.item_bytes != static_cast<int32_t>(sizeof(VarlenWorkItem)))
     return fail("header_bytes " + std::to_string(h.header_bytes) +
-                " / item_bytes " + std::to_string(h.item_bytes) + ", expected " +
-                std::to_string(sizeof(VarlenScheduleHeader)) + " / " +
-                std::to_string(sizeof(VarlenWorkItem)));
+                " / item_bytes " + std::to_string(h.item_bytes) +
+                ", expected " + std::to_string(sizeof(VarlenScheduleHeader)) +
+                " / " + std::to_string(sizeof(VarlenWorkItem)));
   if (h.total_bytes < 0 || static_cast<size_t>(h.total_bytes) != size)
     return fail("total_bytes " + std::to_string(h.total_bytes) +
                 " but the buffer has " + std::to_string(size));

@@ -1,4 +1,4 @@
-//===- StandardWorkloads.cpp - The packed batches the schedule is judged on -===//
+//===- StandardWorkloads.cpp - Benchmark batches --------------------------===//
 #include "flamia/Schedule/StandardWorkloads.h"
 
 #include "flamia/Schedule/DeterministicRandom.h"

@@ -1,4 +1,4 @@
-//===- VarlenSchedule.cpp - Work items of packed varlen attention, LPT order -===//
+//===- VarlenSchedule.cpp - Varlen work items, LPT order ------------------===//
 #include "flamia/Schedule/VarlenSchedule.h"
 
 #include <algorithm>

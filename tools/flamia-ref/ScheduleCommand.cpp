@@ -1,4 +1,4 @@
-//===- ScheduleCommand.cpp - flamia-ref schedule ------------------*- C++ -*-===//
+//===- ScheduleCommand.cpp - flamia-ref schedule ----------------*- C++ -*-===//
 //
 // Builds the varlen work list for a packed batch (cu_seqlens from a .npy file
 // or a standard workload), checks its invariants, simulates the persistent
@@ -28,7 +28,8 @@
 namespace flamia::ref {
 
 namespace {
-const char *kUsage = R"(usage: flamia-ref schedule (--cu-seqlens CU.npy | --workload NAME) --heads H [options]
+const char *kUsage =
+    R"(usage: flamia-ref schedule (--cu-seqlens CU.npy | --workload NAME) --heads H [options]
 
 Builds the work items (document, query head, query tile) of a persistent varlen
 attention kernel, orders them longest-first by the cost model, checks the
@@ -83,8 +84,9 @@ bool parseInteger(const CommandLine &cl, const char *name, int64_t lo,
   char *end = nullptr;
   long long v = std::strtoll(text->c_str(), &end, 10);
   if (text->empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
-    error = std::string(name) + " expects an integer in [" + std::to_string(lo) +
-            ", " + std::to_string(hi) + "], got '" + *text + "'";
+    error = std::string(name) + " expects an integer in [" +
+            std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
+            *text + "'";
     return false;
   }
   out = v;
@@ -115,8 +117,10 @@ bool readCuSeqlens(const std::string &path, std::vector<int32_t> &cu,
   if (!readNpy(path, a, error))
     return false;
   if (a.shape.size() != 1 || a.shape[0] < 1) {
-    error = path + ": cu_seqlens must be 1-D with num_docs + 1 >= 1 entries, got shape " +
-            a.shapeString();
+    error =
+        path +
+        ": cu_seqlens must be 1-D with num_docs + 1 >= 1 entries, got shape " +
+        a.shapeString();
     return false;
   }
   size_t n = static_cast<size_t>(a.shape[0]);
@@ -130,8 +134,8 @@ bool readCuSeqlens(const std::string &path, std::vector<int32_t> &cu,
     for (size_t i = 0; i < n; ++i) {
       if (v[i] < std::numeric_limits<int32_t>::min() ||
           v[i] > std::numeric_limits<int32_t>::max()) {
-        error = path + ": cu_seqlens[" + std::to_string(i) + "] = " +
-                std::to_string(v[i]) + " does not fit in int32";
+        error = path + ": cu_seqlens[" + std::to_string(i) +
+                "] = " + std::to_string(v[i]) + " does not fit in int32";
         return false;
       }
       cu[i] = static_cast<int32_t>(v[i]);
@@ -162,8 +166,8 @@ std::string formatNumber(double v) {
 bool writeItemsNpy(const std::string &path, const VarlenSchedule &s,
                    std::string &error) {
   constexpr int64_t kFields = sizeof(VarlenWorkItem) / sizeof(int32_t);
-  NpyArray a = makeNpyArray(
-      NpyDType::Int32, {static_cast<int64_t>(s.items.size()), kFields});
+  NpyArray a = makeNpyArray(NpyDType::Int32,
+                            {static_cast<int64_t>(s.items.size()), kFields});
   if (!s.items.empty())
     std::memcpy(a.bytes.data(), s.items.data(),
                 s.items.size() * sizeof(VarlenWorkItem));
@@ -205,7 +209,8 @@ int runScheduleCommand(int argc, char **argv) {
   bool fromFile = cl.value("--cu-seqlens").has_value();
   bool fromWorkload = cl.value("--workload").has_value();
   if (fromFile == fromWorkload)
-    return badInput("give exactly one of --cu-seqlens CU.npy and --workload NAME");
+    return badInput(
+        "give exactly one of --cu-seqlens CU.npy and --workload NAME");
   constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
   int64_t tokens = -1;
   if (!parseInteger(cl, "--tokens", 1, kInt32Max, tokens, error))
@@ -267,7 +272,8 @@ int runScheduleCommand(int argc, char **argv) {
     if (*order == "document")
       params.order = ScheduleOrder::DocumentOrder;
     else if (*order != "lpt")
-      return badInput("unknown order '" + *order + "' (expected lpt or document)");
+      return badInput("unknown order '" + *order +
+                      "' (expected lpt or document)");
   }
   if (!parseReal(cl, "--item-overhead", params.weights.itemOverhead, error) ||
       !parseReal(cl, "--bf16-weight", params.weights.bf16Tile, error))
@@ -286,7 +292,8 @@ int runScheduleCommand(int argc, char **argv) {
 
   // Files first, so that a bad output path is reported before printing.
   if (std::optional<std::string> path = cl.value("--write-cu-seqlens")) {
-    NpyArray a = makeNpyArray(NpyDType::Int32, {static_cast<int64_t>(cu.size())});
+    NpyArray a =
+        makeNpyArray(NpyDType::Int32, {static_cast<int64_t>(cu.size())});
     std::memcpy(a.bytes.data(), cu.data(), cu.size() * sizeof(int32_t));
     if (!writeNpy(*path, a, error))
       return badInput(error);

@@ -9,7 +9,8 @@ using namespace flamia;
 
 namespace {
 CostModel model(int32_t safeBlock, bool causal, ScheduleTarget target,
-                int32_t blockM = 128, int32_t blockN = 128, int32_t headDim = 128) {
+                int32_t blockM = 128, int32_t blockN = 128,
+                int32_t headDim = 128) {
   CostModel m;
   m.blockM = blockM;
   m.blockN = blockN;
@@ -171,12 +172,15 @@ TEST(CostModel, DocumentShorterThanATile) {
 }
 
 TEST(CostModel, HeadDimScalesTheWholeCost) {
-  EXPECT_EQ(model(128, true, ScheduleTarget::Sm100a, 128, 128, 64).itemCost(300, 2),
-            2.5);
-  EXPECT_EQ(model(128, true, ScheduleTarget::Sm100a, 128, 128, 192).itemCost(300, 2),
-            7.5);
-  EXPECT_EQ(model(128, true, ScheduleTarget::Sm100a, 128, 128, 256).itemCost(300, 2),
-            10.0);
+  EXPECT_EQ(
+      model(128, true, ScheduleTarget::Sm100a, 128, 128, 64).itemCost(300, 2),
+      2.5);
+  EXPECT_EQ(
+      model(128, true, ScheduleTarget::Sm100a, 128, 128, 192).itemCost(300, 2),
+      7.5);
+  EXPECT_EQ(
+      model(128, true, ScheduleTarget::Sm100a, 128, 128, 256).itemCost(300, 2),
+      10.0);
 }
 
 // Key tiles smaller than query tiles: BM 128, BN 64, safe block 128. Query
@@ -228,7 +232,8 @@ TEST(CostModel, CountsMatchPairEnumeration) {
             }
           }
   // causal x block_n x safe block x (query tiles over lengths, per block_m)
-  EXPECT_EQ(checked, 2 * 3 * 6 * (1 + 1 + 2 + 4 + 4 + 5 + 10 + 17 + // bm 32
-                                  1 + 1 + 1 + 2 + 2 + 3 + 5 + 9 +   // bm 64
-                                  1 + 1 + 1 + 1 + 1 + 2 + 3 + 5));  // bm 128
+  EXPECT_EQ(checked, 2 * 3 * 6 *
+                         (1 + 1 + 2 + 4 + 4 + 5 + 10 + 17 + // bm 32
+                          1 + 1 + 1 + 2 + 2 + 3 + 5 + 9 +   // bm 64
+                          1 + 1 + 1 + 1 + 1 + 2 + 3 + 5));  // bm 128
 }

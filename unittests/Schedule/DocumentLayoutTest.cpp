@@ -17,11 +17,15 @@ TEST(DocumentLayout, ValidationNamesTheProblem) {
   EXPECT_TRUE(validate({0, 0, 5, 5, 9}, 9, err));
 
   EXPECT_FALSE(validateCuSeqlens(nullptr, 0, -1, err));
-  EXPECT_EQ(err, "cu_seqlens is empty: it needs num_docs + 1 entries, starting with 0");
+  EXPECT_EQ(
+      err,
+      "cu_seqlens is empty: it needs num_docs + 1 entries, starting with 0");
   EXPECT_FALSE(validate({3, 5}, -1, err));
   EXPECT_EQ(err, "cu_seqlens[0] is 3, must be 0");
   EXPECT_FALSE(validate({0, 10, 7, 12}, -1, err));
-  EXPECT_EQ(err, "cu_seqlens decreases at index 2 (10 then 7); it must be non-decreasing");
+  EXPECT_EQ(
+      err,
+      "cu_seqlens decreases at index 2 (10 then 7); it must be non-decreasing");
   EXPECT_FALSE(validate({0, 10, 12}, 13, err));
   EXPECT_EQ(err, "cu_seqlens ends at 12 but the batch has 13 tokens");
 }
@@ -32,7 +36,8 @@ TEST(DocumentLayout, PrefixSums) {
   std::vector<int32_t> cu = {0, 300, 300, 350, 478, 479};
   DocumentLayout layout;
   std::string err;
-  ASSERT_TRUE(buildDocumentLayout(cu.data(), cu.size(), 128, layout, err)) << err;
+  ASSERT_TRUE(buildDocumentLayout(cu.data(), cu.size(), 128, layout, err))
+      << err;
   EXPECT_EQ(layout.numDocs(), 5u);
   EXPECT_EQ(layout.totalTokens(), 479);
   EXPECT_EQ(layout.tileBase, (std::vector<int64_t>{0, 3, 3, 4, 5, 6}));
@@ -54,7 +59,8 @@ TEST(DocumentLayout, BlockBasesMatchATokenWalk) {
   std::vector<int32_t> cu = {0, 1, 1, 33, 64, 64, 64, 200, 232, 233, 1000};
   DocumentLayout layout;
   std::string err;
-  ASSERT_TRUE(buildDocumentLayout(cu.data(), cu.size(), 128, layout, err)) << err;
+  ASSERT_TRUE(buildDocumentLayout(cu.data(), cu.size(), 128, layout, err))
+      << err;
   int32_t block = -1;
   std::vector<int32_t> firstBlockOfDoc(cu.size() - 1, -1);
   for (size_t d = 0; d + 1 < cu.size(); ++d) {

@@ -41,8 +41,9 @@ TEST_F(ScheduleInvariants, DuplicateItem) {
   s.items[5] = s.items[4];
   std::string err;
   EXPECT_FALSE(coverage(err));
-  EXPECT_EQ(err, "item 5 (q_start 128, q_rows 128, document [0, 300), q_head 0, "
-                 "tile 1) is scheduled twice");
+  EXPECT_EQ(err,
+            "item 5 (q_start 128, q_rows 128, document [0, 300), q_head 0, "
+            "tile 1) is scheduled twice");
   EXPECT_FALSE(checkVarlenSchedule(s, err));
 }
 
@@ -77,9 +78,10 @@ TEST_F(ScheduleInvariants, LastTileReadingTheNextDocument) {
   s.items[0].q_rows = 128;
   std::string err;
   EXPECT_FALSE(bounds(err));
-  EXPECT_EQ(err, "item 0 (q_start 256, q_rows 128, document [0, 300), q_head 0, "
-                 "tile 2): rows [256, 384) are not query tile 2 of its "
-                 "document, clipped at its end");
+  EXPECT_EQ(err,
+            "item 0 (q_start 256, q_rows 128, document [0, 300), q_head 0, "
+            "tile 2): rows [256, 384) are not query tile 2 of its "
+            "document, clipped at its end");
   // Rows shifted off the tile grid.
   SetUp();
   s.items[4].q_start = 129;

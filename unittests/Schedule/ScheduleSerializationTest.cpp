@@ -77,7 +77,8 @@ TEST(ScheduleSerialization, RoundTrip) {
   std::string err;
   ASSERT_TRUE(serializeVarlenSchedule(s, bytes, err)) << err;
   ParsedVarlenSchedule parsed;
-  ASSERT_TRUE(parseVarlenScheduleBuffer(bytes.data(), bytes.size(), parsed, err))
+  ASSERT_TRUE(
+      parseVarlenScheduleBuffer(bytes.data(), bytes.size(), parsed, err))
       << err;
   EXPECT_EQ(parsed.header.num_items, 16);
   EXPECT_EQ(parsed.header.safe_block, 64);
@@ -101,7 +102,8 @@ TEST(ScheduleSerialization, EmptySchedule) {
   ASSERT_TRUE(serializeVarlenSchedule(s, bytes, err)) << err;
   EXPECT_EQ(bytes.size(), 96u);
   ParsedVarlenSchedule parsed;
-  ASSERT_TRUE(parseVarlenScheduleBuffer(bytes.data(), bytes.size(), parsed, err))
+  ASSERT_TRUE(
+      parseVarlenScheduleBuffer(bytes.data(), bytes.size(), parsed, err))
       << err;
   EXPECT_TRUE(parsed.items.empty());
   EXPECT_EQ(parsed.docBlockBase, (std::vector<int32_t>{0, 0}));
@@ -115,7 +117,8 @@ TEST(ScheduleSerialization, CorruptBuffersAreRejected) {
   ParsedVarlenSchedule parsed;
 
   EXPECT_FALSE(parseVarlenScheduleBuffer(good.data(), 40, parsed, err));
-  EXPECT_EQ(err, "schedule buffer of 40 bytes is shorter than its 80-byte header");
+  EXPECT_EQ(err,
+            "schedule buffer of 40 bytes is shorter than its 80-byte header");
 
   std::vector<uint8_t> b = good;
   b[0] = 'X';
@@ -127,7 +130,8 @@ TEST(ScheduleSerialization, CorruptBuffersAreRejected) {
   EXPECT_FALSE(parseVarlenScheduleBuffer(b.data(), b.size(), parsed, err));
   EXPECT_EQ(err, "bad schedule buffer: version 2, this reader knows 1");
 
-  EXPECT_FALSE(parseVarlenScheduleBuffer(good.data(), good.size() - 16, parsed, err));
+  EXPECT_FALSE(
+      parseVarlenScheduleBuffer(good.data(), good.size() - 16, parsed, err));
   EXPECT_EQ(err, "bad schedule buffer: total_bytes 608 but the buffer has 592");
 
   b = good;

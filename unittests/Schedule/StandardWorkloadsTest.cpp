@@ -56,7 +56,8 @@ TEST(StandardWorkloads, FixedShapes) {
     EXPECT_EQ(cu[d], 2048 * static_cast<int32_t>(d));
   ASSERT_TRUE(makeStandardWorkload(StandardWorkload::Fixed2k, 5000, cu, err));
   EXPECT_EQ(cu, (std::vector<int32_t>{0, 2048, 4096, 5000}));
-  ASSERT_TRUE(makeStandardWorkload(StandardWorkload::Single32k, 32768, cu, err));
+  ASSERT_TRUE(
+      makeStandardWorkload(StandardWorkload::Single32k, 32768, cu, err));
   EXPECT_EQ(cu, (std::vector<int32_t>{0, 32768}));
   ASSERT_TRUE(makeStandardWorkload(StandardWorkload::Tiny34, 278528, cu, err));
   ASSERT_EQ(cu.size(), 8193u);
@@ -76,14 +77,16 @@ TEST(StandardWorkloads, FixedShapes) {
 TEST(StandardWorkloads, LognormalIsPinned) {
   std::vector<int32_t> cu;
   std::string err;
-  ASSERT_TRUE(makeStandardWorkload(StandardWorkload::Lognormal1k, 32768, cu, err));
-  EXPECT_EQ(cu, (std::vector<int32_t>{0, 1123, 3557, 5236, 5529, 5970, 8812,
-                                      17850, 18515, 18779, 24369, 26271, 27831,
-                                      32768}));
+  ASSERT_TRUE(
+      makeStandardWorkload(StandardWorkload::Lognormal1k, 32768, cu, err));
+  EXPECT_EQ(cu,
+            (std::vector<int32_t>{0, 1123, 3557, 5236, 5529, 5970, 8812, 17850,
+                                  18515, 18779, 24369, 26271, 27831, 32768}));
   // Larger batches: every document but the trimmed last one has >= 64
   // tokens, and the prefix is the same sequence.
   std::vector<int32_t> big;
-  ASSERT_TRUE(makeStandardWorkload(StandardWorkload::Lognormal1k, 1 << 20, big, err));
+  ASSERT_TRUE(
+      makeStandardWorkload(StandardWorkload::Lognormal1k, 1 << 20, big, err));
   ASSERT_TRUE(validateCuSeqlens(big.data(), big.size(), 1 << 20, err)) << err;
   for (size_t d = 0; d + 2 < big.size(); ++d)
     EXPECT_GE(big[d + 1] - big[d], 64);
@@ -94,6 +97,7 @@ TEST(StandardWorkloads, LognormalIsPinned) {
   size_t shorter = 0;
   for (size_t d = 0; d + 2 < big.size(); ++d)
     shorter += big[d + 1] - big[d] < 1024;
-  double fraction = static_cast<double>(shorter) / static_cast<double>(big.size() - 2);
+  double fraction =
+      static_cast<double>(shorter) / static_cast<double>(big.size() - 2);
   EXPECT_NEAR(fraction, 0.5, 0.06);
 }

@@ -22,7 +22,8 @@ VarlenScheduleParams params(int32_t hq, int32_t hkv, bool causal = true,
   return p;
 }
 
-VarlenSchedule build(const std::vector<int32_t> &cu, const VarlenScheduleParams &p) {
+VarlenSchedule build(const std::vector<int32_t> &cu,
+                     const VarlenScheduleParams &p) {
   VarlenSchedule s;
   std::string err;
   EXPECT_TRUE(buildVarlenSchedule(cu.data(), cu.size(), p, s, err)) << err;
@@ -63,8 +64,8 @@ countByKey(const VarlenSchedule &s) {
 TEST(VarlenSchedule, SmallBatchItemByItem) {
   VarlenSchedule s = build({0, 300, 300, 350}, params(4, 2));
   ASSERT_EQ(s.items.size(), 16u);
-  EXPECT_EQ(s.costs, (std::vector<double>{5, 5, 5, 5, 4, 4, 4, 4, 3, 3, 3, 3,
-                                          3, 3, 3, 3}));
+  EXPECT_EQ(s.costs, (std::vector<double>{5, 5, 5, 5, 4, 4, 4, 4, 3, 3, 3, 3, 3,
+                                          3, 3, 3}));
   expectItem(s.items[0], 256, 44, 0, 300, 0, 0, 0, 2);
   expectItem(s.items[1], 256, 44, 0, 300, 1, 0, 0, 2);
   expectItem(s.items[2], 256, 44, 0, 300, 2, 1, 0, 2);
@@ -91,7 +92,8 @@ TEST(VarlenSchedule, EveryDocumentHeadAndTileExactlyOnce) {
     for (int32_t t = 0; t < tiles; ++t)
       for (int32_t h = 0; h < 6; ++h) {
         auto it = seen.find({static_cast<int32_t>(d), t, h});
-        ASSERT_NE(it, seen.end()) << "doc " << d << " tile " << t << " head " << h;
+        ASSERT_NE(it, seen.end())
+            << "doc " << d << " tile " << t << " head " << h;
         EXPECT_EQ(it->second, 1);
         ++expected;
       }
@@ -115,7 +117,8 @@ TEST(VarlenSchedule, GqaHeadMapping) {
   std::vector<int32_t> kv;
   for (const VarlenWorkItem &it : s.items)
     kv.push_back(it.kv_head);
-  EXPECT_EQ(kv, (std::vector<int32_t>{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3}));
+  EXPECT_EQ(kv, (std::vector<int32_t>{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3,
+                                      3, 3}));
 }
 
 TEST(VarlenSchedule, ZeroLengthDocumentsProduceNothing) {
@@ -277,10 +280,12 @@ TEST(VarlenSchedule, BadInputIsAnError) {
   fails(p, "safe block must be a positive multiple of 32, got 48");
   p = params(4, 4);
   p.blockM = 0;
-  fails(p, "query tile size (block_m) must be a positive multiple of 32, got 0");
+  fails(p,
+        "query tile size (block_m) must be a positive multiple of 32, got 0");
   p = params(4, 4);
   p.blockN = 100;
-  fails(p, "key tile size (block_n) must be a positive multiple of 32, got 100");
+  fails(p,
+        "key tile size (block_n) must be a positive multiple of 32, got 100");
   p = params(4, 4);
   p.weights.bf16Tile = 0;
   fails(p, "cost weight bf16_tile must be finite and > 0, got 0");
@@ -290,10 +295,13 @@ TEST(VarlenSchedule, BadInputIsAnError) {
   EXPECT_EQ(err, "cu_seqlens[0] is 2, must be 0");
   cu = {0, 100, 99};
   EXPECT_FALSE(buildVarlenSchedule(cu.data(), cu.size(), params(1, 1), s, err));
-  EXPECT_EQ(err, "cu_seqlens decreases at index 2 (100 then 99); it must be non-decreasing");
+  EXPECT_EQ(err, "cu_seqlens decreases at index 2 (100 then 99); it must be "
+                 "non-decreasing");
 
   // More items than int32 can count.
   cu = {0, 2147483647};
-  EXPECT_FALSE(buildVarlenSchedule(cu.data(), cu.size(), params(128, 1), s, err));
-  EXPECT_EQ(err, "too many work items (2147483648 = query tiles x heads): at most 2^31 - 1");
+  EXPECT_FALSE(
+      buildVarlenSchedule(cu.data(), cu.size(), params(128, 1), s, err));
+  EXPECT_EQ(err, "too many work items (2147483648 = query tiles x heads): at "
+                 "most 2^31 - 1");
 }

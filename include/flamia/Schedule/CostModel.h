@@ -1,4 +1,4 @@
-//===- CostModel.h - Cost of one varlen work item ------------------*- C++ -*-===//
+//===- CostModel.h - Cost of one varlen work item ---------------*- C++ -*-===//
 //
 // The cost of a work item (document, query head, query tile), in units of one
 // FP8 block-scaled key tile of BN keys at head dim 128:

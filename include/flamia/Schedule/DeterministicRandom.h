@@ -1,4 +1,4 @@
-//===- DeterministicRandom.h - A seeded generator that is the same everywhere -*- C++ -*-===//
+//===- DeterministicRandom.h - Portable seeded RNG --------------*- C++ -*-===//
 //
 // SplitMix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number
 // generators", OOPSLA 2014): a 64-bit counter advanced by the golden-ratio

@@ -1,4 +1,4 @@
-//===- DocumentLayout.h - Validated cu_seqlens and per-document offsets -*- C++ -*-===//
+//===- DocumentLayout.h - Validated cu_seqlens, offsets ---------*- C++ -*-===//
 //
 // The packed batch as the scheduler sees it: documents given by cu_seqlens
 // (int32, num_docs + 1 entries, starting at 0, non-decreasing; zero-length
@@ -25,16 +25,13 @@ namespace flamia {
 
 /// Token block of the K/V (and dO, Q^tb) scales: the 32x32 token blocks of
 /// DESIGN.md section 4.
-constexpr int32_t kScaleTokenBlock = 32;
+constexpr int32_t kVarlenScaleBlock = 32;
 
 /// Checks cu_seqlens: at least one entry, cu[0] == 0, non-decreasing, and,
 /// when `expectedTokens` >= 0, cu[count - 1] == expectedTokens. The message
 /// names the first offending index and values.
 bool validateCuSeqlens(const int32_t *cuSeqlens, size_t count,
                        int64_t expectedTokens, std::string &error);
-
-/// Ceiling division of non-negative values.
-inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 struct DocumentLayout {
   /// cu_seqlens as given (num_docs + 1 entries).
@@ -47,14 +44,24 @@ struct DocumentLayout {
   std::vector<int32_t> blockBase;
   int32_t blockM = 0;
 
-  size_t numDocs() const { return cuSeqlens.empty() ? 0 : cuSeqlens.size() - 1; }
-  int32_t totalTokens() const { return cuSeqlens.empty() ? 0 : cuSeqlens.back(); }
+  size_t numDocs() const {
+    return cuSeqlens.empty() ? 0 : cuSeqlens.size() - 1;
+  }
+  int32_t totalTokens() const {
+    return cuSeqlens.empty() ? 0 : cuSeqlens.back();
+  }
   int32_t docStart(size_t d) const { return cuSeqlens[d]; }
   int32_t docEnd(size_t d) const { return cuSeqlens[d + 1]; }
   int32_t docLength(size_t d) const { return cuSeqlens[d + 1] - cuSeqlens[d]; }
-  int64_t numQueryTiles(size_t d) const { return tileBase[d + 1] - tileBase[d]; }
-  int64_t totalQueryTiles() const { return tileBase.empty() ? 0 : tileBase.back(); }
-  int32_t totalScaleBlocks() const { return blockBase.empty() ? 0 : blockBase.back(); }
+  int64_t numQueryTiles(size_t d) const {
+    return tileBase[d + 1] - tileBase[d];
+  }
+  int64_t totalQueryTiles() const {
+    return tileBase.empty() ? 0 : tileBase.back();
+  }
+  int32_t totalScaleBlocks() const {
+    return blockBase.empty() ? 0 : blockBase.back();
+  }
   int32_t longestDocument() const;
   size_t numEmptyDocuments() const;
 };

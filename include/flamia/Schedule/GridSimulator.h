@@ -1,4 +1,4 @@
-//===- GridSimulator.h - Makespan of a persistent grid on a work list -*- C++ -*-===//
+//===- GridSimulator.h - Persistent-grid makespan ---------------*- C++ -*-===//
 //
 // Simulates the persistent kernel: one CTA per SM, all starting at time 0;
 // whenever a CTA finishes an item it takes the next one from the device work
@@ -19,8 +19,8 @@
 namespace flamia {
 
 struct GridSimulation {
-  double makespan = 0;   // when the last CTA finishes
-  double totalWork = 0;  // sum of all item costs
+  double makespan = 0;  // when the last CTA finishes
+  double totalWork = 0; // sum of all item costs
   double largestItem = 0;
   double lowerBound = 0; // max(totalWork / numSms, largestItem)
   /// Per item (in list order): the CTA that ran it and when it started.

@@ -1,4 +1,4 @@
-//===- ScheduleInvariants.h - Checks every varlen schedule must pass -*- C++ -*-===//
+//===- ScheduleInvariants.h - Schedule checks -------------------*- C++ -*-===//
 //
 // Independent checks of a work list against the cu_seqlens and parameters it
 // was built for. Each recomputes what it needs from cu_seqlens (it does not

@@ -1,4 +1,4 @@
-//===- ScheduleParams.h - Kernel configuration a varlen schedule is for -*- C++ -*-===//
+//===- ScheduleParams.h - Kernel configuration ------------------*- C++ -*-===//
 //
 // What the schedule builder needs to know about the attention kernel: heads
 // (GQA), head dim, causal flag, tile sizes, the safe block and the cost
@@ -38,7 +38,9 @@ struct VarlenScheduleParams {
   /// The query heads that share one KV head: Hq / Hkv.
   int32_t queryHeadsPerKVHead() const { return numQHeads / numKVHeads; }
   /// GQA: query head h reads KV head h / (Hq / Hkv).
-  int32_t kvHeadOf(int32_t qHead) const { return qHead / queryHeadsPerKVHead(); }
+  int32_t kvHeadOf(int32_t qHead) const {
+    return qHead / queryHeadsPerKVHead();
+  }
   /// The cost model of this configuration.
   CostModel costModel() const;
 };

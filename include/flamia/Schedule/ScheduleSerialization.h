@@ -1,4 +1,4 @@
-//===- ScheduleSerialization.h - The varlen schedule as one byte buffer -*- C++ -*-===//
+//===- ScheduleSerialization.h - Metadata as bytes --------------*- C++ -*-===//
 //
 // Writes a built schedule into the buffer layout of ScheduleMetadata.h (the
 // runtime uploads it with one copy) and reads such a buffer back with every

@@ -1,4 +1,4 @@
-//===- StandardWorkloads.h - The packed batches the schedule is judged on -*- C++ -*-===//
+//===- StandardWorkloads.h - Benchmark batches ------------------*- C++ -*-===//
 //
 // cu_seqlens of the standard varlen workloads (DESIGN.md section 6, issue 6),
 // generated deterministically so that tables are reproducible:

@@ -1,4 +1,4 @@
-//===- VarlenSchedule.h - Work items of packed varlen attention, LPT order -*- C++ -*-===//
+//===- VarlenSchedule.h - Varlen work items, LPT order ----------*- C++ -*-===//
 //
 // Builds the work list of a persistent varlen attention kernel: one item per
 // (document, query head, query tile), query tiles starting at each document's
