@@ -17,6 +17,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tools = [
     "flamia-opt",
+    "flamia-ref",
     ToolSubst("mlir-translate", unresolved="ignore"),
     ToolSubst("llc", unresolved="ignore"),
 ]
@@ -24,7 +25,8 @@ llvm_config.add_tool_substitutions(tools, [config.flamia_tools_dir, config.llvm_
 
 config.substitutions.append(("%flamia_src_root", config.flamia_src_root))
 config.substitutions.append(("%flamia_obj_root", config.flamia_obj_root))
-config.substitutions.append(("%python", config.flamia_python))
+# Ahead of lit's default %python (the interpreter running lit, without numpy).
+config.substitutions.insert(0, ("%python", config.flamia_python))
 config.substitutions.append(("%examples", os.path.join(config.flamia_src_root, "examples")))
 
 # `REQUIRES: ptxas` tests assemble PTX with CUDA's ptxas.

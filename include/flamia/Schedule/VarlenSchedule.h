@@ -1,0 +1,56 @@
+//===- VarlenSchedule.h - Varlen work items, LPT order ----------*- C++ -*-===//
+//
+// Builds the work list of a persistent varlen attention kernel: one item per
+// (document, query head, query tile), query tiles starting at each document's
+// first token and clipped at its last, zero-length documents contributing
+// nothing. Items are ordered longest processing time first (LPT) by the cost
+// model (CostModel.h), ties broken by (document, query tile, query head)
+// ascending. Every head of a (document, tile) costs the same, so the heads of
+// one tile are always adjacent, and the query heads that share a KV head
+// (GQA) are consecutive: CTAs that run at the same time read the same K/V
+// tiles, which then come from L2. (ScheduleOrder::DocumentOrder keeps the
+// tokens' order instead, as a baseline to compare with.)
+//
+// Cost: O(D + G log G + N) for D documents, G (document, tile) pairs and
+// N = G * Hq items: prefix sums over cu_seqlens once (DocumentLayout), one
+// sort of the G pairs, one pass writing the items. Nothing scans cu_seqlens
+// per item or per CTA.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLAMIA_SCHEDULE_VARLENSCHEDULE_H
+#define FLAMIA_SCHEDULE_VARLENSCHEDULE_H
+
+#include "flamia/Schedule/DocumentLayout.h"
+#include "flamia/Schedule/ScheduleMetadata.h"
+#include "flamia/Schedule/ScheduleParams.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace flamia {
+
+struct VarlenSchedule {
+  VarlenScheduleParams params;
+  DocumentLayout docs;
+  /// Items in execution order: item k is what the k-th fetch of the device
+  /// work counter returns.
+  std::vector<VarlenWorkItem> items;
+  /// costs[k]: the cost of items[k]; non-increasing in the LongestFirst
+  /// order.
+  std::vector<double> costs;
+
+  double totalWork() const;
+  double largestItem() const;
+};
+
+/// Validates `params` and `cuSeqlens` and builds the schedule. On bad input
+/// returns false with a message naming the problem.
+bool buildVarlenSchedule(const int32_t *cuSeqlens, size_t count,
+                         const VarlenScheduleParams &params,
+                         VarlenSchedule &out, std::string &error);
+
+} // namespace flamia
+
+#endif // FLAMIA_SCHEDULE_VARLENSCHEDULE_H

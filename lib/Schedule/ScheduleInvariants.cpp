@@ -1,0 +1,215 @@
+//===- ScheduleInvariants.cpp - Checks every varlen schedule must pass ----===//
+#include "flamia/Schedule/ScheduleInvariants.h"
+
+#include "flamia/Schedule/DocumentLayout.h"
+#include "flamia/Schedule/VarlenSchedule.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace flamia {
+
+namespace {
+int64_t ceilDivNonNegative(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::string describe(size_t k, const VarlenWorkItem &it) {
+  return "item " + std::to_string(k) + " (q_start " +
+         std::to_string(it.q_start) + ", q_rows " + std::to_string(it.q_rows) +
+         ", document [" + std::to_string(it.doc_start) + ", " +
+         std::to_string(it.doc_end) + "), q_head " + std::to_string(it.q_head) +
+         ", tile " + std::to_string(it.q_tile_in_doc) + ")";
+}
+
+// The non-empty document [docStart, docEnd) of cu_seqlens, or -1.
+int64_t findDocument(const int32_t *cu, size_t count, int32_t docStart,
+                     int32_t docEnd) {
+  // The last entry <= docStart: skips zero-length documents starting there.
+  const int32_t *it = std::upper_bound(cu, cu + count, docStart);
+  int64_t d = (it - cu) - 1;
+  if (d < 0 || static_cast<size_t>(d) + 1 >= count || cu[d] != docStart ||
+      cu[d + 1] != docEnd)
+    return -1;
+  return d;
+}
+} // namespace
+
+bool checkScheduleCoverage(const int32_t *cu, size_t count,
+                           const VarlenScheduleParams &params,
+                           const VarlenWorkItem *items, size_t numItems,
+                           std::string &error) {
+  if (!validateCuSeqlens(cu, count, -1, error))
+    return false;
+  if (!validateScheduleParams(params, error))
+    return false;
+  // Slot of (document, tile, head): (tileBase[d] + t) * Hq + h.
+  std::vector<int64_t> tileBase(count, 0);
+  for (size_t d = 0; d + 1 < count; ++d)
+    tileBase[d + 1] =
+        tileBase[d] + ceilDivNonNegative(cu[d + 1] - cu[d], params.blockM);
+  int64_t expected = tileBase[count - 1] * params.numQHeads;
+  std::vector<bool> seen(static_cast<size_t>(expected), false);
+  for (size_t k = 0; k < numItems; ++k) {
+    const VarlenWorkItem &it = items[k];
+    int64_t d = findDocument(cu, count, it.doc_start, it.doc_end);
+    if (d < 0) {
+      error =
+          describe(k, it) + " does not name a non-empty document of cu_seqlens";
+      return false;
+    }
+    int64_t tiles = tileBase[d + 1] - tileBase[d];
+    if (it.q_tile_in_doc < 0 || it.q_tile_in_doc >= tiles) {
+      error = describe(k, it) + ": tile out of range, the document has " +
+              std::to_string(tiles) + " query tiles";
+      return false;
+    }
+    if (it.q_head < 0 || it.q_head >= params.numQHeads) {
+      error = describe(k, it) + ": query head out of range [0, " +
+              std::to_string(params.numQHeads) + ")";
+      return false;
+    }
+    int32_t kv = it.q_head / (params.numQHeads / params.numKVHeads);
+    if (it.kv_head != kv) {
+      error = describe(k, it) + ": kv_head is " + std::to_string(it.kv_head) +
+              ", GQA maps query head " + std::to_string(it.q_head) +
+              " to kv head " + std::to_string(kv);
+      return false;
+    }
+    size_t slot = static_cast<size_t>(
+        (tileBase[d] + it.q_tile_in_doc) * params.numQHeads + it.q_head);
+    if (seen[slot]) {
+      error = describe(k, it) + " is scheduled twice";
+      return false;
+    }
+    seen[slot] = true;
+  }
+  if (static_cast<int64_t>(numItems) != expected) {
+    error = std::to_string(numItems) + " items, expected " +
+            std::to_string(expected) + " (query tiles x query heads)";
+    // Name one that is missing.
+    for (size_t d = 0; d + 1 < count; ++d)
+      for (int64_t t = 0; t < tileBase[d + 1] - tileBase[d]; ++t)
+        for (int32_t h = 0; h < params.numQHeads; ++h)
+          if (!seen[static_cast<size_t>((tileBase[d] + t) * params.numQHeads +
+                                        h)]) {
+            error += "; missing document " + std::to_string(d) + " tile " +
+                     std::to_string(t) + " head " + std::to_string(h);
+            return false;
+          }
+    return false;
+  }
+  return true;
+}
+
+bool checkScheduleDocumentBounds(const VarlenScheduleParams &params,
+                                 const VarlenWorkItem *items, size_t numItems,
+                                 std::string &error) {
+  const int64_t bm = params.blockM, bn = params.blockN;
+  for (size_t k = 0; k < numItems; ++k) {
+    const VarlenWorkItem &it = items[k];
+    int64_t docStart = it.doc_start, docEnd = it.doc_end;
+    if (docStart < 0 || docEnd <= docStart) {
+      error = describe(k, it) + ": empty or negative document range";
+      return false;
+    }
+    int64_t rowStart = docStart + it.q_tile_in_doc * bm;
+    int64_t rowEnd = std::min(docEnd, rowStart + bm);
+    if (it.q_tile_in_doc < 0 || it.q_start != rowStart || rowStart >= docEnd ||
+        it.q_start + static_cast<int64_t>(it.q_rows) != rowEnd) {
+      error = describe(k, it) + ": rows [" + std::to_string(it.q_start) + ", " +
+              std::to_string(static_cast<int64_t>(it.q_start) + it.q_rows) +
+              ") are not query tile " + std::to_string(it.q_tile_in_doc) +
+              " of its document, clipped at its end";
+      return false;
+    }
+    int64_t keyTiles = varlenItemNumKeyTiles(it, params.blockN, params.causal);
+    int64_t needed = params.causal ? rowEnd : docEnd; // one past the last key
+    int64_t lastTileStart = docStart + (keyTiles - 1) * bn;
+    if (keyTiles < 1 || lastTileStart >= docEnd ||
+        docStart + keyTiles * bn < needed) {
+      error = describe(k, it) + ": visits " + std::to_string(keyTiles) +
+              " key tiles of " + std::to_string(bn) +
+              ", which do not cover its keys up to " + std::to_string(needed) +
+              " or start a tile outside its document";
+      return false;
+    }
+    int64_t keyEnd = varlenItemKeyEnd(it, params.blockN, params.causal);
+    if (keyEnd > docEnd || keyEnd < needed) {
+      error = describe(k, it) + ": reads keys up to " + std::to_string(keyEnd) +
+              ", beyond its document's end " + std::to_string(docEnd) +
+              " or short of " + std::to_string(needed);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool checkScaleBlockBases(const int32_t *cu, size_t count,
+                          const VarlenWorkItem *items, size_t numItems,
+                          const int32_t *docBlockBase, std::string &error) {
+  if (!validateCuSeqlens(cu, count, -1, error))
+    return false;
+  std::vector<int64_t> base(count, 0);
+  for (size_t d = 0; d + 1 < count; ++d)
+    base[d + 1] =
+        base[d] + ceilDivNonNegative(cu[d + 1] - cu[d], kVarlenScaleBlock);
+  if (docBlockBase) {
+    for (size_t d = 0; d < count; ++d) {
+      if (docBlockBase[d] != base[d]) {
+        error = "doc_block_base[" + std::to_string(d) + "] is " +
+                std::to_string(docBlockBase[d]) + ", the quantizer numbers " +
+                std::to_string(base[d]) + " blocks before document " +
+                std::to_string(d);
+        return false;
+      }
+    }
+  }
+  for (size_t k = 0; k < numItems; ++k) {
+    const VarlenWorkItem &it = items[k];
+    int64_t d = findDocument(cu, count, it.doc_start, it.doc_end);
+    if (d < 0) {
+      error =
+          describe(k, it) + " does not name a non-empty document of cu_seqlens";
+      return false;
+    }
+    if (it.doc_block_base != base[d]) {
+      error = describe(k, it) + ": doc_block_base is " +
+              std::to_string(it.doc_block_base) + ", the quantizer numbers " +
+              std::to_string(base[d]) + " blocks before document " +
+              std::to_string(d);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool checkLptOrder(const std::vector<double> &costs, std::string &error) {
+  for (size_t k = 1; k < costs.size(); ++k) {
+    if (costs[k] > costs[k - 1]) {
+      char text[96];
+      std::snprintf(text, sizeof(text), "%g, more than item %zu (%g)", costs[k],
+                    k - 1, costs[k - 1]);
+      error = "not in LPT order: item " + std::to_string(k) + " costs " + text;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool checkVarlenSchedule(const VarlenSchedule &s, std::string &error) {
+  const std::vector<int32_t> &cu = s.docs.cuSeqlens;
+  if (s.costs.size() != s.items.size()) {
+    error = std::to_string(s.items.size()) + " items but " +
+            std::to_string(s.costs.size()) + " costs";
+    return false;
+  }
+  return checkScheduleCoverage(cu.data(), cu.size(), s.params, s.items.data(),
+                               s.items.size(), error) &&
+         checkScheduleDocumentBounds(s.params, s.items.data(), s.items.size(),
+                                     error) &&
+         checkScaleBlockBases(cu.data(), cu.size(), s.items.data(),
+                              s.items.size(), s.docs.blockBase.data(), error) &&
+         (s.params.order != ScheduleOrder::LongestFirst ||
+          checkLptOrder(s.costs, error));
+}
+
+} // namespace flamia
