@@ -246,4 +246,6 @@ def Flamia_AttentionBwdOp : Flamia_Op<"attention_bwd",
   let hasVerifier = 1;
 }
 
+include "FlamiaKernelOps.td"
+
 #endif // FLAMIA_OPS_TD

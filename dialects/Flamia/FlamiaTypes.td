@@ -47,3 +47,93 @@ def Flamia_QTensorType : Flamia_Type<"QTensor", "qtensor"> {
 }
 
 #endif // FLAMIA_TYPES_TD
+
+//===----------------------------------------------------------------------===//
+// Block level: what a kernel program manipulates
+//===----------------------------------------------------------------------===//
+
+#ifndef FLAMIA_KERNEL_TYPES_TD
+#define FLAMIA_KERNEL_TYPES_TD
+
+def Flamia_GlobalType : Flamia_Type<"Global", "global"> {
+  let summary = "a packed tensor in global memory, as a kernel parameter";
+  let description = [{
+    `!flamia.global<?x16x128xbf16>`: a row-major tensor in device memory. A
+    kernel reads it through TMA (the lowering passes a tensor map) or through
+    plain loads and stores (a pointer), as its uses require.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+}
+
+def Flamia_SmemType : Flamia_Type<"Smem", "smem"> {
+  let summary = "a shared-memory buffer of tiles";
+  let description = [{
+    `!flamia.smem<2x128x128xbf16>`: `stages x rows x cols`. Tiles are stored
+    in the 128-byte-swizzled K-major layout that TMA writes and the matrix
+    units read: each tile is split along its columns into atoms of 128 bytes
+    per row (64 bf16 or 128 FP8 columns), each atom `rows x 128` bytes with
+    the 16-byte chunks of row r XOR-ed by r % 8.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getStages() const { return getShape()[0]; }
+    int64_t getRows() const { return getShape()[1]; }
+    int64_t getCols() const { return getShape()[2]; }
+    /// Bytes of one stage (one tile).
+    int64_t getTileBytes() const;
+  }];
+}
+
+def Flamia_PipelineType : Flamia_Type<"Pipeline", "pipeline"> {
+  let summary = "a ring of pipeline stages guarded by full/empty barriers";
+  let description = [{
+    `!flamia.pipeline<2>`: two stages. A producer acquires an empty stage,
+    fills it (TMA loads completing on the stage's full barrier); consumers
+    wait for the full barrier and release the stage. Phases are derived from
+    an explicit iteration counter: stage `it % S`, phase `(it / S) % 2`.
+  }];
+  let parameters = (ins "int64_t":$stages);
+  let assemblyFormat = "`<` $stages `>`";
+}
+
+def Flamia_QueueType : Flamia_Type<"Queue", "queue"> {
+  let summary = "the persistent grid's work queue";
+  let description = [{
+    The scheduled items of a persistent kernel, taken in order through a
+    device atomic counter by the producer role and broadcast to the others.
+  }];
+}
+
+def Flamia_FragmentType : Flamia_Type<"Fragment", "frag"> {
+  let summary = "a tile distributed over a warpgroup";
+  let description = [{
+    `!flamia.frag<64x128xf32>`: a matrix tile held collectively by the 128
+    threads of a warpgroup in the matrix unit's accumulator layout (registers
+    on sm_90a, tensor memory or registers on sm_100a). A bf16 fragment is in
+    the A-operand layout of the same shape (the accumulator layout reused).
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    int64_t getRows() const { return getShape()[0]; }
+    int64_t getCols() const { return getShape()[1]; }
+  }];
+}
+
+def Flamia_RowsType : Flamia_Type<"Rows", "rows"> {
+  let summary = "one value per row of a fragment";
+  let description = [{
+    `!flamia.rows<64xf32>`: per-row values (running max, row sum) held like
+    the rows of a fragment of the same height.
+  }];
+  let parameters = (ins "int64_t":$rows, "::mlir::Type":$elementType);
+  let assemblyFormat = "`<` $rows `x` $elementType `>`";
+}
+
+#endif // FLAMIA_KERNEL_TYPES_TD

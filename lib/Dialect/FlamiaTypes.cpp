@@ -103,3 +103,82 @@ RankedTensorType QTensorType::getScalesType() const {
       {blocks, getNumHeads(), getHeadDim() / layout.getChannelBlock()},
       getScaleType());
 }
+
+//===----------------------------------------------------------------------===//
+// Block-level types: `<dims x element>` syntax
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Parses `<4x?x128xbf16>`; `allowDynamic` permits `?` dimensions.
+LogicalResult parseShapeAndElement(AsmParser &parser, bool allowDynamic,
+                                   SmallVectorImpl<int64_t> &shape,
+                                   Type &elementType) {
+  return failure(parser.parseLess() ||
+                 parser.parseDimensionList(shape, allowDynamic,
+                                           /*withTrailingX=*/true) ||
+                 parser.parseType(elementType) || parser.parseGreater());
+}
+
+void printShapeAndElement(AsmPrinter &printer, ArrayRef<int64_t> shape,
+                          Type elementType) {
+  printer << "<";
+  printer.printDimensionList(shape);
+  printer << "x" << elementType << ">";
+}
+} // namespace
+
+Type GlobalType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type element;
+  if (failed(parseShapeAndElement(parser, /*allowDynamic=*/true, shape, element)))
+    return {};
+  return GlobalType::get(parser.getContext(), shape, element);
+}
+void GlobalType::print(AsmPrinter &printer) const {
+  printShapeAndElement(printer, getShape(), getElementType());
+}
+
+Type SmemType::parse(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<int64_t> shape;
+  Type element;
+  if (failed(parseShapeAndElement(parser, /*allowDynamic=*/false, shape, element)))
+    return {};
+  return SmemType::getChecked([&] { return parser.emitError(loc); },
+                              parser.getContext(), shape, element);
+}
+void SmemType::print(AsmPrinter &printer) const {
+  printShapeAndElement(printer, getShape(), getElementType());
+}
+
+LogicalResult SmemType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<int64_t> shape, Type elementType) {
+  if (shape.size() != 3)
+    return emitError() << "a shared-memory buffer is stages x rows x cols, got "
+                          "rank "
+                       << shape.size();
+  if (!elementType.isIntOrFloat())
+    return emitError() << "shared-memory buffers hold scalars, got "
+                       << elementType;
+  int64_t bits = elementType.getIntOrFloatBitWidth();
+  if (shape[0] < 1 || shape[1] % 8 != 0 || (shape[2] * bits) % (128 * 8) != 0)
+    return emitError() << "a swizzled tile needs a multiple of 8 rows and "
+                          "rows of a multiple of 128 bytes, got "
+                       << shape[1] << " x " << shape[2] << " x " << elementType;
+  return success();
+}
+
+int64_t SmemType::getTileBytes() const {
+  return getRows() * getCols() * getElementType().getIntOrFloatBitWidth() / 8;
+}
+
+Type FragmentType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type element;
+  if (failed(parseShapeAndElement(parser, /*allowDynamic=*/false, shape, element)))
+    return {};
+  return FragmentType::get(parser.getContext(), shape, element);
+}
+void FragmentType::print(AsmPrinter &printer) const {
+  printShapeAndElement(printer, getShape(), getElementType());
+}

@@ -1,0 +1,371 @@
+//===- FlamiaKernelOps.td - flamia block-level operations --*- tablegen -*-===//
+//
+// The block level spells out a kernel program: a persistent work loop over
+// scheduled items, warp roles, pipelines of shared-memory stages filled by
+// TMA, warpgroup MMAs on fragments, the online softmax and the epilogue.
+// Loops and index arithmetic are upstream scf and arith; these ops are the
+// parts that need a GPU. convert-flamia-to-nvvm lowers them for sm_90a
+// (wgmma, registers) and sm_100a (tcgen05, tensor memory).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLAMIA_KERNEL_OPS_TD
+#define FLAMIA_KERNEL_OPS_TD
+
+include "FlamiaTypes.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Kernels and roles
+//===----------------------------------------------------------------------===//
+
+def Flamia_KernelOp : Flamia_Op<"kernel", [
+    AutomaticAllocationScope, FunctionOpInterface, IsolatedFromAbove]> {
+  let summary = "a GPU kernel program";
+  let description = [{
+    A kernel: its parameters are the block arguments, its body the program
+    every CTA runs. `target` selects the lowering; `launch` is `persistent`
+    (one CTA per multiprocessor taking items from a work queue) or `grid`
+    (`grid` gives the grid as the manifest's expressions); `threads` is the
+    CTA size. Other attributes describe the kernel to the runtime manifest
+    (tile sizes, schedule).
+
+    ```mlir
+    flamia.kernel @flamia_attention_fwd(%q: !flamia.global<?x16x128xbf16>, ...)
+        attributes {target = #flamia.target<sm_90a>, launch = "persistent",
+                    threads = 384 : i64} {
+      ...
+      flamia.return
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       Flamia_TargetAttr:$target,
+                       StrAttr:$launch,
+                       I64Attr:$threads);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ArrayRef<Type> getArgumentTypes() { return getFunctionType().getInputs(); }
+    ArrayRef<Type> getResultTypes() { return getFunctionType().getResults(); }
+    /// Warpgroups (of 128 threads) of the CTA.
+    int64_t getNumWarpgroups() { return getThreads() / 128; }
+  }];
+}
+
+def Flamia_ReturnOp : Flamia_Op<"return", [Pure, Terminator,
+    ParentOneOf<["KernelOp", "RoleOp"]>]> {
+  let summary = "end of a kernel or role body";
+  let assemblyFormat = "attr-dict";
+}
+
+def Flamia_RoleOp : Flamia_Op<"role", [
+    SingleBlockImplicitTerminator<"ReturnOp">, HasParent<"KernelOp">]> {
+  let summary = "warp specialization: what a range of warpgroups runs";
+  let description = [{
+    `flamia.role "consumer" warpgroups [1, 3) registers 240 { ... }`: the
+    warpgroups `first .. end-1` of the CTA run the body; the others skip it.
+    `registers` is the per-thread register budget the role asks for
+    (`setmaxnreg` on sm_90a/sm_100a). Roles of a kernel cover disjoint
+    warpgroups; values defined before the roles are shared.
+  }];
+  let arguments = (ins StrAttr:$role_name, I64Attr:$first_warpgroup,
+                       I64Attr:$end_warpgroup, I64Attr:$registers);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $role_name `warpgroups` `[` $first_warpgroup `,` $end_warpgroup `)`
+    `registers` $registers $body attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Flamia_WarpgroupIdOp : Flamia_Op<"warpgroup_id", [Pure,
+    HasParent<"RoleOp">]> {
+  let summary = "index of the executing warpgroup within its role";
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory, pipelines, work queue
+//===----------------------------------------------------------------------===//
+
+def Flamia_SmemAllocOp : Flamia_Op<"smem.alloc", [HasParent<"KernelOp">]> {
+  let summary = "a shared-memory buffer of the kernel";
+  let results = (outs Flamia_SmemType:$buffer);
+  let assemblyFormat = "attr-dict `:` qualified(type($buffer))";
+}
+
+def Flamia_PipelineCreateOp : Flamia_Op<"pipeline.create", [
+    HasParent<"KernelOp">]> {
+  let summary = "full/empty mbarriers for a ring of stages";
+  let description = [{
+    `consumers` is the number of arrivals (one per consumer warpgroup) that
+    free a stage.
+  }];
+  let arguments = (ins I64Attr:$consumers);
+  let results = (outs Flamia_PipelineType:$pipeline);
+  let assemblyFormat = "`consumers` $consumers attr-dict `:` qualified(type($pipeline))";
+}
+
+def Flamia_PipelineAcquireOp : Flamia_Op<"pipeline.acquire"> {
+  let summary = "wait until a stage may be written (producer) or read (consumer)";
+  let description = [{
+    For iteration `it` of the pipeline: stage `it % S`. The producer waits
+    for the stage's empty barrier (phase `(it / S + 1) % 2`; the first lap
+    passes at once); a consumer waits for its full barrier (phase
+    `(it / S) % 2`). Returns the stage index.
+  }];
+  let arguments = (ins Flamia_PipelineType:$pipeline, I32:$iteration,
+                       StrAttr:$side);
+  let results = (outs I32:$stage);
+  let assemblyFormat = [{
+    $side $pipeline `[` $iteration `]` attr-dict `:` qualified(type($pipeline))
+  }];
+  let hasVerifier = 1;
+}
+
+def Flamia_PipelineExpectOp : Flamia_Op<"pipeline.expect"> {
+  let summary = "producer: arm a stage's full barrier for the bytes TMA will write";
+  let arguments = (ins Flamia_PipelineType:$pipeline, I32:$stage, I64Attr:$bytes);
+  let assemblyFormat = [{
+    $pipeline `[` $stage `]` `bytes` $bytes attr-dict `:` qualified(type($pipeline))
+  }];
+}
+
+def Flamia_PipelineReleaseOp : Flamia_Op<"pipeline.release"> {
+  let summary = "consumer: this warpgroup is done with the stage";
+  let arguments = (ins Flamia_PipelineType:$pipeline, I32:$stage);
+  let assemblyFormat = [{
+    $pipeline `[` $stage `]` attr-dict `:` qualified(type($pipeline))
+  }];
+}
+
+def Flamia_TmaLoadOp : Flamia_Op<"tma.load"> {
+  let summary = "TMA copy of a tile of a packed tensor into a stage";
+  let description = [{
+    Copies rows `[row, row + R)` and columns `[col, col + C)` of `source`
+    viewed as the 2-D matrix `[T, H * D]` into stage `stage` of `dest`
+    (`R x C` its tile shape), completing on the stage's full barrier of
+    `pipeline`. Rows past the end of the tensor read as zeros; rows past the
+    end of the document are loaded and must be masked by the consumer.
+  }];
+  let arguments = (ins Flamia_GlobalType:$source, I32:$row, I32:$col,
+                       Flamia_SmemType:$dest, I32:$stage,
+                       Flamia_PipelineType:$pipeline);
+  let assemblyFormat = [{
+    $source `[` $row `,` $col `]` `->` $dest `[` $stage `]` `on` $pipeline
+    attr-dict `:` qualified(type($source)) `,` qualified(type($dest)) `,`
+    qualified(type($pipeline))
+  }];
+  let hasVerifier = 1;
+}
+
+def Flamia_QueueCreateOp : Flamia_Op<"queue.create", [HasParent<"KernelOp">]> {
+  let summary = "the work queue of a persistent kernel";
+  let arguments = (ins Flamia_GlobalType:$counter, I32:$num_items);
+  let results = (outs Flamia_QueueType:$queue);
+  let assemblyFormat = "$counter `,` $num_items attr-dict `:` qualified(type($counter))";
+}
+
+def Flamia_QueueNextOp : Flamia_Op<"queue.next"> {
+  let summary = "the next item index (num_items when the queue is empty)";
+  let description = [{
+    `fetch` (one role, the producer): atomically takes the next index from
+    the device counter and publishes it in slot `iteration % 2`; `receive`
+    (every other role): reads the index the producer published for this
+    iteration. Every role sees the same sequence of indices.
+  }];
+  let arguments = (ins Flamia_QueueType:$queue, I32:$iteration, StrAttr:$side);
+  let results = (outs I32:$index);
+  let assemblyFormat = "$side $queue `[` $iteration `]` attr-dict";
+  let hasVerifier = 1;
+}
+
+def Flamia_ItemLoadOp : Flamia_Op<"item.load", [Pure]> {
+  let summary = "the fields of a scheduled work item";
+  let description = [{
+    Reads item `index` of the `[num_items, 8]` int32 item array
+    (include/flamia/Schedule/ScheduleMetadata.h).
+  }];
+  let arguments = (ins Flamia_GlobalType:$items, I32:$index);
+  let results = (outs I32:$q_start, I32:$q_rows, I32:$doc_start, I32:$doc_end,
+                      I32:$q_head, I32:$kv_head, I32:$doc_block_base,
+                      I32:$q_tile);
+  let assemblyFormat = "$items `[` $index `]` attr-dict `:` qualified(type($items))";
+}
+
+//===----------------------------------------------------------------------===//
+// Fragments: MMA, masking, online softmax, epilogue
+//===----------------------------------------------------------------------===//
+
+def Flamia_FragZeroOp : Flamia_Op<"frag.zero", [Pure]> {
+  let summary = "a zero fragment";
+  let results = (outs Flamia_FragmentType:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+}
+
+def Flamia_RowsFillOp : Flamia_Op<"rows.fill", [Pure]> {
+  let summary = "per-row values all equal to `value`";
+  let arguments = (ins F32Attr:$value);
+  let results = (outs Flamia_RowsType:$result);
+  let assemblyFormat = "$value attr-dict `:` qualified(type($result))";
+}
+
+def Flamia_WarpgroupMmaOp : Flamia_Op<"wg.mma", [AttrSizedOperandSegments]> {
+  let summary = "warpgroup matrix multiply-accumulate";
+  let description = [{
+    `acc + A B`: `A` is this warpgroup's rows of a shared-memory tile (`a`
+    at stage `a_stage`, rows `[64 * warpgroup, +M)` of the tile) or a bf16
+    fragment; `B` is `b` at stage `b_stage`, read as `N x K` (keys x head dim:
+    S = Q K^T) or, with `b_transposed`, as `K x N` (keys x head dim: O = P V).
+    Without `acc` the accumulator starts at zero. The result is complete
+    (the MMA has been waited for) when the op returns.
+  }];
+  let arguments = (ins AnyTypeOf<[Flamia_SmemType, Flamia_FragmentType]>:$a,
+                       Optional<I32>:$a_stage,
+                       Flamia_SmemType:$b, I32:$b_stage,
+                       Optional<Flamia_FragmentType>:$acc,
+                       UnitAttr:$b_transposed);
+  let results = (outs Flamia_FragmentType:$result);
+  let assemblyFormat = [{
+    $a (`[` $a_stage^ `]`)? `,` $b `[` $b_stage `]`
+    (`acc` `(` $acc^ `:` qualified(type($acc)) `)`)?
+    attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `->`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Flamia_FragMaskOp : Flamia_Op<"frag.mask", [Pure,
+    AllTypesMatch<["scores", "result"]>]> {
+  let summary = "causal and document masking of a score tile";
+  let description = [{
+    Sets entry (r, c) to -inf where key `key_base + c` is at or past
+    `key_limit` (the document's end, document-local) or, when `causal`,
+    after query `query_base + r`. Positions are document-local; `query_base`
+    already includes this warpgroup's row offset.
+  }];
+  let arguments = (ins Flamia_FragmentType:$scores, I32:$query_base,
+                       I32:$key_base, I32:$key_limit, UnitAttr:$causal);
+  let results = (outs Flamia_FragmentType:$result);
+  let assemblyFormat = [{
+    $scores `query` $query_base `key` $key_base `limit` $key_limit attr-dict
+    `:` qualified(type($scores))
+  }];
+}
+
+def Flamia_SoftmaxUpdateOp : Flamia_Op<"softmax.update", [Pure,
+    AllTypesMatch<["scores", "p"]>,
+    AllTypesMatch<["max", "sum", "new_max", "new_sum", "alpha"]>]> {
+  let summary = "one step of the online softmax";
+  let description = [{
+    With t = scores * scale_log2 (log2 domain): m' = max(m, rowmax t),
+    p = exp2(t - m'), alpha = exp2(m - m'), l' = l * alpha + rowsum p.
+    Returns (p, m', l', alpha).
+  }];
+  let arguments = (ins Flamia_FragmentType:$scores, Flamia_RowsType:$max,
+                       Flamia_RowsType:$sum, F32:$scale_log2);
+  let results = (outs Flamia_FragmentType:$p, Flamia_RowsType:$new_max,
+                      Flamia_RowsType:$new_sum, Flamia_RowsType:$alpha);
+  let assemblyFormat = [{
+    $scores `max` $max `sum` $sum `scale` $scale_log2 attr-dict `:`
+    qualified(type($scores)) `,` qualified(type($max))
+  }];
+}
+
+def Flamia_FragQuantizeOp : Flamia_Op<"frag.quantize", [Pure]> {
+  let summary = "round P for the P V MMA";
+  let description = [{
+    Rounds `p * 2^fixed_scale` to the precision `precision` where
+    `quantized` is true (E4M3 for the block-scaled path) and to bf16
+    otherwise (the safe block), returning a bf16 fragment in the A-operand
+    layout. Both are exact in bf16, so one MMA accumulates both, scaled by
+    2^fixed_scale (undone by flamia.attn.store).
+  }];
+  let arguments = (ins Flamia_FragmentType:$p, I1:$quantized,
+                       Flamia_PrecisionAttr:$precision);
+  let results = (outs Flamia_FragmentType:$result);
+  let assemblyFormat = [{
+    $p `quantized` $quantized attr-dict `:` qualified(type($p)) `->`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Flamia_FragScaleRowsOp : Flamia_Op<"frag.scale_rows", [Pure,
+    AllTypesMatch<["frag", "result"]>]> {
+  let summary = "multiply every row by its factor";
+  let arguments = (ins Flamia_FragmentType:$frag, Flamia_RowsType:$factors);
+  let results = (outs Flamia_FragmentType:$result);
+  let assemblyFormat = [{
+    $frag `by` $factors attr-dict `:` qualified(type($frag)) `,`
+    qualified(type($factors))
+  }];
+}
+
+def Flamia_AttnStoreOp : Flamia_Op<"attn.store", [
+    AllTypesMatch<["max", "sum"]>]> {
+  let summary = "normalize O and write O and LSE";
+  let description = [{
+    O = acc / (2^fixed_scale * sum) rounded to bf16 is written to rows
+    `[q_start + row_base, +rows)` (only rows below `q_rows`) of head `head`
+    of `o`; LSE = (max + log2 sum) * ln 2 to `lse[head, row]`.
+  }];
+  let arguments = (ins Flamia_FragmentType:$acc, Flamia_RowsType:$max,
+                       Flamia_RowsType:$sum, Flamia_GlobalType:$o,
+                       Flamia_GlobalType:$lse, I32:$q_start, I32:$row_base,
+                       I32:$q_rows, I32:$head, I32:$num_tokens,
+                       I64Attr:$fixed_scale);
+  let assemblyFormat = [{
+    $acc `max` $max `sum` $sum `to` $o `,` $lse `rows` `(` $q_start `,`
+    $row_base `,` $q_rows `)` `head` $head `tokens` $num_tokens attr-dict `:`
+    qualified(type($acc)) `,` qualified(type($max)) `,` qualified(type($o))
+    `,` qualified(type($lse))
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Fused quantization
+//===----------------------------------------------------------------------===//
+
+def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegments]> {
+  let summary = "quantize one document-local token block of one head";
+  let description = [{
+    The CTA reads rows `[start, start + length)` of head `head` of `source`
+    (bf16, `[T, H, D]`, `length <= 32`) once and writes each copy its
+    results name: `per_token` (E4M3 payload `[T, H, D]` and E8M0 scales
+    `[T, H, D/32]`, one per token and 32 channels), `token_block` (payload
+    and scales `[NB, H, D/32]` at block `block`, one per 32x32 block), and
+    optionally the dequantized bf16 values of either (`payload * 2^e`, exact)
+    for targets without block-scaled MMAs. Unused outputs are absent.
+  }];
+  let arguments = (ins Flamia_GlobalType:$source, I32:$start, I32:$length,
+                       I32:$block, I32:$head,
+                       Optional<Flamia_GlobalType>:$per_token_data,
+                       Optional<Flamia_GlobalType>:$per_token_scales,
+                       Optional<Flamia_GlobalType>:$per_token_dequant,
+                       Optional<Flamia_GlobalType>:$token_block_data,
+                       Optional<Flamia_GlobalType>:$token_block_scales,
+                       Optional<Flamia_GlobalType>:$token_block_dequant);
+  let assemblyFormat = [{
+    $source `rows` `(` $start `,` $length `)` `block` $block `head` $head
+    (`per_token` `(` $per_token_data^ `,` $per_token_scales `)`)?
+    (`per_token_dequant` `(` $per_token_dequant^ `)`)?
+    (`token_block` `(` $token_block_data^ `,` $token_block_scales `)`)?
+    (`token_block_dequant` `(` $token_block_dequant^ `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // FLAMIA_KERNEL_OPS_TD

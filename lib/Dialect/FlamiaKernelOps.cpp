@@ -1,0 +1,184 @@
+//===- FlamiaKernelOps.cpp - flamia block-level operations ------*- C++ -*-===//
+#include "flamia/Dialect/FlamiaOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+
+using namespace mlir;
+using namespace mlir::flamia;
+
+//===----------------------------------------------------------------------===//
+// flamia.kernel
+//===----------------------------------------------------------------------===//
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes,
+                          ArrayRef<Type> results,
+                          function_interface_impl::VariadicFlag,
+                          std::string &) {
+    return builder.getFunctionType(argTypes, results);
+  };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(
+      p, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+LogicalResult KernelOp::verify() {
+  if (!getFunctionType().getResults().empty())
+    return emitOpError() << "a kernel returns nothing; it writes its outputs "
+                            "to global parameters";
+  if (getThreads() <= 0 || getThreads() % 128 != 0 || getThreads() > 1024)
+    return emitOpError() << "threads must be whole warpgroups (a multiple of "
+                            "128) up to 1024, got "
+                         << getThreads();
+  if (getLaunch() != "persistent" && getLaunch() != "grid")
+    return emitOpError() << "launch must be \"persistent\" or \"grid\", got \""
+                         << getLaunch() << "\"";
+  if (getBody().empty() || getBody().front().getNumArguments() !=
+                               getFunctionType().getNumInputs())
+    return emitOpError() << "the body must take the kernel parameters as "
+                            "block arguments";
+  // Roles cover disjoint warpgroups inside the CTA.
+  SmallVector<std::pair<int64_t, int64_t>> taken;
+  for (auto role : getBody().front().getOps<RoleOp>()) {
+    int64_t first = role.getFirstWarpgroup(), end = role.getEndWarpgroup();
+    if (end > getNumWarpgroups())
+      return role.emitOpError() << "warpgroups [" << first << ", " << end
+                                << ") exceed the kernel's "
+                                << getNumWarpgroups() << " warpgroups";
+    for (auto [f, e] : taken)
+      if (first < e && f < end)
+        return role.emitOpError() << "warpgroups [" << first << ", " << end
+                                  << ") overlap another role's [" << f << ", "
+                                  << e << ")";
+    taken.push_back({first, end});
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Roles, pipelines, queue
+//===----------------------------------------------------------------------===//
+
+LogicalResult RoleOp::verify() {
+  if (getFirstWarpgroup() < 0 || getEndWarpgroup() <= getFirstWarpgroup())
+    return emitOpError() << "warpgroup range [" << getFirstWarpgroup() << ", "
+                         << getEndWarpgroup() << ") is empty";
+  int64_t regs = getRegisters();
+  if (regs < 24 || regs > 256 || regs % 8 != 0)
+    return emitOpError() << "registers must be a multiple of 8 in [24, 256] "
+                            "(setmaxnreg), got "
+                         << regs;
+  return success();
+}
+
+LogicalResult PipelineAcquireOp::verify() {
+  if (getSide() != "producer" && getSide() != "consumer")
+    return emitOpError() << "side must be \"producer\" or \"consumer\", got \""
+                         << getSide() << "\"";
+  return success();
+}
+
+LogicalResult QueueNextOp::verify() {
+  if (getSide() != "fetch" && getSide() != "receive")
+    return emitOpError() << "side must be \"fetch\" or \"receive\", got \""
+                         << getSide() << "\"";
+  return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  GlobalType src = getSource().getType();
+  SmemType dst = getDest().getType();
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "element types differ: source "
+                         << src.getElementType() << ", destination "
+                         << dst.getElementType();
+  if (src.getShape().size() != 3 || ShapedType::isDynamic(src.getShape()[1]) ||
+      ShapedType::isDynamic(src.getShape()[2]))
+    return emitOpError() << "the source must be a packed [T, H, D] tensor "
+                            "with static H and D";
+  if (dst.getCols() > src.getShape()[1] * src.getShape()[2])
+    return emitOpError() << "tile columns " << dst.getCols()
+                         << " exceed a row of the source (H * D = "
+                         << src.getShape()[1] * src.getShape()[2] << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Fragment ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult WarpgroupMmaOp::verify() {
+  FragmentType result = getResult().getType();
+  SmemType b = getB().getType();
+  int64_t m = result.getRows(), n = result.getCols();
+  int64_t bN = getBTransposed() ? b.getCols() : b.getRows();
+  int64_t bK = getBTransposed() ? b.getRows() : b.getCols();
+  if (bN != n)
+    return emitOpError() << "B provides N = " << bN << " but the result has "
+                         << n << " columns";
+  int64_t aK;
+  if (auto aSmem = dyn_cast<SmemType>(getA().getType())) {
+    if (!getAStage())
+      return emitOpError() << "a shared-memory A operand needs a stage";
+    if (aSmem.getElementType() != b.getElementType())
+      return emitOpError() << "A and B element types differ";
+    if (aSmem.getRows() % m != 0)
+      return emitOpError() << "A tiles of " << aSmem.getRows()
+                           << " rows do not split into warpgroup rows of " << m;
+    aK = aSmem.getCols();
+  } else {
+    auto aFrag = cast<FragmentType>(getA().getType());
+    if (getAStage())
+      return emitOpError() << "a fragment A operand takes no stage";
+    if (aFrag.getRows() != m)
+      return emitOpError() << "A has " << aFrag.getRows()
+                           << " rows but the result " << m;
+    if (aFrag.getElementType() != b.getElementType())
+      return emitOpError() << "A fragment element type "
+                           << aFrag.getElementType() << " differs from B's "
+                           << b.getElementType();
+    aK = aFrag.getCols();
+  }
+  if (aK != bK)
+    return emitOpError() << "contraction mismatch: A has K = " << aK
+                         << ", B has K = " << bK;
+  if (getAcc() && getAcc().getType() != result)
+    return emitOpError() << "the accumulator must have the result type";
+  if (!result.getElementType().isF32())
+    return emitOpError() << "the accumulator is f32";
+  return success();
+}
+
+LogicalResult FragQuantizeOp::verify() {
+  FragmentType in = getP().getType(), out = getResult().getType();
+  if (in.getShape() != out.getShape() || !out.getElementType().isBF16() ||
+      !in.getElementType().isF32())
+    return emitOpError() << "rounds an f32 fragment into a bf16 fragment of "
+                            "the same shape";
+  if (!getPrecision().getFixedScale())
+    return emitOpError() << "P is quantized with a fixed scale (P <= 1), got "
+                         << getPrecision();
+  return success();
+}
+
+LogicalResult QuantizeBlockOp::verify() {
+  if (!getPerTokenData() && !getTokenBlockData())
+    return emitOpError() << "writes no copy: give per_token(...) and/or "
+                            "token_block(...)";
+  if (getPerTokenDequant() && !getPerTokenData())
+    return emitOpError() << "a per-token dequantized copy needs the per-token "
+                            "quantization";
+  if (getTokenBlockDequant() && !getTokenBlockData())
+    return emitOpError() << "a token-block dequantized copy needs the "
+                            "token-block quantization";
+  return success();
+}
