@@ -18,6 +18,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = [
     "flamia-opt",
     "flamia-ref",
+    "flamia-desc",
     ToolSubst("mlir-translate", unresolved="ignore"),
     ToolSubst("llc", unresolved="ignore"),
 ]
