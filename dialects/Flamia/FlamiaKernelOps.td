@@ -76,14 +76,17 @@ def Flamia_RoleOp : Flamia_Op<"role", [
     warpgroups `first .. end-1` of the CTA run the body; the others skip it.
     `registers` is the per-thread register budget the role asks for
     (`setmaxnreg` on sm_90a/sm_100a). Roles of a kernel cover disjoint
-    warpgroups; values defined before the roles are shared.
+    warpgroups; values defined before the roles are shared. With
+    `single_thread`, one thread of the role runs the body (a producer that
+    only issues TMA copies and takes work items).
   }];
   let arguments = (ins StrAttr:$role_name, I64Attr:$first_warpgroup,
-                       I64Attr:$end_warpgroup, I64Attr:$registers);
+                       I64Attr:$end_warpgroup, I64Attr:$registers,
+                       UnitAttr:$single_thread);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $role_name `warpgroups` `[` $first_warpgroup `,` $end_warpgroup `)`
-    `registers` $registers $body attr-dict
+    `registers` $registers (`single_thread` $single_thread^)? $body attr-dict
   }];
   let hasVerifier = 1;
 }
@@ -109,8 +112,9 @@ def Flamia_PipelineCreateOp : Flamia_Op<"pipeline.create", [
     HasParent<"KernelOp">]> {
   let summary = "full/empty mbarriers for a ring of stages";
   let description = [{
-    `consumers` is the number of arrivals (one per consumer warpgroup) that
-    free a stage.
+    `consumers` is the number of arrivals (consumer threads) that free a
+    stage. The full barrier of a stage completes with the producer's one
+    arrival plus the bytes its TMA copies deliver.
   }];
   let arguments = (ins I64Attr:$consumers);
   let results = (outs Flamia_PipelineType:$pipeline);
@@ -172,9 +176,17 @@ def Flamia_TmaLoadOp : Flamia_Op<"tma.load"> {
 
 def Flamia_QueueCreateOp : Flamia_Op<"queue.create", [HasParent<"KernelOp">]> {
   let summary = "the work queue of a persistent kernel";
-  let arguments = (ins Flamia_GlobalType:$counter, I32:$num_items);
+  let description = [{
+    `receivers` is the number of threads of the receiving roles: a published
+    index slot is reused once all of them have read it.
+  }];
+  let arguments = (ins Flamia_GlobalType:$counter, I32:$num_items,
+                       DefaultValuedAttr<I64Attr, "0">:$receivers);
   let results = (outs Flamia_QueueType:$queue);
-  let assemblyFormat = "$counter `,` $num_items attr-dict `:` qualified(type($counter))";
+  let assemblyFormat = [{
+    $counter `,` $num_items (`receivers` $receivers^)? attr-dict `:`
+    qualified(type($counter))
+  }];
 }
 
 def Flamia_QueueNextOp : Flamia_Op<"queue.next"> {
@@ -366,6 +378,93 @@ def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegmen
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Per-item work before tiling (flamia-varlen-schedule -> flamia-tile)
+//===----------------------------------------------------------------------===//
+
+def Flamia_AttentionTileOp : Flamia_Op<"attention_tile", [AttrSizedOperandSegments]> {
+  let summary = "the forward of one scheduled item, before tiling";
+  let description = [{
+    Computes O and LSE of the query tile of item `index` (rows
+    `[q_start, q_start + q_rows)` of query head `q_head`, keys of its
+    document) from the quantized operands `q`, `k`, `v` and, inside each
+    query's safe block, the bf16 originals `q_safe`, `k_safe`, `v_safe`.
+    `flamia-tile` expands it, with the work loop around it, into a
+    pipelined, warp-specialized program for the kernel's target.
+  }];
+  let arguments = (ins Flamia_GlobalType:$items, I32:$index,
+                       Variadic<Flamia_GlobalType>:$q, Variadic<Flamia_GlobalType>:$k,
+                       Variadic<Flamia_GlobalType>:$v,
+                       Variadic<Flamia_GlobalType>:$safe,
+                       Flamia_GlobalType:$o, Flamia_GlobalType:$lse,
+                       F32:$scale_log2, I32:$num_tokens,
+                       UnitAttr:$causal, Flamia_RecipeAttr:$recipe,
+                       Flamia_PrecisionAttr:$p, I64Attr:$block_m,
+                       I64Attr:$block_n);
+  let assemblyFormat = [{
+    $items `[` $index `]` `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)`
+    `safe` `(` $safe `)` `to` $o `,` $lse `scale` $scale_log2 `tokens`
+    $num_tokens attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Host side: the launch plan of a compiled program
+//===----------------------------------------------------------------------===//
+
+def Flamia_WorkspaceOp : Flamia_Op<"workspace", [Pure]> {
+  let summary = "a device buffer the runtime allocates";
+  let description = [{
+    `%q8 = flamia.workspace "q_pt" : !flamia.global<?x16x128xf8E4M3FN>`: a
+    buffer named in the manifest (docs/runtime-abi.md), sized from its type
+    with T and the document count known at run time. Kind `schedule`
+    buffers (`items`, `block_info`, `counter`) are filled by the runtime
+    from `cu_seqlens` before the first launch.
+  }];
+  let arguments = (ins StrAttr:$buffer_name, StrAttr:$kind);
+  let results = (outs Flamia_GlobalType:$buffer);
+  let assemblyFormat = "$kind $buffer_name attr-dict `:` qualified(type($buffer))";
+  let hasVerifier = 1;
+}
+
+def Flamia_RuntimeValueOp : Flamia_Op<"runtime_value", [Pure]> {
+  let summary = "a scalar the runtime supplies at launch";
+  let description = [{
+    `%n = flamia.runtime_value "NUM_ITEMS" : i32`: an integer symbol of the
+    manifest (T, Hq, Hkv, D, NUM_DOCS, NB, NUM_ITEMS, NUM_SMS) or the f32
+    values `softmax_scale` and `softmax_scale_log2`.
+  }];
+  let arguments = (ins StrAttr:$value_name);
+  let results = (outs AnyTypeOf<[I32, F32]>:$value);
+  let assemblyFormat = "$value_name attr-dict `:` type($value)";
+  let hasVerifier = 1;
+}
+
+def Flamia_BlockInfoLoadOp : Flamia_Op<"block_info.load", [Pure]> {
+  let summary = "start token and length of a document-local token block";
+  let arguments = (ins Flamia_GlobalType:$block_info, I32:$block);
+  let results = (outs I32:$start, I32:$length);
+  let assemblyFormat = "$block_info `[` $block `]` attr-dict `:` qualified(type($block_info))";
+}
+
+def Flamia_LaunchOp : Flamia_Op<"launch", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "launch a flamia.kernel";
+  let description = [{
+    Launches kernel `kernel` with `args` (buffers and scalars). Launches run
+    in order on one stream. `grid` is the grid as manifest expressions (a
+    persistent kernel uses `NUM_SMS`). Before lowering `kernel` names a
+    `flamia.kernel`; convert-flamia-to-nvvm retargets it to the kernel's
+    function in its `gpu.module` (`@flamia_sm_90a::@name`).
+  }];
+  let arguments = (ins SymbolRefAttr:$kernel, Variadic<AnyType>:$args,
+                       StrArrayAttr:$grid);
+  let assemblyFormat = [{
+    $kernel `(` $args `)` `grid` $grid attr-dict `:` functional-type($args, results)
+  }];
 }
 
 #endif // FLAMIA_KERNEL_OPS_TD

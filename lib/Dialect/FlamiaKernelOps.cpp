@@ -182,3 +182,78 @@ LogicalResult QuantizeBlockOp::verify() {
                             "token-block quantization";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Per-item and host ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionTileOp::verify() {
+  if (getQ().empty() || getK().empty() || getV().empty())
+    return emitOpError() << "needs the q, k and v operands";
+  if (getRecipe().hasSafeBlock() && getSafe().size() != 3)
+    return emitOpError() << "the recipe has safe_block = "
+                         << getRecipe().getSafeBlock()
+                         << ": give the bf16 q, k, v in safe(...)";
+  if (getBlockM() <= 0 || getBlockN() <= 0 || getBlockM() % 64 != 0 ||
+      getBlockN() % 64 != 0)
+    return emitOpError() << "tile sizes must be positive multiples of 64, got "
+                         << getBlockM() << " x " << getBlockN();
+  return success();
+}
+
+LogicalResult WorkspaceOp::verify() {
+  if (getKind() != "workspace" && getKind() != "schedule")
+    return emitOpError() << "kind must be \"workspace\" or \"schedule\", got \""
+                         << getKind() << "\"";
+  if (getKind() == "schedule" && getBufferName() != "items" &&
+      getBufferName() != "block_info" && getBufferName() != "counter")
+    return emitOpError() << "schedule buffers are items, block_info and "
+                            "counter, got \""
+                         << getBufferName() << "\"";
+  return success();
+}
+
+LogicalResult RuntimeValueOp::verify() {
+  StringRef name = getValueName();
+  bool isFloat = name == "softmax_scale" || name == "softmax_scale_log2";
+  bool isInt = llvm::is_contained(
+      {"T", "Hq", "Hkv", "D", "NUM_DOCS", "NB", "NUM_ITEMS", "NUM_SMS"}, name);
+  if (!isFloat && !isInt)
+    return emitOpError() << "unknown runtime value \"" << name << "\"";
+  if (isFloat != getValue().getType().isF32())
+    return emitOpError() << "\"" << name << "\" is "
+                         << (isFloat ? "an f32" : "an i32");
+  return success();
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  if (getGrid().size() != 3)
+    return emitOpError() << "grid takes 3 expressions, got "
+                         << getGrid().size();
+  // A lowered kernel lives in a gpu.module (or, serialized, a gpu.binary).
+  if (!getKernelAttr().getNestedReferences().empty()) {
+    Operation *root = symbols.lookupNearestSymbolFrom(
+        *this, getKernelAttr().getRootReference());
+    if (!root || !(root->getName().getStringRef() == "gpu.module" ||
+                   root->getName().getStringRef() == "gpu.binary"))
+      return emitOpError() << "'" << getKernel()
+                           << "' does not name a kernel in a gpu.module or "
+                              "gpu.binary";
+    return success();
+  }
+  auto kernel = symbols.lookupNearestSymbolFrom<KernelOp>(
+      *this, getKernelAttr().getRootReference());
+  if (!kernel)
+    return emitOpError() << "'" << getKernel()
+                         << "' does not name a flamia.kernel";
+  ArrayRef<Type> params = kernel.getArgumentTypes();
+  if (params.size() != getArgs().size())
+    return emitOpError() << "'" << getKernel() << "' takes " << params.size()
+                         << " parameters, got " << getArgs().size();
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(params, getArgs())))
+    if (std::get<0>(pair) != std::get<1>(pair).getType())
+      return emitOpError() << "parameter " << i << " of '" << getKernel()
+                           << "' is " << std::get<0>(pair) << ", got "
+                           << std::get<1>(pair).getType();
+  return success();
+}

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flamia/Dialect/FlamiaDialect.h"
+#include "flamia/Conversion/Passes.h"
 #include "flamia/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -57,6 +58,7 @@ int main(int argc, char **argv) {
   mlir::registerConversionPasses();
   mlir::registerGPUPasses();
   mlir::flamia::registerFlamiaPassesAndPipelines();
+  mlir::flamia::registerFlamiaConversionPasses();
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "FLAMIA optimizer driver\n", registry));

@@ -93,4 +93,55 @@ def FlamiaFwdBwdConsistency : Pass<"flamia-fwd-bwd-consistency"> {
   }];
 }
 
+def FlamiaVarlenSchedule : Pass<"flamia-varlen-schedule", "::mlir::ModuleOp"> {
+  let summary = "Graph-level attention to scheduled block-level kernels";
+  let description = [{
+    Turns each function holding a graph-level `flamia.attention_fwd` (with
+    its quantizations) into kernels and a launch plan:
+
+    - `flamia.kernel @<fn>_quantize`: a grid over (document-local 32-token
+      block, query head) that reads bf16 Q, K, V once and writes every copy
+      the recipe needs (Q per token, Q, K, V in 32x32 token blocks; on
+      sm_90a also the dequantized bf16 operands of the Hopper MMAs);
+    - `flamia.kernel @<fn>_attention_fwd`: a persistent kernel whose work
+      loop takes items (document, query head, query tile) in
+      longest-processing-time order from a device counter and runs
+      `flamia.attention_tile` on each; the item list and its cost model are
+      described by the kernel's `schedule` attribute and built by the host
+      (lib/Schedule) at run time, without repacking the documents;
+    - the function itself becomes the launch plan: its tensors become
+      `!flamia.global` buffers (inputs, then outputs), workspaces and
+      schedule buffers are `flamia.workspace` ops, and the kernels are
+      `flamia.launch`ed in order.
+  }];
+  let dependentDialects = ["::mlir::flamia::FlamiaDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_100a\"",
+           "Target whose operand forms and cost model to use (sm_90a, sm_100a)">,
+    Option<"blockM", "block-m", "int64_t", /*default=*/"128", "Query tile rows">,
+    Option<"blockN", "block-n", "int64_t", /*default=*/"128", "Key tile columns">
+  ];
+}
+
+def FlamiaTile : Pass<"flamia-tile", "::mlir::ModuleOp"> {
+  let summary = "Tile sizes, pipeline depth and warp specialization";
+  let description = [{
+    Expands each persistent kernel's work loop around `flamia.attention_tile`
+    into the target's pipelined, warp-specialized program: a producer role
+    that takes items and issues TMA copies into a 2-stage ring of 128-key
+    tiles, and consumer warpgroups that run the MMAs, the masking, the online
+    softmax, the rounding of P and the epilogue (docs/passes.md).
+  }];
+  let dependentDialects = ["::mlir::flamia::FlamiaDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "If set, the target every kernel must have (sm_90a, sm_100a)">
+  ];
+}
+
 #endif // FLAMIA_TRANSFORMS_PASSES_TD

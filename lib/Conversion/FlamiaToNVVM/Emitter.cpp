@@ -1,0 +1,72 @@
+//===- Emitter.cpp - Building LLVM/NVVM IR for kernel lowering ------------===//
+#include "Emitter.h"
+
+using namespace mlir;
+using namespace mlir::flamia;
+
+Value Emitter::pack(Type type, ArrayRef<Value> values) {
+  Value s = undef(type);
+  for (auto [i, v] : llvm::enumerate(values))
+    s = insert(s, v, i);
+  return s;
+}
+
+SmallVector<Value> Emitter::unpack(Value s) {
+  auto type = cast<LLVM::LLVMStructType>(s.getType());
+  SmallVector<Value> out;
+  for (unsigned i = 0, e = type.getBody().size(); i < e; ++i)
+    out.push_back(extract(s, i));
+  return out;
+}
+
+Value Emitter::shflXor(Value v, int64_t mask) {
+  return NVVM::ShflOp::create(b, loc, v.getType(), i32c(-1), v, i32c(mask),
+                              i32c(31), NVVM::ShflKind::bfly, UnitAttr());
+}
+
+Value Emitter::smemBase() {
+  Value addr = LLVM::AddressOfOp::create(b, loc, ptr(Shared), kDynamicSmemSymbol);
+  return addr;
+}
+
+void Emitter::mbarrierInit(Value bar, int64_t count) {
+  NVVM::MBarrierInitOp::create(b, loc, bar, i32c(count), /*predicate=*/Value());
+}
+
+void Emitter::mbarrierWait(Value bar, Value parity) {
+  // A 10ms suspend hint; the op loops until the phase completes.
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, bar, parity, i32c(10000000));
+}
+
+void Emitter::mbarrierArrive(Value bar) {
+  NVVM::MBarrierArriveOp::create(b, loc, TypeRange{i64()}, bar, Value());
+}
+
+void Emitter::mbarrierArriveExpectTx(Value bar, int64_t bytes) {
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), bar, i32c(bytes),
+                                         NVVM::MemScopeKind::CTA,
+                                         /*relaxed=*/false, /*predicate=*/Value());
+}
+
+Value Emitter::cvtToE4M3x2(Value hi, Value lo) {
+  return NVVM::ConvertF32x2ToF8x2Op::create(
+      b, loc, VectorType::get({2}, i8()), hi, lo, NVVM::FPRoundingMode::RN,
+      NVVM::SaturationMode::SATFINITE, /*relu=*/false,
+      Float8E4M3FNType::get(b.getContext()));
+}
+
+std::pair<Value, Value> Emitter::cvtE4M3x2ToF32(Value pair) {
+  Value h2 = NVVM::ConvertF8x2ToF16x2Op::create(
+      b, loc, VectorType::get({2}, b.getF16Type()), pair, /*relu=*/false,
+      Float8E4M3FNType::get(b.getContext()));
+  Value f2 = LLVM::FPExtOp::create(b, loc, VectorType::get({2}, f32()), h2);
+  return {LLVM::ExtractElementOp::create(b, loc, f2, i32c(0)),
+          LLVM::ExtractElementOp::create(b, loc, f2, i32c(1))};
+}
+
+Value Emitter::cvtToBF16x2(Value hi, Value lo) {
+  Value packed = NVVM::ConvertF32x2ToBF16x2Op::create(
+      b, loc, VectorType::get({2}, b.getBF16Type()), hi, lo,
+      /*random_bits=*/Value(), NVVM::FPRoundingMode::RN);
+  return bitcast(i32(), packed);
+}

@@ -1,0 +1,152 @@
+//===- Emitter.h - Building LLVM/NVVM IR for kernel lowering ----*- C++ -*-===//
+//
+// A thin layer over OpBuilder for the code convert-flamia-to-nvvm writes:
+// integer and float arithmetic, thread indices, shuffles, mbarriers and
+// shared-memory addressing, all as LLVM and NVVM dialect ops.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLAMIA_LIB_CONVERSION_FLAMIATONVVM_EMITTER_H
+#define FLAMIA_LIB_CONVERSION_FLAMIATONVVM_EMITTER_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::flamia {
+
+/// Address spaces of the NVPTX backend.
+enum AddressSpace : unsigned { Generic = 0, Global = 1, Shared = 3 };
+
+/// The dynamic shared memory symbol every kernel of a gpu.module uses.
+constexpr const char *kDynamicSmemSymbol = "__flamia_dynamic_smem";
+
+class Emitter {
+public:
+  Emitter(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  OpBuilder &b;
+  Location loc;
+
+  // Types.
+  Type i1() { return b.getI1Type(); }
+  Type i8() { return b.getI8Type(); }
+  Type i16() { return b.getI16Type(); }
+  Type i32() { return b.getI32Type(); }
+  Type i64() { return b.getI64Type(); }
+  Type f32() { return b.getF32Type(); }
+  Type ptr(unsigned as = Generic) {
+    return LLVM::LLVMPointerType::get(b.getContext(), as);
+  }
+
+  // Constants.
+  Value i32c(int64_t v) { return LLVM::ConstantOp::create(b, loc, i32(), v); }
+  Value i64c(int64_t v) { return LLVM::ConstantOp::create(b, loc, i64(), v); }
+  Value i1c(bool v) { return LLVM::ConstantOp::create(b, loc, i1(), v); }
+  Value f32c(double v) {
+    return LLVM::ConstantOp::create(b, loc, f32(), b.getF32FloatAttr(v));
+  }
+
+  // Integer arithmetic.
+  Value add(Value x, Value y) { return LLVM::AddOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return LLVM::SubOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return LLVM::MulOp::create(b, loc, x, y); }
+  Value udiv(Value x, Value y) { return LLVM::UDivOp::create(b, loc, x, y); }
+  Value urem(Value x, Value y) { return LLVM::URemOp::create(b, loc, x, y); }
+  Value sdiv(Value x, Value y) { return LLVM::SDivOp::create(b, loc, x, y); }
+  Value band(Value x, Value y) { return LLVM::AndOp::create(b, loc, x, y); }
+  Value bor(Value x, Value y) { return LLVM::OrOp::create(b, loc, x, y); }
+  Value bxor(Value x, Value y) { return LLVM::XOrOp::create(b, loc, x, y); }
+  Value shl(Value x, Value y) { return LLVM::ShlOp::create(b, loc, x, y); }
+  Value lshr(Value x, Value y) { return LLVM::LShrOp::create(b, loc, x, y); }
+  Value icmp(LLVM::ICmpPredicate p, Value x, Value y) {
+    return LLVM::ICmpOp::create(b, loc, p, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return LLVM::SelectOp::create(b, loc, c, x, y);
+  }
+  Value zext(Type t, Value x) { return LLVM::ZExtOp::create(b, loc, t, x); }
+  Value sext(Type t, Value x) { return LLVM::SExtOp::create(b, loc, t, x); }
+  Value trunc(Type t, Value x) { return LLVM::TruncOp::create(b, loc, t, x); }
+  Value bitcast(Type t, Value x) { return LLVM::BitcastOp::create(b, loc, t, x); }
+
+  // Float arithmetic.
+  Value fadd(Value x, Value y) { return LLVM::FAddOp::create(b, loc, x, y); }
+  Value fsub(Value x, Value y) { return LLVM::FSubOp::create(b, loc, x, y); }
+  Value fmul(Value x, Value y) { return LLVM::FMulOp::create(b, loc, x, y); }
+  Value fdiv(Value x, Value y) { return LLVM::FDivOp::create(b, loc, x, y); }
+  Value fmax(Value x, Value y) { return LLVM::MaxNumOp::create(b, loc, x, y); }
+  Value fcmp(LLVM::FCmpPredicate p, Value x, Value y) {
+    return LLVM::FCmpOp::create(b, loc, p, x, y);
+  }
+  /// exp2 (PTX ex2.approx.f32).
+  Value exp2(Value x) { return LLVM::Exp2Op::create(b, loc, x); }
+  /// log2 (PTX lg2.approx.f32; NVPTX has no native llvm.log2).
+  Value log2(Value x) {
+    return LLVM::CallIntrinsicOp::create(b, loc, f32(),
+                                         b.getStringAttr("llvm.nvvm.lg2.approx.f"),
+                                         ValueRange{x})
+        .getResult(0);
+  }
+
+  // Structs.
+  Value extract(Value s, int64_t i) {
+    return LLVM::ExtractValueOp::create(b, loc, s, i);
+  }
+  Value insert(Value s, Value v, int64_t i) {
+    return LLVM::InsertValueOp::create(b, loc, s, v, i);
+  }
+  Value undef(Type t) { return LLVM::UndefOp::create(b, loc, t); }
+  /// A struct of `type` holding `values`.
+  Value pack(Type type, ArrayRef<Value> values);
+  SmallVector<Value> unpack(Value s);
+
+  // Threads.
+  Value tid() { return NVVM::ThreadIdXOp::create(b, loc, i32()); }
+  Value lane() { return NVVM::LaneIdOp::create(b, loc, i32()); }
+  /// Butterfly shuffle across the warp (all lanes participate).
+  Value shflXor(Value v, int64_t mask);
+
+  // Memory.
+  /// A pointer `base + bytes` (byte offset) in `base`'s address space.
+  Value gep(Value base, Value bytes) {
+    return LLVM::GEPOp::create(b, loc, base.getType(), i8(), base,
+                               ArrayRef<LLVM::GEPArg>{bytes});
+  }
+  Value gep(Value base, int64_t bytes) {
+    return LLVM::GEPOp::create(b, loc, base.getType(), i8(), base,
+                               ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(bytes)});
+  }
+  Value load(Type t, Value p, unsigned align = 0) {
+    return LLVM::LoadOp::create(b, loc, t, p, align);
+  }
+  void store(Value v, Value p, unsigned align = 0) {
+    LLVM::StoreOp::create(b, loc, v, p, align);
+  }
+  /// The kernel's dynamic shared memory (declared in the gpu.module).
+  Value smemBase();
+  /// The 32-bit shared-window address of a shared pointer.
+  Value smemAddress(Value sharedPtr) {
+    return LLVM::PtrToIntOp::create(b, loc, i32(), sharedPtr);
+  }
+
+  // Conversions of float pairs. PTX puts the first operand of a pair
+  // conversion in the upper half; these take (hi, lo) and keep lo in the
+  // low half (the lower address).
+  /// (hi, lo) f32 -> E4M3x2 (RNE, saturating), as vector<2xi8>.
+  Value cvtToE4M3x2(Value hi, Value lo);
+  /// E4M3x2 (vector<2xi8>) -> (lo, hi) f32, exactly.
+  std::pair<Value, Value> cvtE4M3x2ToF32(Value pair);
+  /// (hi, lo) f32 -> packed bf16x2 (RNE) as i32.
+  Value cvtToBF16x2(Value hi, Value lo);
+
+  // mbarriers (shared-memory pointers).
+  void mbarrierInit(Value bar, int64_t count);
+  /// Blocks until the phase of parity `parity` (i32 0/1) has completed.
+  void mbarrierWait(Value bar, Value parity);
+  void mbarrierArrive(Value bar);
+  void mbarrierArriveExpectTx(Value bar, int64_t bytes);
+};
+
+} // namespace mlir::flamia
+
+#endif // FLAMIA_LIB_CONVERSION_FLAMIATONVVM_EMITTER_H

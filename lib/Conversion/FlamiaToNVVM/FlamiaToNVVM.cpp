@@ -1,0 +1,368 @@
+//===- FlamiaToNVVM.cpp - convert-flamia-to-nvvm --------------------------===//
+//
+// Lowers each flamia.kernel to an NVVM kernel in a gpu.module:
+//  1. plan shared memory and parameters (KernelPlan);
+//  2. roles -> warpgroup branches with setmaxnreg (one thread for a
+//     single-thread role);
+//  3. the kernel -> llvm.func: tensor-map parameters byval + grid_constant,
+//     global pointers, the mbarrier-initialization prologue;
+//  4. flamia ops -> LLVM/NVVM by conversion patterns (fragments become the
+//     target's registers; scf loops carry them);
+//  5. scf, arith, cf, gpu -> LLVM/NVVM by the upstream conversions.
+// Each kernel's parameters and resources are recorded in the module
+// attribute `flamia.kernel_infos` for the runtime manifest.
+//
+//===----------------------------------------------------------------------===//
+#include "Emitter.h"
+#include "KernelPlan.h"
+#include "Patterns.h"
+
+#include "flamia/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::flamia {
+#define GEN_PASS_DEF_CONVERTFLAMIATONVVM
+#include "flamia/Conversion/Passes.h.inc"
+} // namespace mlir::flamia
+
+using namespace mlir;
+using namespace mlir::flamia;
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+FlamiaTypeConverter::FlamiaTypeConverter(MLIRContext *ctx, Chip chip)
+    : chip(chip) {
+  addConversion([](Type t) { return t; });
+  addConversion([ctx](GlobalType) {
+    return LLVM::LLVMPointerType::get(ctx, AddressSpace::Generic);
+  });
+  addConversion([ctx](SmemType) {
+    return LLVM::LLVMPointerType::get(ctx, AddressSpace::Shared);
+  });
+  addConversion([ctx](PipelineType) {
+    return LLVM::LLVMPointerType::get(ctx, AddressSpace::Shared);
+  });
+  addConversion([ctx](QueueType) {
+    return LLVM::LLVMStructType::getLiteral(
+        ctx, {LLVM::LLVMPointerType::get(ctx, AddressSpace::Generic),
+              LLVM::LLVMPointerType::get(ctx, AddressSpace::Shared)});
+  });
+  addConversion([ctx](FragmentType t) -> Type {
+    // 128 threads share a 64-row warpgroup fragment.
+    int64_t perThread = t.getRows() * t.getCols() / 128;
+    if (t.getElementType().isF32())
+      return LLVM::LLVMStructType::getLiteral(
+          ctx, SmallVector<Type>(perThread, Float32Type::get(ctx)));
+    return LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(perThread / 2, IntegerType::get(ctx, 32)));
+  });
+  addConversion([ctx](RowsType) {
+    auto f32 = Float32Type::get(ctx);
+    return LLVM::LLVMStructType::getLiteral(ctx, {f32, f32});
+  });
+  auto cast = [](OpBuilder &b, Type type, ValueRange inputs, Location loc) {
+    return UnrealizedConversionCastOp::create(b, loc, type, inputs).getResult(0);
+  };
+  addSourceMaterialization(cast);
+  addTargetMaterialization(cast);
+}
+
+namespace {
+
+std::string dtypeName(Type t) {
+  if (t.isBF16())
+    return "bf16";
+  if (t.isF32())
+    return "f32";
+  if (t.isInteger(32))
+    return "i32";
+  return "u8"; // FP8/FP4 codes and scale bytes
+}
+
+/// The shared-memory limit per block of the chip (opt-in maximum).
+int64_t smemLimit(Chip chip) {
+  return chip == Chip::sm_90a ? 227 * 1024 : 227 * 1024;
+}
+
+/// The register count a role asks for, as setmaxnreg's action.
+constexpr int64_t kDefaultRegisters = 168;
+
+/// Roles become branches on the warpgroup index.
+void lowerRoles(KernelOp kernel) {
+  SmallVector<RoleOp> roles(kernel.getBody().front().getOps<RoleOp>());
+  for (RoleOp role : roles) {
+    OpBuilder b(role);
+    Location loc = role.getLoc();
+    Emitter e(b, loc);
+    Value tid = e.tid();
+    Value wg = e.udiv(tid, e.i32c(128));
+    Value inRole = e.band(
+        e.icmp(LLVM::ICmpPredicate::uge, wg, e.i32c(role.getFirstWarpgroup())),
+        e.icmp(LLVM::ICmpPredicate::ult, wg, e.i32c(role.getEndWarpgroup())));
+    auto ifOp = scf::IfOp::create(b, loc, inRole, /*withElse=*/false);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    int64_t regs = role.getRegisters();
+    NVVM::SetMaxRegisterOp::create(
+        tb, loc, regs,
+        regs > kDefaultRegisters ? NVVM::SetMaxRegisterAction::increase
+                                 : NVVM::SetMaxRegisterAction::decrease);
+    Block *dest = ifOp.thenBlock();
+    if (role.getSingleThread()) {
+      Emitter te(tb, loc);
+      Value leader = te.icmp(LLVM::ICmpPredicate::eq, te.urem(tid, te.i32c(128)),
+                             te.i32c(0));
+      auto inner = scf::IfOp::create(tb, loc, leader, /*withElse=*/false);
+      dest = inner.thenBlock();
+    }
+    // Move the role's body (without its terminator) into the branch.
+    Block &body = role.getBody().front();
+    body.getTerminator()->erase();
+    dest->getOperations().splice(dest->getTerminator()->getIterator(),
+                                 body.getOperations());
+    // The warpgroup index within the role.
+    Value wgInRole;
+    dest->walk([&](Operation *op) {
+      if (auto id = dyn_cast<WarpgroupIdOp>(op)) {
+        OpBuilder ib(id);
+        Emitter ie(ib, id.getLoc());
+        id.replaceAllUsesWith(
+            ie.sub(ie.udiv(ie.tid(), ie.i32c(128)), ie.i32c(role.getFirstWarpgroup())));
+        id.erase();
+      } else if (isa<WarpgroupMmaOp>(op)) {
+        op->setAttr(kRoleFirstAttr, b.getI64IntegerAttr(role.getFirstWarpgroup()));
+      }
+    });
+    (void)wgInRole;
+    role.erase();
+  }
+}
+
+struct ConvertFlamiaToNVVMPass
+    : public flamia::impl::ConvertFlamiaToNVVMBase<ConvertFlamiaToNVVMPass> {
+  using Base::Base;
+
+  gpu::GPUModuleOp getOrCreateGpuModule(ModuleOp module, Chip chip) {
+    std::string name = ("flamia_" + stringifyChip(chip)).str();
+    if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(name))
+      return existing;
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    StringRef features = chip == Chip::sm_90a ? "+ptx80" : "+ptx88";
+    auto target = NVVM::NVVMTargetAttr::get(
+        b.getContext(), /*optLevel=*/3, "nvptx64-nvidia-cuda",
+        stringifyChip(chip), features);
+    auto gm = gpu::GPUModuleOp::create(b, module.getLoc(), name,
+                                       b.getArrayAttr({target}));
+    OpBuilder gb = OpBuilder::atBlockBegin(gm.getBody());
+    LLVM::GlobalOp::create(
+        gb, module.getLoc(), LLVM::LLVMArrayType::get(gb.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, kDynamicSmemSymbol,
+        Attribute(), /*alignment=*/1024, AddressSpace::Shared);
+    return gm;
+  }
+
+  /// Creates the llvm.func of `kernel` in `gm` and moves the body into it.
+  FailureOr<LLVM::LLVMFuncOp> createKernelFunc(KernelOp kernel,
+                                               const KernelPlan &plan,
+                                               gpu::GPUModuleOp gm,
+                                               SmallVectorImpl<Attribute> &infos) {
+    MLIRContext *ctx = kernel.getContext();
+    Location loc = kernel.getLoc();
+    OpBuilder b = OpBuilder::atBlockEnd(gm.getBody());
+    Block &body = kernel.getBody().front();
+    SmallVector<Type> argTypes;
+    SmallVector<Attribute> paramInfos;
+    for (BlockArgument arg : body.getArguments()) {
+      auto name = cast<DictionaryAttr>((*kernel.getArgAttrs())[arg.getArgNumber()])
+                      .getAs<StringAttr>("flamia.param");
+      SmallVector<NamedAttribute> info = {b.getNamedAttr("name", name)};
+      if (auto g = dyn_cast<GlobalType>(arg.getType())) {
+        info.push_back(b.getNamedAttr("dtype", b.getStringAttr(dtypeName(g.getElementType()))));
+        auto it = plan.tensorMaps.find(arg.getArgNumber());
+        if (it != plan.tensorMaps.end()) {
+          argTypes.push_back(LLVM::LLVMPointerType::get(ctx, AddressSpace::Generic));
+          info.push_back(b.getNamedAttr("kind", b.getStringAttr("tensormap")));
+          info.push_back(b.getNamedAttr("box_rows", b.getI64IntegerAttr(it->second.boxRows)));
+          info.push_back(b.getNamedAttr("box_cols", b.getI64IntegerAttr(it->second.boxCols)));
+          info.push_back(b.getNamedAttr("swizzle", b.getI64IntegerAttr(it->second.swizzleBytes)));
+        } else {
+          argTypes.push_back(LLVM::LLVMPointerType::get(ctx, AddressSpace::Global));
+          info.push_back(b.getNamedAttr("kind", b.getStringAttr("ptr")));
+        }
+      } else if (arg.getType().isInteger(32) || arg.getType().isF32()) {
+        argTypes.push_back(arg.getType());
+        info.push_back(b.getNamedAttr(
+            "kind", b.getStringAttr(arg.getType().isF32() ? "f32" : "i32")));
+      } else {
+        return kernel.emitOpError() << "parameter " << arg.getArgNumber()
+                                    << " has a type a kernel cannot take: "
+                                    << arg.getType();
+      }
+      paramInfos.push_back(b.getDictionaryAttr(info));
+    }
+    auto funcType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), argTypes);
+    auto func = LLVM::LLVMFuncOp::create(b, loc, kernel.getSymName(), funcType);
+    func->setAttr("nvvm.kernel", b.getUnitAttr());
+    func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr(
+                                      {static_cast<int32_t>(kernel.getThreads()), 1, 1}));
+    if (kernel.getLaunch() == "persistent")
+      func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+    for (auto &[index, view] : plan.tensorMaps) {
+      func.setArgAttr(index, "llvm.byval", TypeAttr::get(LLVM::LLVMArrayType::get(b.getI8Type(), 128)));
+      func.setArgAttr(index, "llvm.align", b.getI64IntegerAttr(64));
+      func.setArgAttr(index, "nvvm.grid_constant", b.getUnitAttr());
+    }
+
+    Block *entry = func.addEntryBlock(b);
+    OpBuilder eb = OpBuilder::atBlockEnd(entry);
+    Emitter e(eb, loc);
+    // Parameters as the body sees them (flamia types through casts that the
+    // conversion folds away).
+    SmallVector<Value> bodyArgs;
+    for (BlockArgument arg : body.getArguments()) {
+      Value v = entry->getArgument(arg.getArgNumber());
+      if (isa<GlobalType>(arg.getType()) &&
+          !plan.tensorMaps.count(arg.getArgNumber()))
+        v = LLVM::AddrSpaceCastOp::create(
+            eb, loc, LLVM::LLVMPointerType::get(ctx, AddressSpace::Generic), v);
+      if (v.getType() != arg.getType())
+        v = UnrealizedConversionCastOp::create(eb, loc, arg.getType(), v).getResult(0);
+      bodyArgs.push_back(v);
+    }
+    // Prologue: thread 0 initializes every mbarrier, then the CTA syncs.
+    SmallVector<std::pair<int64_t, int64_t>> barriers; // (offset, count)
+    for (auto p : body.getOps<PipelineCreateOp>()) {
+      int64_t base = cast<IntegerAttr>(p->getAttr(kSmemOffsetAttr)).getInt();
+      int64_t stages = p.getPipeline().getType().getStages();
+      for (int64_t s = 0; s < stages; ++s) {
+        barriers.push_back({base + KernelPlan::fullBarrier(s), 1});
+        barriers.push_back({base + KernelPlan::emptyBarrier(stages, s),
+                            p.getConsumers()});
+      }
+    }
+    for (auto q : body.getOps<QueueCreateOp>()) {
+      int64_t base = cast<IntegerAttr>(q->getAttr(kSmemOffsetAttr)).getInt();
+      int64_t receivers = std::max<int64_t>(q.getReceivers(), 1);
+      for (int64_t s = 0; s < 2; ++s) {
+        barriers.push_back({base + KernelPlan::queueFull(s), 1});
+        barriers.push_back({base + KernelPlan::queueEmpty(s), receivers});
+      }
+    }
+    if (!barriers.empty()) {
+      Value first = e.icmp(LLVM::ICmpPredicate::eq, e.tid(), e.i32c(0));
+      auto ifOp = scf::IfOp::create(eb, loc, first, /*withElse=*/false);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      Emitter te(tb, loc);
+      Value smem = te.smemBase();
+      for (auto [offset, count] : barriers)
+        te.mbarrierInit(te.gep(smem, offset), count);
+      NVVM::FenceMbarrierInitOp::create(tb, loc);
+      NVVM::Barrier0Op::create(eb, loc);
+    }
+    // The body follows the prologue.
+    Block *bodyBlock = &body;
+    bodyBlock->getParent()->getBlocks().remove(bodyBlock);
+    entry->getOperations().splice(entry->end(), bodyBlock->getOperations());
+    for (auto [arg, v] : llvm::zip(bodyBlock->getArguments(), bodyArgs))
+      arg.replaceAllUsesWith(v);
+    delete bodyBlock;
+
+    SmallVector<NamedAttribute> info = {
+        b.getNamedAttr("name", kernel.getSymNameAttr()),
+        b.getNamedAttr("target", b.getStringAttr(stringifyChip(kernel.getTarget().getChip()))),
+        b.getNamedAttr("launch", kernel.getLaunchAttr()),
+        b.getNamedAttr("threads", kernel.getThreadsAttr()),
+        b.getNamedAttr("smem_bytes", b.getI64IntegerAttr(plan.smemBytes)),
+        b.getNamedAttr("params", b.getArrayAttr(paramInfos))};
+    for (StringRef extra : {"schedule", "tile"})
+      if (Attribute a = kernel->getAttr(extra))
+        info.push_back(b.getNamedAttr(extra, a));
+    infos.push_back(b.getDictionaryAttr(info));
+    return func;
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
+    if (kernels.empty())
+      return;
+    module->setAttr("gpu.container_module", UnitAttr::get(ctx));
+    SmallVector<Attribute> infos;
+    if (auto existing = module->getAttrOfType<ArrayAttr>("flamia.kernel_infos"))
+      infos.append(existing.begin(), existing.end());
+    SetVector<gpu::GPUModuleOp> gpuModules;
+    DenseMap<Operation *, Chip> chipOf;
+    for (KernelOp kernel : kernels) {
+      Chip c = kernel.getTarget().getChip();
+      if (!chip.empty() && stringifyChip(c) != chip) {
+        kernel.emitOpError() << "targets " << stringifyChip(c)
+                             << " but convert-flamia-to-nvvm was asked for "
+                             << chip;
+        return signalPassFailure();
+      }
+      FailureOr<KernelPlan> plan = KernelPlan::build(kernel, smemLimit(c));
+      if (failed(plan))
+        return signalPassFailure();
+      lowerRoles(kernel);
+      gpu::GPUModuleOp gm = getOrCreateGpuModule(module, c);
+      if (failed(createKernelFunc(kernel, *plan, gm, infos)))
+        return signalPassFailure();
+      // Launches now name the kernel in its gpu.module.
+      auto newRef = SymbolRefAttr::get(
+          gm.getSymNameAttr(), {FlatSymbolRefAttr::get(kernel.getSymNameAttr())});
+      module.walk([&](LaunchOp launch) {
+        if (launch.getKernelAttr() == SymbolRefAttr::get(kernel.getSymNameAttr()))
+          launch.setKernelAttr(newRef);
+      });
+      kernel.erase();
+      gpuModules.insert(gm);
+      chipOf[gm] = c;
+    }
+    module->setAttr("flamia.kernel_infos", ArrayAttr::get(ctx, infos));
+
+    for (gpu::GPUModuleOp gm : gpuModules) {
+      Chip c = chipOf[gm];
+      if (c != Chip::sm_90a) {
+        gm.emitError() << "convert-flamia-to-nvvm: the " << stringifyChip(c)
+                       << " fragment lowering is not implemented";
+        return signalPassFailure();
+      }
+      FlamiaTypeConverter converter(ctx, c);
+      RewritePatternSet patterns(ctx);
+      populateFlamiaMemoryPatterns(converter, patterns);
+      populateSm90FragmentPatterns(converter, patterns);
+      populateQuantizeBlockPatterns(converter, patterns);
+      ConversionTarget target(*ctx);
+      target.addIllegalDialect<FlamiaDialect>();
+      target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect,
+                             arith::ArithDialect, cf::ControlFlowDialect>();
+      target.addLegalOp<gpu::GPUModuleOp>();
+      target.addLegalOp<UnrealizedConversionCastOp>();
+      scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                           target);
+      if (failed(applyPartialConversion(gm, target, std::move(patterns))))
+        return signalPassFailure();
+
+    }
+    // scf/arith/cf/gpu/index to LLVM and NVVM (the host launch plan has none
+    // of these ops, so running the module-level conversions is safe).
+    OpPassManager pm(ModuleOp::getOperationName());
+    OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+    gpuPm.addPass(createSCFToControlFlowPass());
+    pm.addPass(createArithToLLVMConversionPass());
+    pm.addPass(createConvertControlFlowToLLVMPass());
+    pm.addPass(createConvertIndexToLLVMPass());
+    pm.addPass(createReconcileUnrealizedCastsPass());
+    if (failed(runPipeline(pm, module)))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,55 @@
+//===- KernelPlan.h - Shared memory and parameters of a kernel --*- C++ -*-===//
+//
+// Decided once per flamia.kernel before its ops are lowered: where each
+// shared-memory buffer, pipeline and queue lives in dynamic shared memory,
+// which global parameters are read through TMA (and become CUtensorMap
+// parameters), and the register budget of each role.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLAMIA_LIB_CONVERSION_FLAMIATONVVM_KERNELPLAN_H
+#define FLAMIA_LIB_CONVERSION_FLAMIATONVVM_KERNELPLAN_H
+
+#include "flamia/Dialect/FlamiaOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::flamia {
+
+/// Attribute holding an op's byte offset in dynamic shared memory.
+constexpr const char *kSmemOffsetAttr = "flamia.smem_offset";
+/// Attribute (on wg.mma) holding the first warpgroup of its role.
+constexpr const char *kRoleFirstAttr = "flamia.role_first";
+/// Scratch for cross-warp reductions of flamia.quantize_block.
+constexpr int64_t kQuantizeScratchBytes = 256;
+
+/// How a TMA-read parameter is viewed (docs/runtime-abi.md, `tensormap`).
+struct TensorMapView {
+  int64_t boxRows = 0, boxCols = 0, swizzleBytes = 128;
+};
+
+struct KernelPlan {
+  int64_t smemBytes = 0;
+  /// Kernel parameter index -> its TMA view (others are plain pointers).
+  llvm::DenseMap<unsigned, TensorMapView> tensorMaps;
+
+  /// Mbarrier layout of a pipeline at `base`: full[s] then empty[s].
+  static int64_t fullBarrier(int64_t stage) { return 8 * stage; }
+  static int64_t emptyBarrier(int64_t stages, int64_t stage) {
+    return 8 * (stages + stage);
+  }
+  /// Queue layout: full[2], empty[2] mbarriers, then 2 int32 slots.
+  static int64_t queueFull(int64_t slot) { return 8 * slot; }
+  static int64_t queueEmpty(int64_t slot) { return 16 + 8 * slot; }
+  static int64_t queueSlot(int64_t slot) { return 32 + 4 * slot; }
+  static constexpr int64_t kQueueBytes = 48;
+
+  /// Plans `kernel` and annotates its ops with their offsets. Fails with a
+  /// diagnostic if shared memory overflows or a parameter is used both
+  /// through TMA and through pointers.
+  static FailureOr<KernelPlan> build(KernelOp kernel, int64_t smemLimit);
+};
+
+} // namespace mlir::flamia
+
+#endif // FLAMIA_LIB_CONVERSION_FLAMIATONVVM_KERNELPLAN_H

@@ -1,0 +1,278 @@
+//===- MemoryPatterns.cpp - shared memory, pipelines, queue, TMA ----------===//
+//
+// The synchronization protocols (docs/lowering.md):
+//  - pipeline with S stages at `base`: full[s] (count 1: the producer's
+//    arrive.expect_tx, then the TMA bytes), empty[s] (count = consumers).
+//    Iteration `it` uses stage it % S with phase parity (it / S) % 2; the
+//    producer waits for empty with the opposite parity, which a fresh
+//    barrier reports as complete (the first lap passes at once).
+//  - queue: two slots; the producer thread writes the index into slot
+//    it % 2 after the slot's empty barrier and arrives on its full barrier
+//    (release); receivers wait on full (acquire), read, arrive on empty.
+//
+//===----------------------------------------------------------------------===//
+#include "Emitter.h"
+#include "KernelPlan.h"
+#include "Patterns.h"
+
+#include "flamia/Dialect/FlamiaOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+using namespace mlir;
+using namespace mlir::flamia;
+
+namespace {
+
+int64_t smemOffsetOf(Operation *op) {
+  return cast<IntegerAttr>(op->getAttr(kSmemOffsetAttr)).getInt();
+}
+
+/// stage = it % S, parity = (it / S) % 2.
+std::pair<Value, Value> stageAndParity(Emitter &e, Value it, int64_t stages) {
+  Value s = e.i32c(stages);
+  return {e.urem(it, s), e.band(e.udiv(it, s), e.i32c(1))};
+}
+
+/// A barrier at `base + byteOffset(stage)` (byteOffset = 8 * index).
+Value barrierAt(Emitter &e, Value base, Value index) {
+  return e.gep(base, e.mul(index, e.i32c(8)));
+}
+
+struct SmemAllocLowering : OpConversionPattern<SmemAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SmemAllocOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    rewriter.replaceOp(op, e.gep(e.smemBase(), smemOffsetOf(op)));
+    return success();
+  }
+};
+
+/// Pipelines and queues: their barriers are initialized in the kernel
+/// prologue; here they are just addresses.
+template <typename OpTy>
+struct BarrierBlockLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    Value base = e.gep(e.smemBase(), smemOffsetOf(op));
+    if constexpr (std::is_same_v<OpTy, QueueCreateOp>) {
+      Type type = this->getTypeConverter()->convertType(op.getQueue().getType());
+      Value q = e.undef(type);
+      q = e.insert(q, adaptor.getCounter(), 0);
+      q = e.insert(q, base, 1);
+      rewriter.replaceOp(op, q);
+    } else {
+      rewriter.replaceOp(op, base);
+    }
+    return success();
+  }
+};
+
+struct PipelineAcquireLowering : OpConversionPattern<PipelineAcquireOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PipelineAcquireOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    int64_t stages = op.getPipeline().getType().getStages();
+    auto [stage, parity] = stageAndParity(e, adaptor.getIteration(), stages);
+    Value bar;
+    if (op.getSide() == "producer") {
+      bar = barrierAt(e, adaptor.getPipeline(), e.add(stage, e.i32c(stages)));
+      parity = e.bxor(parity, e.i32c(1));
+    } else {
+      bar = barrierAt(e, adaptor.getPipeline(), stage);
+    }
+    e.mbarrierWait(bar, parity);
+    rewriter.replaceOp(op, stage);
+    return success();
+  }
+};
+
+struct PipelineExpectLowering : OpConversionPattern<PipelineExpectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PipelineExpectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    e.mbarrierArriveExpectTx(barrierAt(e, adaptor.getPipeline(), adaptor.getStage()),
+                             op.getBytes());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct PipelineReleaseLowering : OpConversionPattern<PipelineReleaseOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PipelineReleaseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    int64_t stages = op.getPipeline().getType().getStages();
+    e.mbarrierArrive(barrierAt(e, adaptor.getPipeline(),
+                               e.add(adaptor.getStage(), e.i32c(stages))));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// One TMA copy per 128-byte column atom of the destination tile.
+struct TmaLoadLowering : OpConversionPattern<TmaLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmaLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    SmemType dst = op.getDest().getType();
+    int64_t elemBytes = dst.getElementType().getIntOrFloatBitWidth() / 8;
+    int64_t atomCols = 128 / elemBytes;
+    int64_t atomBytes = dst.getRows() * 128;
+    Value tile = e.gep(adaptor.getDest(),
+                       e.mul(adaptor.getStage(), e.i32c(dst.getTileBytes())));
+    Value bar = barrierAt(e, adaptor.getPipeline(), adaptor.getStage());
+    for (int64_t a = 0; a < dst.getCols() / atomCols; ++a) {
+      Value col = e.add(adaptor.getCol(), e.i32c(a * atomCols));
+      // The destination as a shared::cluster address of this CTA.
+      Value dst = LLVM::AddrSpaceCastOp::create(
+          rewriter, op.getLoc(),
+          LLVM::LLVMPointerType::get(rewriter.getContext(), 7),
+          e.gep(tile, a * atomBytes));
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          rewriter, op.getLoc(), dst, adaptor.getSource(),
+          ValueRange{col, adaptor.getRow()}, bar, ValueRange{}, Value(), Value(),
+          NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+          NVVM::CTAGroupKindAttr(), Value());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct QueueNextLowering : OpConversionPattern<QueueNextOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(QueueNextOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    Value counter = e.extract(adaptor.getQueue(), 0);
+    Value base = e.extract(adaptor.getQueue(), 1);
+    auto [slot, parity] = stageAndParity(e, adaptor.getIteration(), 2);
+    Value full = e.gep(base, e.mul(slot, e.i32c(8)));
+    Value empty = e.gep(base, e.add(e.mul(slot, e.i32c(8)), e.i32c(16)));
+    Value slotPtr = e.gep(base, e.add(e.mul(slot, e.i32c(4)), e.i32c(32)));
+    Value index;
+    if (op.getSide() == "fetch") {
+      index = LLVM::AtomicRMWOp::create(rewriter, op.getLoc(),
+                                        LLVM::AtomicBinOp::add, counter,
+                                        e.i32c(1), LLVM::AtomicOrdering::monotonic);
+      e.mbarrierWait(empty, e.bxor(parity, e.i32c(1)));
+      e.store(index, slotPtr, 4);
+      e.mbarrierArrive(full);
+    } else {
+      e.mbarrierWait(full, parity);
+      index = e.load(e.i32(), slotPtr, 4);
+      e.mbarrierArrive(empty);
+    }
+    rewriter.replaceOp(op, index);
+    return success();
+  }
+};
+
+struct ItemLoadLowering : OpConversionPattern<ItemLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ItemLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    Value item = e.gep(adaptor.getItems(), e.mul(adaptor.getIndex(), e.i32c(32)));
+    auto v4 = VectorType::get({4}, e.i32());
+    SmallVector<Value> fields;
+    for (int64_t half = 0; half < 2; ++half) {
+      Value v = e.load(v4, e.gep(item, 16 * half), 16);
+      for (int64_t i = 0; i < 4; ++i)
+        fields.push_back(LLVM::ExtractElementOp::create(rewriter, op.getLoc(), v,
+                                                        e.i32c(i)));
+    }
+    rewriter.replaceOp(op, fields);
+    return success();
+  }
+};
+
+struct BlockInfoLoadLowering : OpConversionPattern<BlockInfoLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BlockInfoLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    Value p = e.gep(adaptor.getBlockInfo(), e.mul(adaptor.getBlock(), e.i32c(8)));
+    Value v = e.load(VectorType::get({2}, e.i32()), p, 8);
+    rewriter.replaceOp(op, {LLVM::ExtractElementOp::create(rewriter, op.getLoc(), v, e.i32c(0)),
+                            LLVM::ExtractElementOp::create(rewriter, op.getLoc(), v, e.i32c(1))});
+    return success();
+  }
+};
+
+struct ReturnLowering : OpConversionPattern<ReturnOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReturnOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::ReturnOp>(op, ValueRange{});
+    return success();
+  }
+};
+
+/// gpu.block_id in a kernel body (upstream's gpu-to-nvvm would also turn
+/// LLVM math intrinsics into libdevice calls, which these kernels avoid).
+struct BlockIdLowering : OpConversionPattern<gpu::BlockIdOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(gpu::BlockIdOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Value id;
+    switch (op.getDimension()) {
+    case gpu::Dimension::x:
+      id = NVVM::BlockIdXOp::create(rewriter, loc, i32);
+      break;
+    case gpu::Dimension::y:
+      id = NVVM::BlockIdYOp::create(rewriter, loc, i32);
+      break;
+    case gpu::Dimension::z:
+      id = NVVM::BlockIdZOp::create(rewriter, loc, i32);
+      break;
+    }
+    rewriter.replaceOpWithNewOp<arith::IndexCastOp>(op, rewriter.getIndexType(), id);
+    return success();
+  }
+};
+
+struct AttentionTileRejection : OpConversionPattern<AttentionTileOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AttentionTileOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return op.emitOpError() << "is not tiled: run flamia-tile before "
+                               "convert-flamia-to-nvvm";
+  }
+};
+
+} // namespace
+
+void mlir::flamia::populateFlamiaMemoryPatterns(
+    const FlamiaTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<SmemAllocLowering, BarrierBlockLowering<PipelineCreateOp>,
+               BarrierBlockLowering<QueueCreateOp>, PipelineAcquireLowering,
+               PipelineExpectLowering, PipelineReleaseLowering, TmaLoadLowering,
+               QueueNextLowering, ItemLoadLowering, BlockInfoLoadLowering,
+               ReturnLowering, BlockIdLowering, AttentionTileRejection>(converter,
+                                                       patterns.getContext());
+}

@@ -1,0 +1,38 @@
+//===- Patterns.h - convert-flamia-to-nvvm patterns -------------*- C++ -*-===//
+#ifndef FLAMIA_LIB_CONVERSION_FLAMIATONVVM_PATTERNS_H
+#define FLAMIA_LIB_CONVERSION_FLAMIATONVVM_PATTERNS_H
+
+#include "flamia/Dialect/FlamiaAttrs.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::flamia {
+
+/// Types of the block level on a target: globals are generic pointers,
+/// shared buffers, pipelines and queues shared-memory pointers, fragments
+/// and per-row values LLVM structs of the target's register layout.
+class FlamiaTypeConverter : public TypeConverter {
+public:
+  FlamiaTypeConverter(MLIRContext *ctx, Chip chip);
+  Chip getChip() const { return chip; }
+
+private:
+  Chip chip;
+};
+
+/// Shared memory, pipelines, the work queue, TMA, item loads, constants.
+void populateFlamiaMemoryPatterns(const FlamiaTypeConverter &converter,
+                                  RewritePatternSet &patterns);
+
+/// Fragments in wgmma's register layouts: MMAs, masking, online softmax,
+/// P rounding, epilogue.
+void populateSm90FragmentPatterns(const FlamiaTypeConverter &converter,
+                                  RewritePatternSet &patterns);
+
+/// flamia.quantize_block: the fused quantization of one token block.
+void populateQuantizeBlockPatterns(const FlamiaTypeConverter &converter,
+                                   RewritePatternSet &patterns);
+
+} // namespace mlir::flamia
+
+#endif // FLAMIA_LIB_CONVERSION_FLAMIATONVVM_PATTERNS_H

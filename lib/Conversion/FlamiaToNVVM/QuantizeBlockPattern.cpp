@@ -1,0 +1,217 @@
+//===- QuantizeBlockPattern.cpp - the fused quantization of a block -------===//
+//
+// flamia.quantize_block on 128 threads: thread t reads the 32 channels of
+// channel block t % C (C = D / 32) of row t / C of the token block with
+// four 16-byte loads, so every byte of the block is read once. Per-token
+// scales need only the thread's own 32 values; the 32x32 token-block amax
+// is reduced over the threads of the same channel block (shuffles within a
+// warp, shared memory across warps). The scale rule is the contract's
+// (docs/numerics.md): e = smallest integer with amax / 2^e <= 448, from the
+// bits of amax (exact: e = E - 8, plus 1 when the mantissa exceeds 1.75),
+// clamped to [-127, 127]; elements RNE to E4M3 with saturation
+// (cvt.rn.satfinite); a block holding Inf or NaN gets scale 0xFF and
+// elements 0x7F. Payloads stay in the packed [T, H, D] order.
+//
+//===----------------------------------------------------------------------===//
+#include "Emitter.h"
+#include "KernelPlan.h"
+#include "Patterns.h"
+
+#include "flamia/Dialect/FlamiaOps.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::flamia;
+
+namespace {
+
+struct Scale {
+  Value byte;     // i8 scale code (E8M0)
+  Value inverse;  // f32 2^-e
+  Value factor;   // f32 2^e
+  Value nonFinite;
+};
+
+/// The E8M0 scale of a block whose amax is `amax` (+inf for Inf/NaN blocks).
+Scale scaleOf(Emitter &e, Value amax) {
+  Value bits = e.bitcast(e.i32(), amax);
+  Value expField = e.band(e.lshr(bits, e.i32c(23)), e.i32c(0xFF));
+  Value mant = e.band(bits, e.i32c(0x7FFFFF));
+  Value bump = e.zext(e.i32(), e.icmp(LLVM::ICmpPredicate::ugt, mant,
+                                      e.i32c(0x600000)));
+  Value ex = e.add(e.sub(expField, e.i32c(127 + 8)), bump);
+  // amax = 0 or subnormal: the smallest exponent.
+  ex = e.select(e.icmp(LLVM::ICmpPredicate::eq, expField, e.i32c(0)),
+                e.i32c(-127), ex);
+  ex = e.select(e.icmp(LLVM::ICmpPredicate::slt, ex, e.i32c(-127)), e.i32c(-127), ex);
+  ex = e.select(e.icmp(LLVM::ICmpPredicate::sgt, ex, e.i32c(127)), e.i32c(127), ex);
+  Value nonFinite = e.icmp(LLVM::ICmpPredicate::eq, expField, e.i32c(0xFF));
+  Value byte = e.select(nonFinite, e.i32c(0xFF), e.add(ex, e.i32c(127)));
+  // 2^-e and 2^e as float bits; the one subnormal case of each is explicit.
+  Value invBits = e.select(e.icmp(LLVM::ICmpPredicate::eq, ex, e.i32c(127)),
+                           e.i32c(0x00200000),
+                           e.shl(e.sub(e.i32c(127), ex), e.i32c(23)));
+  Value facBits = e.select(e.icmp(LLVM::ICmpPredicate::eq, ex, e.i32c(-127)),
+                           e.i32c(0x00400000),
+                           e.shl(e.add(ex, e.i32c(127)), e.i32c(23)));
+  return {e.trunc(e.i8(), byte), e.bitcast(e.f32(), invBits),
+          e.bitcast(e.f32(), facBits), nonFinite};
+}
+
+struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(QuantizeBlockOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    GlobalType src = op.getSource().getType();
+    if (!src.getElementType().isBF16())
+      return op.emitOpError() << "quantizes bf16 sources";
+    int64_t heads = src.getShape()[1], d = src.getShape()[2];
+    if (d % 32 != 0 || d > 128)
+      return op.emitOpError() << "head dim " << d
+                              << " is not implemented (a multiple of 32 up to "
+                                 "128: one pass of 128 threads per block)";
+    int64_t c = d / 32;
+    Value tid = e.tid();
+    Value row = e.udiv(tid, e.i32c(c));
+    Value cb = e.urem(tid, e.i32c(c));
+    Value length = adaptor.getLength();
+    Value valid = e.icmp(LLVM::ICmpPredicate::slt, row, length);
+    Value clamped = e.select(valid, row, e.sub(length, e.i32c(1)));
+    Value token = e.add(adaptor.getStart(), clamped);
+    Value elem = e.add(e.add(e.mul(token, e.i32c(heads * d)),
+                             e.mul(adaptor.getHead(), e.i32c(d))),
+                       e.mul(cb, e.i32c(32)));
+
+    // 32 bf16 values -> f32 (bf16 is the upper half of f32).
+    auto v4 = VectorType::get({4}, e.i32());
+    SmallVector<Value> x;
+    Value srcPtr = e.gep(adaptor.getSource(), e.mul(elem, e.i32c(2)));
+    for (int64_t q = 0; q < 4; ++q) {
+      Value v = e.load(v4, e.gep(srcPtr, 16 * q), 16);
+      for (int64_t j = 0; j < 4; ++j) {
+        Value w = LLVM::ExtractElementOp::create(rewriter, loc, v, e.i32c(j));
+        x.push_back(e.bitcast(e.f32(), e.shl(w, e.i32c(16))));
+        x.push_back(e.bitcast(e.f32(), e.band(w, e.i32c(0xFFFF0000))));
+      }
+    }
+    // |x| with NaN as +inf, so that amax = +inf marks a non-finite block;
+    // rows past the block's end count as zeros.
+    Value inf = e.f32c(std::numeric_limits<float>::infinity());
+    Value amax = e.f32c(0);
+    for (Value v : x) {
+      Value a = LLVM::FAbsOp::create(rewriter, loc, v);
+      a = e.select(e.fcmp(LLVM::FCmpPredicate::uno, v, v), inf, a);
+      amax = e.fmax(amax, a);
+    }
+    amax = e.select(valid, amax, e.f32c(0));
+
+    auto storeCopy = [&](const Scale &s, Value data, Value dequant) {
+      // Payload: 32 E4M3 codes = two 16-byte stores.
+      SmallVector<Value> words;
+      SmallVector<Value> deqWords;
+      for (int64_t i = 0; i < 32; i += 2) {
+        Value lo = e.fmul(x[i], s.inverse), hi = e.fmul(x[i + 1], s.inverse);
+        Value f8 = e.cvtToE4M3x2(hi, lo);
+        Value half = e.zext(e.i32(), e.bitcast(e.i16(), f8));
+        half = e.select(s.nonFinite, e.i32c(0x7F7F), half);
+        words.push_back(half);
+        if (dequant) {
+          auto [flo, fhi] = e.cvtE4M3x2ToF32(f8);
+          Value packed = e.cvtToBF16x2(e.fmul(fhi, s.factor), e.fmul(flo, s.factor));
+          deqWords.push_back(e.select(s.nonFinite, e.i32c(0x7FC07FC0), packed));
+        }
+      }
+      auto ifOp = scf::IfOp::create(rewriter, loc, valid, /*withElse=*/false);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      Emitter te(tb, loc);
+      Value dataPtr = te.gep(data, elem);
+      for (int64_t q = 0; q < 2; ++q) {
+        Value vec = te.undef(v4);
+        for (int64_t j = 0; j < 4; ++j) {
+          Value w = te.bor(words[8 * q + 2 * j],
+                           te.shl(words[8 * q + 2 * j + 1], te.i32c(16)));
+          vec = LLVM::InsertElementOp::create(tb, loc, vec, w, te.i32c(j));
+        }
+        te.store(vec, te.gep(dataPtr, 16 * q), 16);
+      }
+      if (dequant) {
+        Value deqPtr = te.gep(dequant, te.mul(elem, te.i32c(2)));
+        for (int64_t q = 0; q < 4; ++q) {
+          Value vec = te.undef(v4);
+          for (int64_t j = 0; j < 4; ++j)
+            vec = LLVM::InsertElementOp::create(tb, loc, vec, deqWords[4 * q + j],
+                                                te.i32c(j));
+          te.store(vec, te.gep(deqPtr, 16 * q), 16);
+        }
+      }
+    };
+
+    if (Value data = adaptor.getPerTokenData()) {
+      Scale s = scaleOf(e, amax);
+      storeCopy(s, data, adaptor.getPerTokenDequant());
+      auto ifOp = scf::IfOp::create(rewriter, loc, valid, /*withElse=*/false);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      Emitter te(tb, loc);
+      Value idx = te.add(te.add(te.mul(token, te.i32c(heads * c)),
+                                te.mul(adaptor.getHead(), te.i32c(c))),
+                         cb);
+      te.store(s.byte, te.gep(adaptor.getPerTokenScales(), idx), 1);
+    }
+
+    if (Value data = adaptor.getTokenBlockData()) {
+      // amax over the 32 x 32 block: threads with the same channel block.
+      Value blockMax = amax;
+      for (int64_t m = c; m < 32; m *= 2)
+        blockMax = e.fmax(blockMax, e.shflXor(blockMax, m));
+      int64_t scratch =
+          cast<IntegerAttr>(op->getAttr(kSmemOffsetAttr)).getInt();
+      Value base = e.gep(e.smemBase(), scratch);
+      Value lane = e.urem(tid, e.i32c(32));
+      Value warp = e.udiv(tid, e.i32c(32));
+      auto writeIf = scf::IfOp::create(
+          rewriter, loc, e.icmp(LLVM::ICmpPredicate::ult, lane, e.i32c(c)),
+          /*withElse=*/false);
+      {
+        OpBuilder tb = writeIf.getThenBodyBuilder();
+        Emitter te(tb, loc);
+        Value slot = te.add(te.mul(warp, te.i32c(c)), lane);
+        te.store(blockMax, te.gep(base, te.mul(slot, te.i32c(4))), 4);
+      }
+      NVVM::Barrier0Op::create(rewriter, loc);
+      blockMax = e.f32c(0);
+      for (int64_t w = 0; w < 4; ++w)
+        blockMax = e.fmax(blockMax,
+                          e.load(e.f32(), e.gep(base, e.mul(e.add(e.i32c(w * c), cb),
+                                                            e.i32c(4))),
+                                 4));
+      NVVM::Barrier0Op::create(rewriter, loc);
+      Scale s = scaleOf(e, blockMax);
+      storeCopy(s, data, adaptor.getTokenBlockDequant());
+      auto firstRow = scf::IfOp::create(
+          rewriter, loc, e.icmp(LLVM::ICmpPredicate::eq, row, e.i32c(0)),
+          /*withElse=*/false);
+      OpBuilder tb = firstRow.getThenBodyBuilder();
+      Emitter te(tb, loc);
+      Value idx = te.add(te.add(te.mul(adaptor.getBlock(), te.i32c(heads * c)),
+                                te.mul(adaptor.getHead(), te.i32c(c))),
+                         cb);
+      te.store(s.byte, te.gep(adaptor.getTokenBlockScales(), idx), 1);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::flamia::populateQuantizeBlockPatterns(
+    const FlamiaTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<QuantizeBlockLowering>(converter, patterns.getContext());
+}

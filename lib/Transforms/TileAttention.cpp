@@ -1,0 +1,356 @@
+//===- TileAttention.cpp - flamia-tile ------------------------------------===//
+//
+// Expands a persistent attention kernel (a work loop around
+// flamia.attention_tile, as flamia-varlen-schedule writes it) into the
+// pipelined, warp-specialized program of its target:
+//
+//   role "producer" (warpgroup 0, one thread, few registers):
+//     take the next item from the queue; TMA its Q tile(s); for each key
+//     tile of the item, TMA K and V into the next stage of a 2-stage ring,
+//     from the bf16 originals when the tile is inside the queries' safe
+//     block and from the quantized copies otherwise.
+//   role "consumer" (warpgroups 1-2, 64 query rows each):
+//     for each key tile: S = Q K^T, mask (diagonal, document end), online
+//     softmax, P rounded (E4M3 * 2^8 off the safe block, bf16 on it),
+//     O = O * alpha + P V, release the stage; then O / l and LSE.
+//
+// Tiles are 128 x 128; the safe block must be a multiple of 128 so that a
+// key tile is wholly inside or wholly outside every query's safe block.
+//
+//===----------------------------------------------------------------------===//
+#include "flamia/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <limits>
+
+namespace mlir::flamia {
+#define GEN_PASS_DEF_FLAMIATILE
+#include "flamia/Transforms/Passes.h.inc"
+} // namespace mlir::flamia
+
+using namespace mlir;
+using namespace mlir::flamia;
+
+namespace {
+
+/// Small arith helpers on i32 values.
+struct I32Builder {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value cdiv(Value x, int64_t d) { return div(add(x, c(d - 1)), c(d)); }
+};
+
+/// The item fields every role needs, and the derived key-tile bounds.
+struct ItemInfo {
+  Value qStart, qRows, docStart, docEnd, qHead, kvHead, qTile;
+  Value docLen, numKeyTiles;
+};
+
+struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
+  using Base::Base;
+
+  ItemInfo loadItem(I32Builder &ib, Value items, Value index, bool causal,
+                    int64_t blockN) {
+    auto f = ItemLoadOp::create(ib.b, ib.loc, SmallVector<Type>(8, ib.b.getI32Type()),
+                                items, index);
+    ItemInfo info{f.getQStart(), f.getQRows(),  f.getDocStart(), f.getDocEnd(),
+                  f.getQHead(),  f.getKvHead(), f.getQTile(),    {}, {}};
+    info.docLen = ib.sub(info.docEnd, info.docStart);
+    // Causal with square tiles: keys up to the query tile's own tile.
+    info.numKeyTiles = causal ? ib.add(info.qTile, ib.c(1))
+                              : ib.cdiv(info.docLen, blockN);
+    return info;
+  }
+
+  /// True when key tile `kt` lies in the safe block of the item's queries.
+  Value isSafeTile(I32Builder &ib, Value kt, const ItemInfo &item,
+                   int64_t safeBlock, int64_t tile) {
+    if (safeBlock == 0)
+      return arith::ConstantIntOp::create(ib.b, ib.loc, ib.b.getI1Type(), 0);
+    int64_t tilesPerSafe = safeBlock / tile;
+    return ib.cmp(arith::CmpIPredicate::eq, ib.div(kt, ib.c(tilesPerSafe)),
+                  ib.div(item.qTile, ib.c(tilesPerSafe)));
+  }
+
+  LogicalResult tile(KernelOp kernel, AttentionTileOp at) {
+    MLIRContext *ctx = kernel.getContext();
+    Location loc = at.getLoc();
+    if (kernel.getTarget().getChip() != Chip::sm_90a)
+      return at.emitOpError()
+             << "flamia-tile: the " << stringifyChip(kernel.getTarget().getChip())
+             << " attention program is not implemented yet (sm_90a is)";
+    int64_t bm = at.getBlockM(), bn = at.getBlockN();
+    if (bm != 128 || bn != 128)
+      return at.emitOpError() << "flamia-tile: 128 x 128 tiles only, got "
+                              << bm << " x " << bn;
+    int64_t safeBlock = at.getRecipe().getSafeBlock();
+    if (safeBlock % bn != 0)
+      return at.emitOpError()
+             << "flamia-tile: safe_block = " << safeBlock
+             << " does not cover whole 128-key tiles; tiles that mix the "
+                "safe and quantized paths are not implemented (use a "
+                "multiple of 128)";
+    if (at.getQ().size() != 1 || at.getK().size() != 1 || at.getV().size() != 1)
+      return at.emitOpError() << "flamia-tile: sm_90a reads dequantized bf16 "
+                                 "q, k, v (one operand each)";
+    auto qType = cast<GlobalType>(at.getQ()[0].getType());
+    int64_t d = qType.getShape()[2];
+    if (d != 64 && d != 128)
+      return at.emitOpError() << "flamia-tile: head dim " << d
+                              << " is not implemented on sm_90a (64, 128)";
+    bool causal = at.getCausal();
+    bool safe = safeBlock > 0;
+    Type bf16 = BFloat16Type::get(ctx);
+    Type i32 = IntegerType::get(ctx, 32);
+    auto tileType = [&](int64_t stages) {
+      return SmemType::get(ctx, {stages, bm, d}, bf16);
+    };
+    auto accType = FragmentType::get(ctx, {64, d}, Float32Type::get(ctx));
+    auto sType = FragmentType::get(ctx, {64, bn}, Float32Type::get(ctx));
+    auto pType = FragmentType::get(ctx, {64, bn}, bf16);
+    auto rowsType = RowsType::get(ctx, 64, Float32Type::get(ctx));
+    const int64_t consumerThreads = 256;
+    const int64_t tileBytes = bm * d * 2;
+
+    // Everything the roles need, captured before the old body goes away.
+    Value items = at.getItems(), qDeq = at.getQ()[0], kDeq = at.getK()[0],
+          vDeq = at.getV()[0], out = at.getO(), lse = at.getLse(),
+          scale = at.getScaleLog2(), numTokens = at.getNumTokens();
+    Value qSafe = safe ? at.getSafe()[0] : Value();
+    Value kSafe = safe ? at.getSafe()[1] : Value();
+    Value vSafe = safe ? at.getSafe()[2] : Value();
+    auto queueCreate = *kernel.getBody().front().getOps<QueueCreateOp>().begin();
+    Value counter = queueCreate.getCounter(),
+          numItems = queueCreate.getNumItems();
+    PrecisionAttr pPrecision = at.getP();
+
+    // Drop the untiled body (keep the parameters).
+    Block &body = kernel.getBody().front();
+    while (!body.empty())
+      body.back().erase();
+    kernel.setThreads(384);
+
+    OpBuilder b = OpBuilder::atBlockEnd(&body);
+    I32Builder ib{b, loc};
+    Value qd = SmemAllocOp::create(b, loc, tileType(1));
+    Value qs = safe ? SmemAllocOp::create(b, loc, tileType(1)).getResult() : Value();
+    Value ks = SmemAllocOp::create(b, loc, tileType(2));
+    Value vs = SmemAllocOp::create(b, loc, tileType(2));
+    Value qp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, 1),
+                                        consumerThreads);
+    Value kvp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, 2),
+                                         consumerThreads);
+    auto queue = QueueCreateOp::create(b, loc, QueueType::get(ctx), counter,
+                                       numItems, consumerThreads);
+
+    // The work loop shared by both roles: `body(it, kvIt, index)` returns
+    // the next kvIt.
+    auto workLoop = [&](OpBuilder &rb, StringRef side,
+                        function_ref<Value(OpBuilder &, Value, Value)> itemBody) {
+      I32Builder rib{rb, loc};
+      auto loop = scf::WhileOp::create(rb, loc, TypeRange{i32, i32, i32},
+                                       ValueRange{rib.c(0), rib.c(0)});
+      Block *before = rb.createBlock(&loop.getBefore(), {}, {i32, i32},
+                                     {loc, loc});
+      {
+        OpBuilder bb = OpBuilder::atBlockEnd(before);
+        I32Builder bib{bb, loc};
+        Value index = QueueNextOp::create(bb, loc, i32, queue, before->getArgument(0),
+                                          bb.getStringAttr(side));
+        Value more = bib.cmp(arith::CmpIPredicate::slt, index, numItems);
+        scf::ConditionOp::create(bb, loc, more,
+                                 ValueRange{before->getArgument(0),
+                                            before->getArgument(1), index});
+      }
+      Block *after = rb.createBlock(&loop.getAfter(), {}, {i32, i32, i32},
+                                    {loc, loc, loc});
+      OpBuilder ab = OpBuilder::atBlockEnd(after);
+      I32Builder aib{ab, loc};
+      Value kvNext = itemBody(ab, after->getArgument(1), after->getArgument(2));
+      scf::YieldOp::create(ab, loc,
+                           ValueRange{aib.add(after->getArgument(0), aib.c(1)), kvNext});
+      rb.setInsertionPointAfter(loop);
+      (void)after;
+      return after->getArgument(0);
+    };
+
+    // ---- producer ---------------------------------------------------------
+    {
+      auto role = RoleOp::create(b, loc, "producer", 0, 1, 40, /*single_thread=*/true);
+      Block *rblock = new Block();
+      role.getBody().push_back(rblock);
+      OpBuilder rb = OpBuilder::atBlockEnd(rblock);
+      workLoop(rb, "fetch", [&](OpBuilder &ab, Value kvIt, Value index) {
+        I32Builder eb{ab, loc};
+        ItemInfo item = loadItem(eb, items, index, causal, bn);
+        Value it = ab.getBlock()->getArgument(0);
+        Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
+                                              ab.getStringAttr("producer"));
+        PipelineExpectOp::create(ab, loc, qp, qst, (safe ? 2 : 1) * tileBytes);
+        Value qCol = eb.mul(item.qHead, eb.c(d));
+        TmaLoadOp::create(ab, loc, qDeq, item.qStart, qCol, qd, qst, qp);
+        if (safe)
+          TmaLoadOp::create(ab, loc, qSafe, item.qStart, qCol, qs, qst, qp);
+        Value kvCol = eb.mul(item.kvHead, eb.c(d));
+        auto forOp = scf::ForOp::create(ab, loc, eb.c(0), item.numKeyTiles,
+                                        eb.c(1), ValueRange{kvIt});
+        {
+          OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
+          I32Builder fib{fb, loc};
+          Value kt = forOp.getInductionVar();
+          Value kv = forOp.getRegionIterArgs()[0];
+          Value st = PipelineAcquireOp::create(fb, loc, i32, kvp, kv,
+                                               fb.getStringAttr("producer"));
+          PipelineExpectOp::create(fb, loc, kvp, st, 2 * tileBytes);
+          Value row = fib.add(item.docStart, fib.mul(kt, fib.c(bn)));
+          auto load = [&](OpBuilder &lb, Value k, Value v) {
+            TmaLoadOp::create(lb, loc, k, row, kvCol, ks, st, kvp);
+            TmaLoadOp::create(lb, loc, v, row, kvCol, vs, st, kvp);
+          };
+          if (safe) {
+            Value isSafe = isSafeTile(fib, kt, item, safeBlock, bn);
+            auto ifOp = scf::IfOp::create(fb, loc, isSafe, /*withElse=*/true);
+            OpBuilder tb = ifOp.getThenBodyBuilder();
+            load(tb, kSafe, vSafe);
+            OpBuilder eb2 = ifOp.getElseBodyBuilder();
+            load(eb2, kDeq, vDeq);
+          } else {
+            load(fb, kDeq, vDeq);
+          }
+          scf::YieldOp::create(fb, loc, fib.add(kv, fib.c(1)));
+        }
+        return forOp.getResult(0);
+      });
+      ReturnOp::create(rb, loc);
+    }
+
+    // ---- consumers --------------------------------------------------------
+    {
+      auto role = RoleOp::create(b, loc, "consumer", 1, 3, 232, false);
+      Block *rblock = new Block();
+      role.getBody().push_back(rblock);
+      OpBuilder rb = OpBuilder::atBlockEnd(rblock);
+      Value wg = WarpgroupIdOp::create(rb, loc, i32);
+      workLoop(rb, "receive", [&](OpBuilder &ab, Value kvIt, Value index) {
+        I32Builder eb{ab, loc};
+        ItemInfo item = loadItem(eb, items, index, causal, bn);
+        Value it = ab.getBlock()->getArgument(0);
+        Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
+                                              ab.getStringAttr("consumer"));
+        Value rowBase = eb.mul(wg, eb.c(64));
+        Value queryBase = eb.add(eb.mul(item.qTile, eb.c(bm)), rowBase);
+        Value m0 = RowsFillOp::create(
+            ab, loc, rowsType,
+            ab.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+        Value l0 = RowsFillOp::create(ab, loc, rowsType, ab.getF32FloatAttr(0));
+        Value o0 = FragZeroOp::create(ab, loc, accType);
+        auto forOp = scf::ForOp::create(ab, loc, eb.c(0), item.numKeyTiles,
+                                        eb.c(1), ValueRange{kvIt, m0, l0, o0});
+        {
+          OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
+          I32Builder fib{fb, loc};
+          Value kt = forOp.getInductionVar();
+          auto args = forOp.getRegionIterArgs();
+          Value kv = args[0], m = args[1], l = args[2], o = args[3];
+          Value st = PipelineAcquireOp::create(fb, loc, i32, kvp, kv,
+                                               fb.getStringAttr("consumer"));
+          Value isSafe = isSafeTile(fib, kt, item, safeBlock, bn);
+          auto qkMma = [&](OpBuilder &mb, Value qTile) {
+            return WarpgroupMmaOp::create(mb, loc, sType, qTile, qst, ks, st,
+                                          Value(), /*b_transposed=*/false)
+                .getResult();
+          };
+          Value s;
+          if (safe) {
+            auto ifOp = scf::IfOp::create(fb, loc, TypeRange{sType}, isSafe,
+                                          /*withElse=*/true);
+            OpBuilder tb = ifOp.getThenBodyBuilder();
+            scf::YieldOp::create(tb, loc, qkMma(tb, qs));
+            OpBuilder eb2 = ifOp.getElseBodyBuilder();
+            scf::YieldOp::create(eb2, loc, qkMma(eb2, qd));
+            s = ifOp.getResult(0);
+          } else {
+            s = qkMma(fb, qd);
+          }
+          // Mask the tiles that reach past the document end or (causal)
+          // hold the diagonal.
+          Value keyBase = fib.mul(kt, fib.c(bn));
+          Value pastEnd = fib.cmp(arith::CmpIPredicate::sgt,
+                                  fib.add(keyBase, fib.c(bn)), item.docLen);
+          Value needMask = pastEnd;
+          if (causal)
+            needMask = arith::OrIOp::create(
+                fb, loc, pastEnd,
+                fib.cmp(arith::CmpIPredicate::eq, kt, item.qTile));
+          auto maskIf = scf::IfOp::create(fb, loc, TypeRange{sType}, needMask,
+                                          /*withElse=*/true);
+          {
+            OpBuilder tb = maskIf.getThenBodyBuilder();
+            Value masked = FragMaskOp::create(tb, loc, sType, s, queryBase,
+                                              keyBase, item.docLen,
+                                              causal ? tb.getUnitAttr() : UnitAttr());
+            scf::YieldOp::create(tb, loc, masked);
+            OpBuilder eb2 = maskIf.getElseBodyBuilder();
+            scf::YieldOp::create(eb2, loc, s);
+          }
+          auto sm = SoftmaxUpdateOp::create(
+              fb, loc, TypeRange{sType, rowsType, rowsType, rowsType},
+              maskIf.getResult(0), m, l, scale);
+          Value quantized = arith::XOrIOp::create(
+              fb, loc, isSafe,
+              arith::ConstantIntOp::create(fb, loc, fb.getI1Type(), 1));
+          Value p = FragQuantizeOp::create(fb, loc, pType, sm.getP(), quantized,
+                                           pPrecision);
+          Value scaled = FragScaleRowsOp::create(fb, loc, accType, o, sm.getAlpha());
+          Value o2 = WarpgroupMmaOp::create(fb, loc, accType, p, Value(), vs, st,
+                                            scaled, /*b_transposed=*/true);
+          PipelineReleaseOp::create(fb, loc, kvp, st);
+          scf::YieldOp::create(fb, loc,
+                               ValueRange{fib.add(kv, fib.c(1)), sm.getNewMax(),
+                                          sm.getNewSum(), o2});
+        }
+        PipelineReleaseOp::create(ab, loc, qp, qst);
+        AttnStoreOp::create(ab, loc, forOp.getResult(3), forOp.getResult(1),
+                            forOp.getResult(2), out, lse, item.qStart, rowBase,
+                            item.qRows, item.qHead, numTokens,
+                            *pPrecision.getFixedScale());
+        return forOp.getResult(0);
+      });
+      ReturnOp::create(rb, loc);
+    }
+    ReturnOp::create(b, loc);
+    kernel->setAttr("tile", b.getDictionaryAttr(
+                                {b.getNamedAttr("block_m", b.getI64IntegerAttr(bm)),
+                                 b.getNamedAttr("block_n", b.getI64IntegerAttr(bn)),
+                                 b.getNamedAttr("stages", b.getI64IntegerAttr(2))}));
+    return success();
+  }
+
+  void runOnOperation() override {
+    SmallVector<std::pair<KernelOp, AttentionTileOp>> work;
+    getOperation()->walk([&](KernelOp kernel) {
+      if (!target.empty() &&
+          stringifyChip(kernel.getTarget().getChip()) != target) {
+        kernel.emitOpError() << "flamia-tile was asked for target " << target
+                             << " but the kernel targets "
+                             << kernel.getTarget();
+        return signalPassFailure();
+      }
+      kernel.walk([&](AttentionTileOp at) { work.push_back({kernel, at}); });
+    });
+    for (auto [kernel, at] : work)
+      if (failed(tile(kernel, at)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
