@@ -115,6 +115,31 @@ TEST(ExactDot, FastPathAgreesWithTheExactAccumulator) {
   }
 }
 
+TEST(ExactDot, LsbCertificateRoundsExactTiesToEven) {
+  // 1 + 2^-24 is exactly a float32 tie: only an exact method gets it right.
+  // Products of (1, 2^-12) with (1, 2^-12): lsb = -24, sum < 2^28.
+  std::vector<double> a = {1.0, 0x1p-12}, b = {1.0, 0x1p-12};
+  int lsb = minLsbExponent(a.data(), 2) + minLsbExponent(b.data(), 2);
+  EXPECT_EQ(lsb, -24);
+  EXPECT_TRUE(doubleSumIsExact(2.0, lsb));
+  EXPECT_EQ(exactDot(a.data(), b.data(), 2, 2.0, lsb), 1.0f);
+  std::vector<double> c = {1.0, 3 * 0x1p-12}, d = {1.0, 0x1p-12};
+  EXPECT_EQ(exactDot(c.data(), d.data(), 2, 4.0,
+                     minLsbExponent(c.data(), 2) + minLsbExponent(d.data(), 2)),
+            1.0f + 0x1p-22f);
+  // Certificates: zero rows are exact zeros, non-finite rows never exact.
+  std::vector<double> z = {0.0, -0.0}, n = {NAN, 1.0};
+  EXPECT_EQ(minLsbExponent(z.data(), 2), kLsbOfZero);
+  EXPECT_EQ(minLsbExponent(n.data(), 2), kLsbOfNonFinite);
+  EXPECT_FALSE(doubleSumIsExact(1.0, kLsbOfNonFinite + 5));
+  EXPECT_TRUE(std::isnan(exactDot(n.data(), a.data(), 2, NAN,
+                                  kLsbOfNonFinite - 24)));
+  EXPECT_EQ(lsbExponent(3.0), 0);
+  EXPECT_EQ(lsbExponent(0.75), -2);
+  EXPECT_EQ(lsbExponent(0x1p-1074), -1074);
+  EXPECT_EQ(lsbExponent(-0x1.8p-1073), -1074);
+}
+
 TEST(ExactDot, ExactCancellationTakesTheSlowPath) {
   std::vector<double> a = {0x1p60, 3.0, -0x1p60, 0x1p-30};
   std::vector<double> b = {1.0, 1.0, 1.0, 1.0};

@@ -6,12 +6,14 @@
 // in double: E4M3 x E4M3 x 2^(e_a+e_b) has 8 significant bits, bf16 x bf16
 // has 16, and their exponents stay far inside double's range.
 //
-// Fast path: sum in double (any order) and bound the error by
-//   |s - exact| <= gamma_(n-1) * sum|p_k|,  gamma_k = k u / (1 - k u).
-// If every value in [s - err, s + err] rounds to the same float32, that float
-// is fl32(exact). Otherwise (rare: the double sum sits within ~2^-40 of a
-// float32 rounding boundary, or the sum is zero) ExactAccumulator adds the
-// products into a wide fixed-point integer and rounds it once.
+// Fast paths: (1) low-precision products are multiples of 2^lsb; when their
+// absolute sum is below 2^(lsb+52) every partial double sum is exact, so the
+// double sum rounded to float is fl32(exact) (this is the common case, and
+// the only cheap way to get exact ties right). (2) Otherwise bound the error
+// of the double sum by gamma_(n-1) * sum|p_k|, gamma_k = k u / (1 - k u): if
+// every value in [s - err, s + err] rounds to the same float32, that float
+// is fl32(exact). (3) Else ExactAccumulator adds the products into a wide
+// fixed-point integer and rounds it once.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLAMIA_NUMERICS_EXACTSUM_H
@@ -19,6 +21,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace flamia::numerics {
 
@@ -59,6 +62,49 @@ inline double sumErrorBound(int64_t n, double absBound) {
   return absBound * static_cast<double>(n + 1) * 0x1p-51;
 }
 
+/// The exponent of the lowest set significand bit of a finite nonzero
+/// double: x is an odd integer times 2^lsbExponent(x).
+inline int lsbExponent(double x) {
+  uint64_t u;
+  std::memcpy(&u, &x, 8);
+  int biased = static_cast<int>((u >> 52) & 0x7ff);
+  uint64_t sig = u & ((uint64_t(1) << 52) - 1);
+  if (biased == 0)
+    return -1074 + __builtin_ctzll(sig);
+  sig |= uint64_t(1) << 52;
+  return biased - 1075 + __builtin_ctzll(sig);
+}
+
+/// lsb of a vector: the minimum lsbExponent over its nonzero elements;
+/// kLsbOfZero if all are zero, kLsbOfNonFinite if one is NaN or inf.
+constexpr int kLsbOfZero = 1 << 20;
+constexpr int kLsbOfNonFinite = -(1 << 22);
+inline int minLsbExponent(const double *a, int64_t n) {
+  int lsb = kLsbOfZero;
+  for (int64_t k = 0; k < n; ++k) {
+    if (a[k] == 0.0)
+      continue;
+    if (!std::isfinite(a[k]))
+      return kLsbOfNonFinite;
+    int e = lsbExponent(a[k]);
+    if (e < lsb)
+      lsb = e;
+  }
+  return lsb;
+}
+
+/// True when a double summation of products, each a multiple of 2^lsb and
+/// together of absolute sum at most `absBound`, is exact in any order: every
+/// partial sum is then a multiple of 2^lsb below 2^(lsb + 52) in magnitude
+/// (one bit of margin for the rounding of absBound itself).
+inline bool doubleSumIsExact(double absBound, int lsb) {
+  if (lsb <= kLsbOfNonFinite / 2)
+    return false;
+  if (lsb >= kLsbOfZero / 2)
+    return absBound == 0.0;
+  return absBound < std::ldexp(1.0, lsb + 52);
+}
+
 /// If fl32 of every value in [s - err, s + err] is the same nonzero float,
 /// stores it and returns true.
 inline bool roundIfCertain(double s, double err, float &out) {
@@ -73,10 +119,14 @@ inline bool roundIfCertain(double s, double err, float &out) {
 
 /// fl32 of the exact dot product sum_k a[k] * b[k], where each product is
 /// exact in double; `absBound` >= sum_k |a[k] b[k]| (for example
-/// ||a||_2 * ||b||_2). NaN/inf inputs propagate as in IEEE arithmetic.
+/// ||a||_2 * ||b||_2) and every product is a multiple of 2^lsb (for example
+/// lsb = minLsbExponent(a) + minLsbExponent(b)). Three stages: (1) the double
+/// sum is provably exact: round it; (2) every value within the error bound
+/// of the double sum rounds to the same float; (3) ExactAccumulator. NaN/inf
+/// inputs propagate as in IEEE arithmetic.
 float exactDotSlow(const double *a, const double *b, int64_t n);
 inline float exactDot(const double *a, const double *b, int64_t n,
-                      double absBound) {
+                      double absBound, int lsb) {
   double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   const int64_t n4 = n & ~int64_t(3);
   for (int64_t k = 0; k < n4; k += 4) {
@@ -88,10 +138,17 @@ inline float exactDot(const double *a, const double *b, int64_t n,
   for (int64_t k = n4; k < n; ++k)
     s0 += a[k] * b[k];
   double s = (s0 + s1) + (s2 + s3);
+  if (doubleSumIsExact(absBound, lsb))
+    return static_cast<float>(s);
   float out;
   if (roundIfCertain(s, sumErrorBound(n, absBound), out))
     return out;
   return exactDotSlow(a, b, n);
+}
+/// The same without an lsb certificate (stages 2 and 3 only).
+inline float exactDot(const double *a, const double *b, int64_t n,
+                      double absBound) {
+  return exactDot(a, b, n, absBound, kLsbOfNonFinite);
 }
 
 /// sqrt(sum a_k^2), rounded up slightly so that ||a|| ||b|| bounds
