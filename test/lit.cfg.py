@@ -17,12 +17,16 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tools = [
     "flamia-opt",
+    "flamia-ref",
     ToolSubst("mlir-translate", unresolved="ignore"),
     ToolSubst("llc", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.flamia_tools_dir, config.llvm_tools_dir])
 
 config.substitutions.append(("%flamia_src_root", config.flamia_src_root))
+# use_default_substitutions() already maps %python to lit's own interpreter;
+# ours (the .venv with numpy + ml_dtypes) must replace it, not follow it.
+config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
 config.substitutions.append(("%python", config.flamia_python))
 config.substitutions.append(("%examples", os.path.join(config.flamia_src_root, "examples")))
 
