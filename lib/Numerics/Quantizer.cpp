@@ -1,6 +1,7 @@
 //===- Quantizer.cpp - The no-clipping block quantizer --------------------===//
 #include "flamia/Numerics/Quantizer.h"
 
+#include "flamia/Numerics/ExactSum.h"
 #include "flamia/Numerics/Parallel.h"
 
 #include <cfloat>
@@ -111,7 +112,7 @@ double decodeScale(uint8_t code, ScaleFormat format) {
     return ue4m3ToFloat(code);
   if (code == kE8M0NaN)
     return std::numeric_limits<double>::quiet_NaN();
-  return std::ldexp(1.0, e8m0Exponent(code));
+  return pow2(e8m0Exponent(code));
 }
 
 uint8_t quantizeBlock(const float *values, int64_t n, QuantFormat format,
@@ -134,9 +135,10 @@ uint8_t quantizeBlock(const float *values, int64_t n, QuantFormat format,
   const double m = elementMax(format.element);
   if (format.scale == ScaleFormat::E8M0) {
     int e = mxScaleExponent(amax, m);
+    const double inverse = pow2(-e); // x * 2^-e is exact
     for (int64_t k = 0; k < n; ++k)
-      codes[k] = encodeElementSaturating(
-          std::ldexp(static_cast<double>(values[k]), -e), format.element);
+      codes[k] = encodeElementSaturating(static_cast<double>(values[k]) * inverse,
+                                         format.element);
     return e8m0FromExponent(e);
   }
   uint8_t scaleCode = ue4m3ScaleCode(amax, m);

@@ -105,6 +105,7 @@ struct Operand {
   std::vector<double> values;
   std::vector<double> norms;
   std::vector<int> lsbs;
+  std::vector<double> maxAbs; // NaN if the row holds a NaN or an inf
   const double *row(int64_t t, int64_t h) const {
     return &values[static_cast<size_t>((t * heads + h) * dim)];
   }
@@ -117,10 +118,22 @@ struct Operand {
   void computeNorms(int64_t T) {
     norms.assign(static_cast<size_t>(T * heads), 0.0);
     lsbs.assign(static_cast<size_t>(T * heads), 0);
+    maxAbs.assign(static_cast<size_t>(T * heads), 0.0);
     parallelFor(T, [&](int64_t t) {
       for (int64_t h = 0; h < heads; ++h) {
-        norms[t * heads + h] = normUpperBound(row(t, h), dim);
-        lsbs[t * heads + h] = minLsbExponent(row(t, h), dim);
+        const double *r = row(t, h);
+        norms[t * heads + h] = normUpperBound(r, dim);
+        lsbs[t * heads + h] = minLsbExponent(r, dim);
+        double m = 0.0;
+        for (int64_t d = 0; d < dim; ++d) {
+          double a = std::fabs(r[d]);
+          if (!(a <= std::numeric_limits<double>::max())) {
+            m = std::numeric_limits<double>::quiet_NaN();
+            break;
+          }
+          m = std::max(m, a);
+        }
+        maxAbs[t * heads + h] = m;
       }
     });
   }
@@ -135,56 +148,65 @@ inline int productLsb(double w, int rowLsb) {
   return lsbExponent(w) + rowLsb;
 }
 
+/// One term list of a tile sum: weights and the operand rows they scale,
+/// with each row's certificates (lsb, largest magnitude).
+struct WeightedRows {
+  std::vector<double> w;
+  std::vector<const double *> rows;
+  std::vector<int> lsbs;
+  std::vector<double> maxAbs;
+
+  void clear() {
+    w.clear();
+    rows.clear();
+    lsbs.clear();
+    maxAbs.clear();
+  }
+  void add(double weight, const Operand &op, int64_t t, int64_t h) {
+    w.push_back(weight);
+    rows.push_back(op.row(t, h));
+    lsbs.push_back(op.lsb(t, h));
+    maxAbs.push_back(op.maxAbs[static_cast<size_t>(t * op.heads + h)]);
+  }
+  int64_t size() const { return static_cast<int64_t>(w.size()); }
+};
+
 /// sum_k w[k] * rows[k][d] for every d, each exact and rounded once to
-/// float32 (fast paths as in exactDot, exact fallback per element).
-/// rowLsbs[k] is the lsb certificate of rows[k].
-void exactWeightedRows(const double *w, const double *const *rows,
-                       const int *rowLsbs, int64_t n, int64_t D, float *out,
-                       std::vector<double> &s, std::vector<double> &a) {
+/// float32 (fast paths as in exactDot, with the bound
+/// sum_k |w_k rows_k[d]| <= sum_k |w_k| max|rows_k|; exact fallback per
+/// element).
+void exactWeightedRows(const WeightedRows &t, int64_t D, float *out,
+                       std::vector<double> &s) {
+  const int64_t n = t.size();
   s.assign(static_cast<size_t>(D), 0.0);
-  a.assign(static_cast<size_t>(D), 0.0);
-  double *sp = s.data(), *ap = a.data();
-  int lsb = kLsbOfZero;
-  for (int64_t k = 0; k < n; ++k)
-    lsb = std::min(lsb, productLsb(w[k], rowLsbs[k]));
   // IEEE products: a zero weight times a NaN (or inf) row is NaN, as in the
-  // hardware's MMA. Four terms at a time (any order is fine: the fast paths
-  // hold for every summation order).
-  int64_t k = 0;
-  for (; k + 4 <= n; k += 4) {
-    const double w0 = w[k], w1 = w[k + 1], w2 = w[k + 2], w3 = w[k + 3];
-    const double a0 = std::fabs(w0), a1 = std::fabs(w1), a2 = std::fabs(w2),
-                 a3 = std::fabs(w3);
-    const double *r0 = rows[k], *r1 = rows[k + 1], *r2 = rows[k + 2],
-                 *r3 = rows[k + 3];
-    for (int64_t d = 0; d < D; ++d) {
-      sp[d] += (w0 * r0[d] + w1 * r1[d]) + (w2 * r2[d] + w3 * r3[d]);
-      ap[d] += (a0 * std::fabs(r0[d]) + a1 * std::fabs(r1[d])) +
-               (a2 * std::fabs(r2[d]) + a3 * std::fabs(r3[d]));
-    }
+  // hardware's MMA (the bound is then NaN and every element takes the exact
+  // path, which propagates it).
+  double bound = 0.0;
+  int lsb = kLsbOfZero;
+  for (int64_t k = 0; k < n; ++k) {
+    bound += std::fabs(t.w[k]) * t.maxAbs[k];
+    lsb = std::min(lsb, productLsb(t.w[k], t.lsbs[k]));
   }
-  for (; k < n; ++k) {
-    const double wk = w[k], aw = std::fabs(wk);
-    const double *r = rows[k];
-    for (int64_t d = 0; d < D; ++d) {
-      sp[d] += wk * r[d];
-      ap[d] += aw * std::fabs(r[d]);
-    }
-  }
-  for (int64_t d = 0; d < D; ++d) {
-    if (ap[d] == 0.0) {
+  bound *= 1.0 + static_cast<double>(n + 2) * 0x1p-52; // its own rounding
+  if (bound == 0.0) {
+    for (int64_t d = 0; d < D; ++d)
       out[d] = 0.0f;
+    return;
+  }
+  accumulateWeightedRows(t.w.data(), t.rows.data(), n, D, s.data());
+  const bool exact = doubleSumIsExact(bound, lsb);
+  const double err = sumErrorBound(n, bound);
+  for (int64_t d = 0; d < D; ++d) {
+    if (exact) {
+      out[d] = static_cast<float>(s[d]);
       continue;
     }
-    if (doubleSumIsExact(ap[d], lsb)) {
-      out[d] = static_cast<float>(sp[d]);
-      continue;
-    }
-    if (roundIfCertain(sp[d], sumErrorBound(n, ap[d]), out[d]))
+    if (roundIfCertain(s[d], err, out[d]))
       continue;
     ExactAccumulator acc;
     for (int64_t k = 0; k < n; ++k)
-      acc.add(w[k] * rows[k][d]);
+      acc.add(t.w[k] * t.rows[k][d]);
     out[d] = acc.roundToFloat();
   }
 }
@@ -228,15 +250,15 @@ void quantizeAlongAxis(const float *v, int64_t n, int64_t pos0,
     return;
   }
   if (q.blocking == TokenBlocking::PerTensor) {
-    const double scale = std::ldexp(1.0, tensorExp);
+    const double scale = pow2(tensorExp), inverse = pow2(-tensorExp);
     for (int64_t k = 0; k < n; ++k) {
       if (isSafe(k)) {
         weights[k] = roundToBf16(v[k]);
       } else if (tensorNaN) {
         weights[k] = std::numeric_limits<double>::quiet_NaN();
       } else {
-        uint8_t c = encodeElementSaturating(
-            std::ldexp(static_cast<double>(v[k]), -tensorExp), q.element);
+        uint8_t c = encodeElementSaturating(static_cast<double>(v[k]) * inverse,
+                                            q.element);
         weights[k] = decodeElement(c, q.element) * scale;
       }
     }
@@ -273,6 +295,12 @@ public:
         Hkv_(in.numKvHeads), D_(in.headDim), group_(Hq_ / Hkv_) {
     scale_ = in.effectiveSoftmaxScale();
     c_ = static_cast<float>(static_cast<double>(scale_) * 1.4426950408889634);
+    safeStart_.assign(static_cast<size_t>(T_), 0);
+    if (r.safeBlock > 0)
+      for (int d = 0; d < docs_.numDocuments(); ++d)
+        for (int64_t t = docs_.begin(d); t < docs_.end(d); ++t)
+          safeStart_[t] = docs_.begin(d) +
+                          (t - docs_.begin(d)) / r.safeBlock * r.safeBlock;
   }
 
   void prepareForward() {
@@ -360,14 +388,13 @@ private:
 
   const Operand *use(OperandUse u) const { return ops_[static_cast<int>(u)]; }
 
-  bool safe(int64_t i, int64_t j, int64_t docBegin) const {
-    return r_.safeBlock > 0 &&
-           (i - docBegin) / r_.safeBlock == (j - docBegin) / r_.safeBlock;
+  /// Whether key j is in query i's safe block (i and j of one document).
+  bool safe(int64_t i, int64_t j, int64_t /*docBegin*/) const {
+    return r_.safeBlock > 0 && safeStart_[i] == safeStart_[j];
   }
 
   /// t_ij = fl32(fl32(exact dot) * c), the log2-domain score.
-  float score(int64_t h, int64_t i, int64_t j, bool isSafe) const {
-    const int64_t g = h / group_;
+  float score(int64_t h, int64_t g, int64_t i, int64_t j, bool isSafe) const {
     const Operand *qo = isSafe ? qb_ : use(OperandUse::QInQK);
     const Operand *ko = isSafe ? kb_ : use(OperandUse::KInQK);
     float dot = exactDot(qo->row(i, h), ko->row(j, g), D_,
@@ -377,8 +404,7 @@ private:
   }
 
   /// dP_ij = fl32(exact dot of dO_i and V_j) from the copies of dO V^T.
-  float dP(int64_t h, int64_t i, int64_t j, bool isSafe) const {
-    const int64_t g = h / group_;
+  float dP(int64_t h, int64_t g, int64_t i, int64_t j, bool isSafe) const {
     const Operand *a = isSafe ? dob_ : use(OperandUse::DOInDOV);
     const Operand *b = isSafe ? vb_ : use(OperandUse::VInDOV);
     return exactDot(a->row(i, h), b->row(j, g), D_,
@@ -386,11 +412,11 @@ private:
   }
 
   /// dS_ij = P_ij * (dP_ij - D_i) with P_ij = exp2(t_ij - LSE_i log2 e).
-  float dS(int64_t h, int64_t i, int64_t j, bool isSafe, float lse2,
-           float Di, float *tOut, float *pOut) const {
-    float t = score(h, i, j, isSafe);
+  float dS(int64_t h, int64_t g, int64_t i, int64_t j, bool isSafe,
+           float lse2, float Di, float *tOut, float *pOut) const {
+    float t = score(h, g, i, j, isSafe);
     float p = exp2f32(t - lse2);
-    float diff = dP(h, i, j, isSafe) - Di;
+    float diff = dP(h, g, i, j, isSafe) - Di;
     *tOut = t;
     *pOut = p;
     return p * diff;
@@ -427,6 +453,8 @@ private:
   std::map<std::tuple<const float *, int64_t, int64_t, int, int>,
            const Operand *>
       quantizedCopies_;
+  // The first token of each token's safe block (document-local).
+  std::vector<int64_t> safeStart_;
   // Per-tensor dS: one exponent per query head (and whether it saw NaN).
   std::vector<int> dsTensorExp_;
   std::vector<char> dsTensorNaN_;
@@ -451,9 +479,8 @@ void Reference::forward(ForwardOutputs &out, ScoreTrace *trace) {
     std::vector<float> l(nq, 0.0f);
     std::vector<float> acc(static_cast<size_t>(nq * D_), 0.0f);
     std::vector<float> t(tile), p(tile), pv(D_);
-    std::vector<double> w(tile), s, a;
-    std::vector<const double *> rows(tile);
-    std::vector<int> lsbs(tile);
+    std::vector<double> s;
+    WeightedRows terms;
     const int64_t keyLimit = in_.causal ? item.end : e;
     for (int64_t kt = b; kt < keyLimit; kt += tile) {
       const int64_t ktEnd = std::min(kt + tile, e);
@@ -466,7 +493,7 @@ void Reference::forward(ForwardOutputs &out, ScoreTrace *trace) {
         float tileMax = -std::numeric_limits<float>::infinity();
         bool sawNaN = false;
         for (int64_t j = kt; j < kEnd; ++j) {
-          float tj = score(h, i, j, safe(i, j, b));
+          float tj = score(h, g, i, j, safe(i, j, b));
           t[j - kt] = tj;
           if (trace)
             trace->forward[trace->index(in_, h, i, j)] = tj;
@@ -480,19 +507,17 @@ void Reference::forward(ForwardOutputs &out, ScoreTrace *trace) {
                                ? std::numeric_limits<float>::quiet_NaN()
                                : std::max(mOld, tileMax);
         const float alpha = mNew == mOld ? 1.0f : exp2f32(mOld - mNew);
+        terms.clear();
         for (int64_t j = kt; j < kEnd; ++j) {
           const bool isSafe = safe(i, j, b);
           const float pj = exp2f32(t[j - kt] - mNew);
           p[j - kt] = pj;
-          w[j - kt] = isSafe ? static_cast<double>(roundToBf16(pj))
-                             : quantizeP(pj, r_.quantizeP);
-          const Operand *vo = isSafe ? vb_ : vq;
-          rows[j - kt] = vo->row(j, g);
-          lsbs[j - kt] = vo->lsb(j, g);
+          terms.add(isSafe ? static_cast<double>(roundToBf16(pj))
+                           : quantizeP(pj, r_.quantizeP),
+                    isSafe ? *vb_ : *vq, j, g);
         }
         const float rowSum = exactSumOfFloats(p.data(), n);
-        exactWeightedRows(w.data(), rows.data(), lsbs.data(), n, D_, pv.data(),
-                          s, a);
+        exactWeightedRows(terms, D_, pv.data(), s);
         l[qi] = alpha * l[qi] + rowSum; // two float32 roundings
         float *accRow = &acc[qi * D_];
         for (int64_t d = 0; d < D_; ++d) {
@@ -535,8 +560,8 @@ void Reference::dsTensorScales(const std::vector<float> &lse2,
         if (safe(i, j, b))
           continue;
         float t, p;
-        float ds = dS(h, i, j, false, lse2[h * T_ + i], Dvals[h * T_ + i], &t,
-                      &p);
+        float ds = dS(h, h / group_, i, j, false, lse2[h * T_ + i],
+                      Dvals[h * T_ + i], &t, &p);
         float mag = std::fabs(ds);
         if (!(mag <= std::numeric_limits<float>::max()))
           nan = true;
@@ -576,7 +601,7 @@ void Reference::backwardRows(const Item &item, const std::vector<float> &lse2,
       const int64_t kEnd = in_.causal ? std::min(ktEnd, i + 1) : ktEnd;
       for (int64_t j = kt; j < kEnd; ++j) {
         float t, p;
-        ds[qi * L + (j - b)] = dS(h, i, j, safe(i, j, b), lse2[h * T_ + i],
+        ds[qi * L + (j - b)] = dS(h, g, i, j, safe(i, j, b), lse2[h * T_ + i],
                                   Dvals[h * T_ + i], &t, &p);
         if (trace)
           trace->backwardRows[trace->index(in_, h, i, j)] = t;
@@ -597,9 +622,8 @@ void Reference::backwardRows(const Item &item, const std::vector<float> &lse2,
   }
   // dQ_i = scale * (fp32 sum over key tiles of the exact tile sums).
   std::vector<float> acc(static_cast<size_t>(nq * D_), 0.0f), tileSum(D_);
-  std::vector<double> s, a;
-  std::vector<const double *> rows(static_cast<size_t>(tile));
-  std::vector<int> lsbs(static_cast<size_t>(tile));
+  std::vector<double> s;
+  WeightedRows terms;
   for (int64_t kt = b; kt < keyLimit; kt += tile) {
     const int64_t ktEnd = std::min(kt + tile, e);
     for (int64_t qi = 0; qi < nq; ++qi) {
@@ -607,13 +631,10 @@ void Reference::backwardRows(const Item &item, const std::vector<float> &lse2,
       const int64_t kEnd = in_.causal ? std::min(ktEnd, i + 1) : ktEnd;
       if (kEnd <= kt)
         continue;
-      for (int64_t j = kt; j < kEnd; ++j) {
-        const Operand *ko = safe(i, j, b) ? kb_ : kq;
-        rows[j - kt] = ko->row(j, g);
-        lsbs[j - kt] = ko->lsb(j, g);
-      }
-      exactWeightedRows(&wts[qi * L + (kt - b)], rows.data(), lsbs.data(),
-                        kEnd - kt, D_, tileSum.data(), s, a);
+      terms.clear();
+      for (int64_t j = kt; j < kEnd; ++j)
+        terms.add(wts[qi * L + (j - b)], safe(i, j, b) ? *kb_ : *kq, j, g);
+      exactWeightedRows(terms, D_, tileSum.data(), s);
       for (int64_t d = 0; d < D_; ++d)
         acc[qi * D_ + d] += tileSum[d];
     }
@@ -647,7 +668,7 @@ void Reference::backwardColumns(const Item &item,
       const int64_t kEnd = in_.causal ? std::min(j1, i + 1) : j1;
       for (int64_t j = j0; j < kEnd; ++j) {
         float t, p;
-        float v = dS(h, i, j, safe(i, j, b), lse2[h * T_ + i],
+        float v = dS(h, g, i, j, safe(i, j, b), lse2[h * T_ + i],
                      Dvals[h * T_ + i], &t, &p);
         size_t idx = hl * strip + (i - iStart) * nk + (j - j0);
         ds[idx] = v;
@@ -689,43 +710,29 @@ void Reference::backwardColumns(const Item &item,
   // exact tile sums over (query head of the group, query of the tile).
   std::vector<float> accK(static_cast<size_t>(nk * D_), 0.0f),
       accV(static_cast<size_t>(nk * D_), 0.0f), tileSum(D_);
-  std::vector<double> s, a, w1, w2;
-  std::vector<const double *> rowsK, rowsV;
-  std::vector<int> lsbK, lsbV;
+  std::vector<double> s;
+  WeightedRows termsK, termsV;
   for (int64_t qt = b; qt < e; qt += tile) {
     const int64_t qtEnd = std::min(qt + tile, e);
     for (int64_t j = j0; j < j1; ++j) {
       const int64_t lo = std::max(qt, in_.causal ? j : b);
       if (lo >= qtEnd)
         continue;
-      w1.clear();
-      w2.clear();
-      rowsK.clear();
-      rowsV.clear();
-      lsbK.clear();
-      lsbV.clear();
+      termsK.clear();
+      termsV.clear();
       for (int64_t hl = 0; hl < group_; ++hl) {
         const int64_t h = g * group_ + hl;
         for (int64_t i = lo; i < qtEnd; ++i) {
           size_t idx = hl * strip + (i - iStart) * nk + (j - j0);
           const bool isSafe = safe(i, j, b);
-          const Operand *qo = isSafe ? qb_ : qq;
-          const Operand *dop = isSafe ? dob_ : doq;
-          w1.push_back(wk[idx]);
-          rowsK.push_back(qo->row(i, h));
-          lsbK.push_back(qo->lsb(i, h));
-          w2.push_back(wv[idx]);
-          rowsV.push_back(dop->row(i, h));
-          lsbV.push_back(dop->lsb(i, h));
+          termsK.add(wk[idx], isSafe ? *qb_ : *qq, i, h);
+          termsV.add(wv[idx], isSafe ? *dob_ : *doq, i, h);
         }
       }
-      const int64_t n = static_cast<int64_t>(w1.size());
-      exactWeightedRows(w1.data(), rowsK.data(), lsbK.data(), n, D_,
-                        tileSum.data(), s, a);
+      exactWeightedRows(termsK, D_, tileSum.data(), s);
       for (int64_t d = 0; d < D_; ++d)
         accK[(j - j0) * D_ + d] += tileSum[d];
-      exactWeightedRows(w2.data(), rowsV.data(), lsbV.data(), n, D_,
-                        tileSum.data(), s, a);
+      exactWeightedRows(termsV, D_, tileSum.data(), s);
       for (int64_t d = 0; d < D_; ++d)
         accV[(j - j0) * D_ + d] += tileSum[d];
     }

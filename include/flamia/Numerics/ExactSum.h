@@ -62,6 +62,26 @@ inline double sumErrorBound(int64_t n, double absBound) {
   return absBound * static_cast<double>(n + 1) * 0x1p-51;
 }
 
+/// sum_k a[k] * b[k] in double, in an unspecified order (vectorized; on
+/// x86-64 an AVX2 clone is picked at run time). The callers' results never
+/// depend on the order: they either prove the double sum exact or bound its
+/// error independently of the order.
+double sumOfProducts(const double *a, const double *b, int64_t n);
+
+/// acc[d] += sum_k w[k] * rows[k][d] for d < D, in an unspecified order.
+void accumulateWeightedRows(const double *w, const double *const *rows,
+                            int64_t n, int64_t D, double *acc);
+
+/// 2^e exactly, without a libm call for normal results.
+inline double pow2(int e) {
+  if (e < -1022 || e > 1023)
+    return std::ldexp(1.0, e);
+  uint64_t u = static_cast<uint64_t>(e + 1023) << 52;
+  double x;
+  std::memcpy(&x, &u, 8);
+  return x;
+}
+
 /// The exponent of the lowest set significand bit of a finite nonzero
 /// double: x is an odd integer times 2^lsbExponent(x).
 inline int lsbExponent(double x) {
@@ -102,7 +122,7 @@ inline bool doubleSumIsExact(double absBound, int lsb) {
     return false;
   if (lsb >= kLsbOfZero / 2)
     return absBound == 0.0;
-  return absBound < std::ldexp(1.0, lsb + 52);
+  return absBound < pow2(lsb + 52);
 }
 
 /// If fl32 of every value in [s - err, s + err] is the same nonzero float,
@@ -127,17 +147,7 @@ inline bool roundIfCertain(double s, double err, float &out) {
 float exactDotSlow(const double *a, const double *b, int64_t n);
 inline float exactDot(const double *a, const double *b, int64_t n,
                       double absBound, int lsb) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  const int64_t n4 = n & ~int64_t(3);
-  for (int64_t k = 0; k < n4; k += 4) {
-    s0 += a[k] * b[k];
-    s1 += a[k + 1] * b[k + 1];
-    s2 += a[k + 2] * b[k + 2];
-    s3 += a[k + 3] * b[k + 3];
-  }
-  for (int64_t k = n4; k < n; ++k)
-    s0 += a[k] * b[k];
-  double s = (s0 + s1) + (s2 + s3);
+  const double s = sumOfProducts(a, b, n);
   if (doubleSumIsExact(absBound, lsb))
     return static_cast<float>(s);
   float out;
