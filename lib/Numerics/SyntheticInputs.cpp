@@ -89,6 +89,9 @@ AttentionTensors makeSyntheticInputs(const DocumentLayout &docs,
   fill(t.v, numKvHeads);
   fill(t.dO, numHeads);
   if (kind == InputKind::Outlier) {
+    // K: outlier channels x100 on every token; Q: the same channels x0.01,
+    // so the logits keep their scale (the outliers fill K's quantization
+    // blocks without saturating the softmax).
     std::vector<int64_t> channels;
     for (int64_t c : {int64_t(3), int64_t(17), int64_t(64), D - 5}) {
       c = ((c % D) + D) % D;
@@ -99,16 +102,20 @@ AttentionTensors makeSyntheticInputs(const DocumentLayout &docs,
         channels.push_back(c);
     }
     for (int64_t tok = 0; tok < T; ++tok)
-      for (int64_t h = 0; h < numKvHeads; ++h)
-        for (int64_t c : channels) {
+      for (int64_t c : channels) {
+        for (int64_t h = 0; h < numKvHeads; ++h) {
           float &x = t.k[(tok * numKvHeads + h) * D + c];
           x = roundToBf16(x * 100.0f);
         }
+        for (int64_t h = 0; h < numHeads; ++h) {
+          float &x = t.q[(tok * numHeads + h) * D + c];
+          x = roundToBf16(x * 0.01f);
+        }
+      }
+    // V and dO: outlier tokens x100.
     for (int64_t tok = 7; tok < T; tok += 61) {
       for (int64_t h = 0; h < numHeads; ++h)
         for (int64_t d = 0; d < D; ++d) {
-          float &qx = t.q[(tok * numHeads + h) * D + d];
-          qx = roundToBf16(qx * 100.0f);
           float &dx = t.dO[(tok * numHeads + h) * D + d];
           dx = roundToBf16(dx * 100.0f);
         }

@@ -6,8 +6,9 @@
 //
 //   Random   Q, K, V, dO ~ N(0, 1)
 //   Outlier  Random, then: K channels {3, 17, 64 % D, D - 5} x100 (all
-//            tokens, all heads); Q, V and dO: every 61st token (t % 61 == 7)
-//            x100 (all channels).
+//            tokens, all heads) with the same Q channels x0.01 (the logits
+//            keep their scale; K's quantization blocks see the outliers);
+//            V and dO: every 61st token (t % 61 == 7) x100 (all channels).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLAMIA_NUMERICS_SYNTHETICINPUTS_H
