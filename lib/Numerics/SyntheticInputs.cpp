@@ -9,7 +9,15 @@
 namespace flamia::numerics {
 
 const char *inputKindName(InputKind kind) {
-  return kind == InputKind::Random ? "random" : "outlier";
+  switch (kind) {
+  case InputKind::Random:
+    return "random";
+  case InputKind::Outlier:
+    return "outlier";
+  case InputKind::Massive:
+    return "massive";
+  }
+  return "?";
 }
 
 AttentionInputs AttentionTensors::inputs() const {
@@ -88,7 +96,8 @@ AttentionTensors makeSyntheticInputs(const DocumentLayout &docs,
   fill(t.k, numKvHeads);
   fill(t.v, numKvHeads);
   fill(t.dO, numHeads);
-  if (kind == InputKind::Outlier) {
+  if (kind == InputKind::Outlier || kind == InputKind::Massive) {
+    const float tokenFactor = kind == InputKind::Massive ? 1e4f : 100.0f;
     // K: outlier channels x100 on every token; Q: the same channels x0.01,
     // so the logits keep their scale (the outliers fill K's quantization
     // blocks without saturating the softmax).
@@ -112,17 +121,17 @@ AttentionTensors makeSyntheticInputs(const DocumentLayout &docs,
           x = roundToBf16(x * 0.01f);
         }
       }
-    // V and dO: outlier tokens x100.
+    // V and dO: outlier tokens x100 (Massive: x10^4).
     for (int64_t tok = 7; tok < T; tok += 61) {
       for (int64_t h = 0; h < numHeads; ++h)
         for (int64_t d = 0; d < D; ++d) {
           float &dx = t.dO[(tok * numHeads + h) * D + d];
-          dx = roundToBf16(dx * 100.0f);
+          dx = roundToBf16(dx * tokenFactor);
         }
       for (int64_t h = 0; h < numKvHeads; ++h)
         for (int64_t d = 0; d < D; ++d) {
           float &vx = t.v[(tok * numKvHeads + h) * D + d];
-          vx = roundToBf16(vx * 100.0f);
+          vx = roundToBf16(vx * tokenFactor);
         }
     }
   }

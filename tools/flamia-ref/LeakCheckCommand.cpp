@@ -2,7 +2,7 @@
 //
 // flamia-ref leakcheck [--recipe R] [--strict] [--l3] [--safe-block N]
 //     [--cu-seqlens CU.npy | --doc-lengths L0,L1,...] [--heads H]
-//     [--kv-heads HKV] [--head-dim D] [--inputs random|outlier] [--seed S]
+//     [--kv-heads HKV] [--head-dim D] [--inputs random|outlier|massive] [--seed S]
 //     [--cuts C0,C1,...] [--no-l1] [--no-l2] [Q.npy K.npy V.npy DO.npy]
 //
 //===----------------------------------------------------------------------===//
@@ -23,7 +23,7 @@ static const char *kLeakCheckUsage =
     "usage: flamia-ref leakcheck [--recipe RECIPE] [--strict] [--l3]\n"
     "           [--safe-block N] [--cu-seqlens CU.npy | --doc-lengths L,...]\n"
     "           [--heads H] [--kv-heads HKV] [--head-dim D]\n"
-    "           [--inputs random|outlier] [--seed S] [--cuts C,...]\n"
+    "           [--inputs random|outlier|massive] [--seed S] [--cuts C,...]\n"
     "           [--no-l1] [--no-l2] [Q.npy K.npy V.npy DO.npy]\n"
     "\n"
     "Checks the properties of docs/numerics.md on the CPU reference (causal\n"
@@ -136,9 +136,11 @@ int runLeakCheckCommand(int argc, char **argv) {
     if (auto s = cl.value("--inputs")) {
       if (*s == "random")
         kind = InputKind::Random;
+      else if (*s == "massive")
+        kind = InputKind::Massive;
       else if (*s != "outlier")
-        return badInput(cmd, "--inputs must be random or outlier, got '" + *s +
-                                 "'");
+        return badInput(cmd, "--inputs must be random, outlier or massive, "
+                             "got '" + *s + "'");
     }
     DocumentLayout docs;
     if (auto cu = cl.value("--cu-seqlens")) {

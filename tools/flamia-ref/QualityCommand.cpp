@@ -1,7 +1,7 @@
 //===- QualityCommand.cpp - flamia-ref quality -------------------*- C++ -*-===//
 //
 // flamia-ref quality [--tokens T | --doc-lengths L,...] [--heads H]
-//     [--kv-heads HKV] [--head-dim D] [--inputs random,outlier]
+//     [--kv-heads HKV] [--head-dim D] [--inputs random,outlier,massive]
 //     [--recipes R[:SAFE],...] [--seed S]
 //
 // Measures each recipe against the float64 reference (recipe none) on
@@ -28,7 +28,7 @@ using namespace numerics;
 static const char *kQualityUsage =
     "usage: flamia-ref quality [--tokens T | --doc-lengths L,...]\n"
     "           [--heads H] [--kv-heads HKV] [--head-dim D]\n"
-    "           [--inputs random,outlier] [--recipes R[:SAFE],...]\n"
+    "           [--inputs random,outlier,massive] [--recipes R[:SAFE],...]\n"
     "           [--seed S]\n"
     "\n"
     "Prints a markdown table: for each input kind and recipe, the cosine\n"
@@ -36,7 +36,7 @@ static const char *kQualityUsage =
     "dV against the float64 reference (recipe none), causal attention, and\n"
     "the wall time of the recipe's forward + backward.\n"
     "Defaults: --tokens 4096 (one document), --heads 2, --kv-heads = heads,\n"
-    "--head-dim 128, --inputs random,outlier,\n"
+    "--head-dim 128, --inputs random,outlier,massive,\n"
     "--recipes mxfp8:32,mxfp8:128,plain-mxfp8,per-tensor-fp8, --seed 1.\n"
     "RECIPE:SAFE overrides the safe block. Inputs: see\n"
     "include/flamia/Numerics/SyntheticInputs.h.\n";
@@ -118,14 +118,16 @@ int runQualityCommand(int argc, char **argv) {
     return badInput(cmd, s.message);
   std::vector<InputKind> kinds;
   for (const std::string &k :
-       split(cl.value("--inputs").value_or("random,outlier"))) {
+       split(cl.value("--inputs").value_or("random,outlier,massive"))) {
     if (k == "random")
       kinds.push_back(InputKind::Random);
     else if (k == "outlier")
       kinds.push_back(InputKind::Outlier);
+    else if (k == "massive")
+      kinds.push_back(InputKind::Massive);
     else
       return badInput(cmd, "unknown input kind '" + k +
-                               "' (expected random or outlier)");
+                               "' (expected random, outlier or massive)");
   }
   struct RecipeRun {
     std::string label;

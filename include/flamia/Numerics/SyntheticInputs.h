@@ -9,6 +9,9 @@
 //            tokens, all heads) with the same Q channels x0.01 (the logits
 //            keep their scale; K's quantization blocks see the outliers);
 //            V and dO: every 61st token (t % 61 == 7) x100 (all channels).
+//   Massive  Outlier, but the V and dO tokens x10^4 ("massive
+//            activations": beyond E4M3's 2^17.8 range relative to N(0,1)
+//            block-mates, so a shared scale flushes them).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLAMIA_NUMERICS_SYNTHETICINPUTS_H
@@ -23,7 +26,7 @@
 
 namespace flamia::numerics {
 
-enum class InputKind { Random, Outlier };
+enum class InputKind { Random, Outlier, Massive };
 const char *inputKindName(InputKind kind);
 
 struct AttentionTensors {
