@@ -419,14 +419,17 @@ def Flamia_WorkspaceOp : Flamia_Op<"workspace", [Pure]> {
   let summary = "a device buffer the runtime allocates";
   let description = [{
     `%q8 = flamia.workspace "q_pt" : !flamia.global<?x16x128xf8E4M3FN>`: a
-    buffer named in the manifest (docs/runtime-abi.md), sized from its type
-    with T and the document count known at run time. Kind `schedule`
+    buffer named in the manifest (docs/runtime-abi.md); `dims` are its shape
+    as manifest expressions (T, NB, ... known at run time). Kind `schedule`
     buffers (`items`, `block_info`, `counter`) are filled by the runtime
     from `cu_seqlens` before the first launch.
   }];
-  let arguments = (ins StrAttr:$buffer_name, StrAttr:$kind);
+  let arguments = (ins StrAttr:$buffer_name, StrAttr:$kind,
+                       StrArrayAttr:$dims);
   let results = (outs Flamia_GlobalType:$buffer);
-  let assemblyFormat = "$kind $buffer_name attr-dict `:` qualified(type($buffer))";
+  let assemblyFormat = [{
+    $kind $buffer_name `dims` $dims attr-dict `:` qualified(type($buffer))
+  }];
   let hasVerifier = 1;
 }
 
@@ -458,7 +461,7 @@ def Flamia_LaunchOp : Flamia_Op<"launch", [
     in order on one stream. `grid` is the grid as manifest expressions (a
     persistent kernel uses `NUM_SMS`). Before lowering `kernel` names a
     `flamia.kernel`; convert-flamia-to-nvvm retargets it to the kernel's
-    function in its `gpu.module` (`@flamia_sm_90a::@name`).
+    function in its `gpu.module` (`@name_module::@name`).
   }];
   let arguments = (ins SymbolRefAttr:$kernel, Variadic<AnyType>:$args,
                        StrArrayAttr:$grid);

@@ -205,6 +205,10 @@ LogicalResult WorkspaceOp::verify() {
   if (getKind() != "workspace" && getKind() != "schedule")
     return emitOpError() << "kind must be \"workspace\" or \"schedule\", got \""
                          << getKind() << "\"";
+  if (static_cast<int64_t>(getDims().size()) != getBuffer().getType().getShape().size())
+    return emitOpError() << "dims has " << getDims().size()
+                         << " expressions for a rank-"
+                         << getBuffer().getType().getShape().size() << " buffer";
   if (getKind() == "schedule" && getBufferName() != "items" &&
       getBufferName() != "block_info" && getBufferName() != "counter")
     return emitOpError() << "schedule buffers are items, block_info and "

@@ -78,6 +78,16 @@ GlobalType globalOf(Type tensorType) {
 GlobalType payloadOf(QTensorType q) { return globalOf(q.getPayloadType()); }
 GlobalType scalesOf(QTensorType q) { return globalOf(q.getScalesType()); }
 
+/// A buffer's shape as manifest expressions: static sizes as numbers, the
+/// dynamic one as `symbol` (T, NB, NUM_ITEMS, NUM_DOCS + 1).
+ArrayAttr dimsOf(Builder &b, GlobalType t, StringRef symbol) {
+  SmallVector<Attribute> dims;
+  for (int64_t d : t.getShape())
+    dims.push_back(b.getStringAttr(ShapedType::isDynamic(d) ? symbol.str()
+                                                            : std::to_string(d)));
+  return b.getArrayAttr(dims);
+}
+
 Value constI32(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
 }
@@ -311,9 +321,11 @@ struct VarlenSchedulePass
     // New signature: the inputs as buffers, then the outputs (o, lse).
     SmallVector<Type> argTypes;
     SmallVector<Attribute> argAttrs;
-    auto bufferAttr = [&](StringRef name, bool output) {
+    auto bufferAttr = [&](StringRef name, bool output, GlobalType type) {
       SmallVector<NamedAttribute> attrs = {
-          mb.getNamedAttr("flamia.buffer", mb.getStringAttr(name))};
+          mb.getNamedAttr("flamia.buffer", mb.getStringAttr(name)),
+          mb.getNamedAttr("flamia.dims",
+                          dimsOf(mb, type, name == "cu_seqlens" ? "NUM_DOCS + 1" : "T"))};
       if (output)
         attrs.push_back(mb.getNamedAttr("flamia.output", mb.getUnitAttr()));
       return mb.getDictionaryAttr(attrs);
@@ -346,19 +358,26 @@ struct VarlenSchedulePass
       StringRef name = names[arg];
       buf[name] = nb->addArgument(globalOf(arg.getType()), arg.getLoc());
       argTypes.push_back(buf[name].getType());
-      argAttrs.push_back(bufferAttr(name, false));
+      argAttrs.push_back(bufferAttr(name, false, globalOf(arg.getType())));
     }
     for (auto [name, type] : {std::make_pair("o", fwd.getO().getType()),
                               std::make_pair("lse", fwd.getLse().getType())}) {
       buf[name] = nb->addArgument(globalOf(type), loc);
       argTypes.push_back(buf[name].getType());
-      argAttrs.push_back(bufferAttr(name, true));
+      argAttrs.push_back(bufferAttr(name, true, globalOf(type)));
     }
     newFunc.setFunctionType(FunctionType::get(ctx, argTypes, {}));
     newFunc.setArgAttrsAttr(mb.getArrayAttr(argAttrs));
     auto workspace = [&](StringRef kind, StringRef name, Type type) {
+      // Token-block scales and the block list have one row per scale block.
+      StringRef symbol = "T";
+      if (name.ends_with("tb_scales") || name == "block_info")
+        symbol = "NB";
+      else if (name == "items")
+        symbol = "NUM_ITEMS";
       buf[name] = WorkspaceOp::create(b, loc, type, b.getStringAttr(name),
-                                      b.getStringAttr(kind));
+                                      b.getStringAttr(kind),
+                                      dimsOf(b, cast<GlobalType>(type), symbol));
     };
     for (auto &[name, type] :
          SmallVector<std::pair<StringRef, Type>>{

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flamia/Dialect/FlamiaDialect.h"
+#include "flamia/Compiler/Pipelines.h"
 #include "flamia/Conversion/Passes.h"
 #include "flamia/Transforms/Passes.h"
 
@@ -59,6 +60,7 @@ int main(int argc, char **argv) {
   mlir::registerGPUPasses();
   mlir::flamia::registerFlamiaPassesAndPipelines();
   mlir::flamia::registerFlamiaConversionPasses();
+  flamia::registerFlamiaPipelines();
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "FLAMIA optimizer driver\n", registry));

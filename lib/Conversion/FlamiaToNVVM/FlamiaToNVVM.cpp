@@ -148,10 +148,10 @@ struct ConvertFlamiaToNVVMPass
     : public flamia::impl::ConvertFlamiaToNVVMBase<ConvertFlamiaToNVVMPass> {
   using Base::Base;
 
-  gpu::GPUModuleOp getOrCreateGpuModule(ModuleOp module, Chip chip) {
-    std::string name = ("flamia_" + stringifyChip(chip)).str();
-    if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(name))
-      return existing;
+  /// One gpu.module per kernel (one PTX/cubin file per kernel), named
+  /// `<kernel>_module`.
+  gpu::GPUModuleOp createGpuModule(ModuleOp module, StringRef kernel, Chip chip) {
+    std::string name = (kernel + "_module").str();
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     StringRef features = chip == Chip::sm_90a ? "+ptx80" : "+ptx88";
     auto target = NVVM::NVVMTargetAttr::get(
@@ -311,7 +311,7 @@ struct ConvertFlamiaToNVVMPass
       if (failed(plan))
         return signalPassFailure();
       lowerRoles(kernel);
-      gpu::GPUModuleOp gm = getOrCreateGpuModule(module, c);
+      gpu::GPUModuleOp gm = createGpuModule(module, kernel.getSymName(), c);
       if (failed(createKernelFunc(kernel, *plan, gm, infos)))
         return signalPassFailure();
       // Launches now name the kernel in its gpu.module.

@@ -1,0 +1,71 @@
+//===- Compile.h - From an attention spec to PTX, cubin, manifest -*- C++ -*-===//
+//
+// The integrator's entry point: one call from an attention specification to
+// the kernels (PTX and cubin, one pair per kernel) and the runtime manifest
+// (docs/runtime-abi.md). flamia-compile is a thin CLI over this.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLAMIA_COMPILER_COMPILE_H
+#define FLAMIA_COMPILER_COMPILE_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+class ModuleOp;
+class OpPassManager;
+} // namespace mlir
+
+namespace flamia {
+
+struct AttentionSpec {
+  std::string target = "sm_100a"; ///< sm_90a or sm_100a
+  std::string recipe = "mxfp8";
+  int64_t headDim = 128;
+  int64_t heads = 16;   ///< query heads
+  int64_t kvHeads = 16; ///< key/value heads (GQA: divides heads)
+  bool causal = true;
+  bool varlen = true;      ///< packed documents with cu_seqlens
+  int64_t safeBlock = 128; ///< 0: none (rejected as leaky)
+  std::optional<double> softmaxScale; ///< default 1/sqrt(D)
+};
+
+struct CompileOptions {
+  /// ptxas to assemble cubins with; empty: $FLAMIA_PTXAS, then
+  /// /usr/local/cuda/bin/ptxas, then PATH. No ptxas: PTX only.
+  std::string ptxas;
+  bool requireCubin = true;
+};
+
+struct CompiledKernel {
+  std::string name;
+  std::string ptx;
+  std::string cubin; ///< empty if not assembled
+  int64_t registers = -1, spillStoreBytes = -1, spillLoadBytes = -1,
+          stackBytes = -1;
+  std::string ptxasLog;
+};
+
+struct CompileResult {
+  std::vector<CompiledKernel> kernels;
+  std::string manifestJson;
+  std::string graphIR;  ///< after flamia-graph-pipeline
+  std::string blockIR;  ///< after flamia-tile
+  double compileSeconds = 0; ///< spec to PTX (MLIR + LLVM), without ptxas
+};
+
+/// Compiles `spec`. Returns false and sets `error` (a message naming the
+/// problem) on unsupported specs or compiler failures.
+bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
+                      CompileResult &result, std::string &error);
+
+/// Writes `<dir>/<kernel>.ptx`, `.cubin` and `manifest.json`.
+bool writeArtifacts(const CompileResult &result, const std::string &dir,
+                    std::string &error);
+
+} // namespace flamia
+
+#endif // FLAMIA_COMPILER_COMPILE_H
