@@ -19,6 +19,7 @@ tools = [
     "flamia-opt",
     "flamia-ref",
     "flamia-desc",
+    "flamia-compile",
     ToolSubst("mlir-translate", unresolved="ignore"),
     ToolSubst("llc", unresolved="ignore"),
 ]

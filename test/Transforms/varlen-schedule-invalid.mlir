@@ -1,0 +1,43 @@
+// RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule -verify-diagnostics
+
+!b = tensor<?x2x64xbf16>
+!tb = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+!pt = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 1x32>
+func.func @not_quantized_here(%q8: !pt, %k: !b, %cu: tensor<?xi32>) -> (!b, tensor<2x?xf32>) {
+  %k8 = flamia.quantize %k cu_seqlens(%cu) : (!b, tensor<?xi32>) -> !tb
+  // expected-error @below {{flamia-varlen-schedule: q must come from flamia.quantize (run flamia-graph-pipeline first)}}
+  %o, %lse = flamia.attention_fwd qk(%q8, %k8) pv(%k8) safe(%k, %k, %k) cu_seqlens(%cu)
+      {causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<mxfp8, safe_block = 128>}
+      : (!pt, !tb, !tb, !b, !b, !b, tensor<?xi32>) -> (!b, tensor<2x?xf32>)
+  return %o, %lse : !b, tensor<2x?xf32>
+}
+
+// -----
+!b = tensor<?x2x64xbf16>
+!tb = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+func.func @token_block_q(%q: !b, %cu: tensor<?xi32>) -> (!b, tensor<2x?xf32>) {
+  %q8 = flamia.quantize %q cu_seqlens(%cu) : (!b, tensor<?xi32>) -> !tb
+  // expected-error @below {{the kernels implement recipe mxfp8 (E4M3 with E8M0 scales; Q 1x32, K and V 32x32, document-local), but q is '!flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>'}}
+  %o, %lse = flamia.attention_fwd qk(%q8, %q8) pv(%q8) safe(%q, %q, %q) cu_seqlens(%cu)
+      {causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<mxfp8, safe_block = 128>}
+      : (!tb, !tb, !tb, !b, !b, !b, tensor<?xi32>) -> (!b, tensor<2x?xf32>)
+  return %o, %lse : !b, tensor<2x?xf32>
+}
+
+// -----
+!b = tensor<?x2x64xbf16>
+!tb = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+!pt = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 1x32>
+// expected-error @below {{flamia-varlen-schedule: backward kernels (flamia.attention_bwd) are not implemented; compile the forward on its own}}
+func.func @backward(%q: !b, %o: !b, %lse: tensor<2x?xf32>) -> tensor<?x2x64xf32> {
+  %q8 = flamia.quantize %q : (!b) -> !pt
+  %qtb = flamia.quantize %q : (!b) -> !tb
+  %dq, %dk, %dv = flamia.attention_bwd qk(%q8, %qtb) dov(%qtb, %qtb) dsk(%qtb) dsq(%qtb) pdo(%qtb) o(%o) lse(%lse)
+      {causal, ds = #flamia.precision<f8E4M3FN, online = 32>, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>,
+       recipe = #flamia.recipe<mxfp8>}
+      : (!pt, !tb, !tb, !tb, !tb, !tb, !tb, !b, tensor<2x?xf32>) -> (tensor<?x2x64xf32>, tensor<?x2x64xf32>, tensor<?x2x64xf32>)
+  %o2, %l2 = flamia.attention_fwd qk(%q8, %qtb) pv(%qtb)
+      {causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<mxfp8>}
+      : (!pt, !tb, !tb) -> (!b, tensor<2x?xf32>)
+  return %dq : tensor<?x2x64xf32>
+}

@@ -1,0 +1,63 @@
+// RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule=target=sm_90a | FileCheck %s --check-prefix=SM90
+// RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule=target=sm_100a | FileCheck %s --check-prefix=SM100
+
+// What flamia-graph-pipeline leaves for a causal forward over packed
+// documents, turned into a quantization kernel, a persistent attention
+// kernel and the launch plan.
+!b = tensor<?x8x128xbf16>
+!kv = tensor<?x2x128xbf16>
+func.func @attn(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x?xf32>) {
+  %q8 = flamia.quantize %q : (!b) -> !flamia.qtensor<?x8x128xf8E4M3FN, f8E8M0FNU, 1x32>
+  %k8 = flamia.quantize %k cu_seqlens(%cu) : (!kv, tensor<?xi32>) -> !flamia.qtensor<?x2x128xf8E4M3FN, f8E8M0FNU, 32x32>
+  %v8 = flamia.quantize %v cu_seqlens(%cu) : (!kv, tensor<?xi32>) -> !flamia.qtensor<?x2x128xf8E4M3FN, f8E8M0FNU, 32x32>
+  %o, %lse = flamia.attention_fwd qk(%q8, %k8) pv(%v8) safe(%q, %k, %v) cu_seqlens(%cu)
+      {causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<mxfp8, safe_block = 128>}
+      : (!flamia.qtensor<?x8x128xf8E4M3FN, f8E8M0FNU, 1x32>, !flamia.qtensor<?x2x128xf8E4M3FN, f8E8M0FNU, 32x32>,
+         !flamia.qtensor<?x2x128xf8E4M3FN, f8E8M0FNU, 32x32>, !b, !kv, !kv, tensor<?xi32>) -> (!b, tensor<8x?xf32>)
+  return %o, %lse : !b, tensor<8x?xf32>
+}
+
+// The quantization kernel: one CTA per (32-token block, query head); K and V
+// only for the 2 key/value heads (GQA).
+// SM90-LABEL: flamia.kernel @attn_quantize
+// SM90-SAME: {flamia.param = "q"}
+// SM90-SAME: {flamia.param = "block_info"}
+// SM90-SAME: {flamia.param = "q_deq"}
+// SM90-SAME: attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64}
+// SM90: %[[B:.*]] = arith.index_cast %block_id_x
+// SM90: %[[H:.*]] = arith.index_cast %block_id_y
+// SM90: %[[START:.*]], %[[LEN:.*]] = flamia.block_info.load %{{.*}}[%[[B]]]
+// SM90: flamia.quantize_block %arg0 rows(%[[START]], %[[LEN]]) block %[[B]] head %[[H]] per_token(%arg4, %arg5) per_token_dequant(%arg12) token_block(%arg6, %arg7)
+// SM90: %[[KVH:.*]] = arith.constant 2 : i32
+// SM90: arith.cmpi slt, %[[H]], %[[KVH]]
+// SM90: scf.if
+// SM90: flamia.quantize_block %arg1 {{.*}} token_block(%arg8, %arg9) token_block_dequant(%arg13)
+// SM90: flamia.quantize_block %arg2 {{.*}} token_block(%arg10, %arg11) token_block_dequant(%arg14)
+
+// The persistent kernel: a work loop over scheduled items.
+// SM90-LABEL: flamia.kernel @attn_attention_fwd
+// SM90-SAME: launch = "persistent", schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_90a", safe_block = 128 : i64}
+// SM90: %[[QUEUE:.*]] = flamia.queue.create %arg10, %arg9
+// SM90: scf.while
+// SM90: flamia.queue.next "fetch" %[[QUEUE]]
+// SM90: flamia.attention_tile %arg8[%{{.*}}] q(%arg0) k(%arg1) v(%arg2) safe(%arg3, %arg4, %arg5) to %arg6, %arg7 scale %arg11 tokens %arg12
+
+// The launch plan: buffers in, workspaces, launches in order.
+// SM90-LABEL: func.func @attn
+// SM90-SAME: {flamia.buffer = "q", flamia.dims = ["T", "8", "128"]}
+// SM90-SAME: {flamia.buffer = "cu_seqlens", flamia.dims = ["NUM_DOCS + 1"]}
+// SM90-SAME: {flamia.buffer = "lse", flamia.dims = ["8", "T"], flamia.output}
+// SM90: flamia.workspace "workspace" "k_tb_scales" dims ["NB", "2", "4"]
+// SM90: flamia.workspace "schedule" "items" dims ["NUM_ITEMS", "8"]
+// SM90: flamia.launch @attn_quantize({{.*}}) grid ["NB", "Hq", "1"]
+// SM90: flamia.launch @attn_attention_fwd({{.*}}) grid ["NUM_SMS", "1", "1"]
+
+// On sm_100a the attention kernel reads payloads and scales (block-scaled
+// MMAs), not dequantized copies, and the cost model is Blackwell's.
+// SM100-LABEL: flamia.kernel @attn_quantize
+// SM100-NOT: q_deq
+// SM100-LABEL: flamia.kernel @attn_attention_fwd
+// SM100-SAME: {flamia.param = "q_pt"}
+// SM100-SAME: {flamia.param = "q_pt_scales"}
+// SM100-SAME: cost_model = "sm_100a"
+// SM100: flamia.attention_tile %arg11[%{{.*}}] q(%arg0, %arg1) k(%arg2, %arg3) v(%arg4, %arg5) safe(%arg6, %arg7, %arg8)
