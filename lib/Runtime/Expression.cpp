@@ -69,9 +69,11 @@ private:
   Expression &out_;
   size_t pos_ = 0;
 
-  Status failAt(size_t pos, const std::string &message) const {
+  Status failAt(size_t pos, const std::string &message,
+                const std::string &hint = "") const {
     return invalidManifest(message + " at column " + std::to_string(pos + 1) +
-                           " of '" + text_ + "'");
+                           " of '" + text_ + "'" +
+                           (hint.empty() ? "" : " (" + hint + ")"));
   }
   Status fail(const std::string &message) const { return failAt(pos_, message); }
 
@@ -192,8 +194,8 @@ private:
       std::string name = text_.substr(start, pos_ - start);
       if (peek('(')) {
         if (name != "cdiv")
-          return failAt(start, "unknown function '" + name +
-                                   "' (the only function is cdiv)");
+          return failAt(start, "unknown function '" + name + "'",
+                        "the only function is cdiv");
         ++pos_;
         int a, b;
         FLAMIA_RETURN_IF_ERROR(parseExpr(a, depth + 1));
@@ -211,8 +213,8 @@ private:
         return failAt(start, "cdiv needs arguments: cdiv(a, b)");
       Symbol symbol;
       if (!symbolFromName(name, symbol))
-        return failAt(start, "unknown symbol '" + name + "' (symbols: " +
-                                 symbolList() + ")");
+        return failAt(start, "unknown symbol '" + name + "'",
+                      "symbols: " + symbolList());
       Expression::Node node;
       node.op = Expression::Op::Symbol;
       node.symbol = symbol;

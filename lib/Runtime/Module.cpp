@@ -118,13 +118,19 @@ Status ModuleSet::load(const CudaDriver &driver, const std::string &dir,
               k.name + "'"));
 
     if (driver.funcGetParamInfo) {
+      // CUDA_ERROR_INVALID_VALUE past the last parameter; any other error
+      // (e.g. not supported for this module) leaves the layout unchecked.
       lk.paramLayoutChecked = true;
       size_t count = 0;
       for (; count < 4096; ++count) {
         size_t offset = 0, size = 0;
         CUresult pr = driver.funcGetParamInfo(lk.function, count, &offset, &size);
-        if (pr != CUDA_SUCCESS)
+        if (pr == CUDA_ERROR_INVALID_VALUE)
           break;
+        if (pr != CUDA_SUCCESS) {
+          lk.paramLayoutChecked = false;
+          break;
+        }
         if (count < k.params.size()) {
           const ManifestParam &p = k.params[count];
           if (size != paramSizeBytes(p.kind))
@@ -136,7 +142,7 @@ Status ModuleSet::load(const CudaDriver &driver, const std::string &dir,
                 " bytes in the cubin");
         }
       }
-      if (count != k.params.size())
+      if (lk.paramLayoutChecked && count != k.params.size())
         return artifactError("kernel '" + k.name + "' takes " +
                              std::to_string(count) +
                              " parameters in the cubin but the manifest "
