@@ -25,7 +25,9 @@ llvm_config.add_tool_substitutions(tools, [config.flamia_tools_dir, config.llvm_
 
 config.substitutions.append(("%flamia_src_root", config.flamia_src_root))
 config.substitutions.append(("%flamia_obj_root", config.flamia_obj_root))
-# Ahead of lit's default %python (the interpreter running lit, without numpy).
+# use_default_substitutions() already maps %python to lit's own interpreter;
+# ours (the .venv with numpy + ml_dtypes) must replace it, not follow it.
+config.substitutions = [s for s in config.substitutions if s[0] != "%python"]
 config.substitutions.insert(0, ("%python", config.flamia_python))
 config.substitutions.append(("%examples", os.path.join(config.flamia_src_root, "examples")))
 

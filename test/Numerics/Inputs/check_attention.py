@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Independent numpy + ml_dtypes check of `flamia-ref attention`.
+
+  check_attention.py --recipe mxfp8|none [--causal] [--cu CU.npy]
+                     [--safe-block N] [--softmax-scale S] [--backward]
+                     INPREFIX OUTPREFIX
+
+INPREFIX.{q,k,v,do}.npy are the inputs, OUTPREFIX.{o,lse,dq,dk,dv}.npy what
+flamia-ref wrote.
+
+recipe mxfp8, forward: recomputed from the precise definition in
+docs/numerics.md (Q per-token 1x32, K and V document-local 32x32 blocks with
+the E8M0 scale rule, via ml_dtypes; document-local key tiles of 128; the
+safe-block bf16 path; online softmax in float32 with exp2; P in E4M3 with the
+fixed 2^8 scale) and compared BIT FOR BIT. Dot products and tile sums are
+formed in float64 where that is provably exact (every sum's absolute value
+below 2^(52 + smallest product lsb)), else as exact rationals, then rounded
+once to float32 as the definition says. The backward is compared with the float64
+reference below (cosine similarity).
+
+recipe none: an independent float64 attention and its gradients, compared
+within 2e-6 relative.
+"""
+import argparse
+import sys
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+
+F32 = np.float32
+LOG2E = F32(1.44269504088896340736)
+LN2 = F32(0.693147180559945309417)
+
+
+def bf16(x):
+    return np.asarray(x, F32).astype(ml_dtypes.bfloat16).astype(F32)
+
+
+def mx_exponent(amax, m=448.0):
+    """Smallest e with amax / 2^e <= m, clamped; -127 for 0 (vectorized)."""
+    amax = np.asarray(amax, np.float64)
+    with np.errstate(divide="ignore"):
+        e = np.ceil(np.log2(np.where(amax > 0, amax, 1.0) / m))
+    e = np.where(amax > m * 2.0**e, e + 1, e)
+    e = np.where(amax <= m * 2.0 ** (e - 1), e - 1, e)
+    e = np.where(amax == 0, -127, e)
+    return np.clip(e, -127, 127)
+
+
+def quantize_e4m3(vals, e):
+    """Dequantized E4M3 values of vals / 2^e (exact scaling), float64."""
+    scaled = (vals.astype(np.float64) * 2.0 ** (-e)).astype(F32)
+    q = scaled.astype(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    return q * 2.0**e
+
+
+def quantize_tensor(x, blocks, tb_doc):
+    """x [T, H, D] bf16 float32 -> dequantized float64 with 32-channel
+    blocks; per-token when blocks is None, else the given token blocks."""
+    T, H, D = x.shape
+    out = np.zeros((T, H, D), np.float64)
+    xr = x.reshape(T, H, D // 32, 32)
+    if blocks is None:
+        amax = np.max(np.abs(xr), axis=3, keepdims=True)
+        e = mx_exponent(amax)
+        return quantize_e4m3(xr, e).reshape(T, H, D)
+    for (t0, t1) in blocks:
+        blk = xr[t0:t1]
+        amax = np.max(np.abs(blk), axis=(0, 3), keepdims=True)
+        out[t0:t1] = quantize_e4m3(blk, mx_exponent(amax)).reshape(t1 - t0, H, D)
+    return out
+
+
+def doc_blocks(cu, size):
+    return [(b, min(b + size, cu[d + 1])) for d in range(len(cu) - 1)
+            for b in range(cu[d], cu[d + 1], size)]
+
+
+def lsb_elementwise(x):
+    """Exponent of the lowest set significand bit of each nonzero float64
+    (x is an odd integer times 2^lsb); a huge value for zeros."""
+    m, e = np.frexp(np.abs(x))
+    ints = (m * 2.0**53).astype(np.int64)
+    low = ints & -ints
+    with np.errstate(divide="ignore"):
+        tz = np.log2(np.where(low > 0, low, 1).astype(np.float64)).astype(np.int64)
+    return np.where(x != 0, e.astype(np.int64) - 53 + tz, 10**6)
+
+
+def round_fraction_f32(S):
+    """RNE of an exact rational to float32 (exact comparisons)."""
+    f = np.float32(float(S))
+    best = None
+    for cand in (np.nextafter(f, F32(-np.inf)), f, np.nextafter(f, F32(np.inf))):
+        if not np.isfinite(cand):
+            continue
+        d = abs(Fraction(float(cand)) - S)
+        key = (d, int(cand.view(np.uint32)) & 1)  # ties: even significand
+        if best is None or key < best[0]:
+            best = (key, cand)
+    return best[1]
+
+
+class ExactnessCheck:
+    """fl32 of exact sums of exact float64 products. A float64 sum is used
+    where it is provably exact (every partial sum a multiple of 2^lsb below
+    2^(lsb + 52)); elsewhere the exact rational sum (fractions.Fraction) is
+    rounded to float32."""
+
+    def __init__(self):
+        self.count = 0
+        self.rational = 0
+
+    def sum_f32(self, prod, axis):
+        absum = np.sum(np.abs(prod), axis=axis)
+        lo = np.min(lsb_elementwise(prod), axis=axis)
+        out = np.asarray(np.sum(prod, axis=axis)).astype(F32)
+        exact = (absum == 0) | (absum < 2.0 ** (lo + 52.0))
+        self.count += np.size(absum)
+        if not np.all(exact):
+            moved = np.moveaxis(prod, axis, -1)
+            flat_out = out.reshape(-1)
+            flat_exact = np.asarray(exact).reshape(-1)
+            flat_prod = moved.reshape(-1, moved.shape[-1])
+            for n in np.nonzero(~flat_exact)[0]:
+                self.rational += 1
+                S = sum((Fraction(float(x)) for x in flat_prod[n]), Fraction(0))
+                flat_out[n] = round_fraction_f32(S)
+            out = flat_out.reshape(out.shape)
+        return out
+
+
+def mxfp8_forward(q, k, v, cu, causal, safe_block, scale, ex):
+    T, H, D = q.shape
+    Hkv = k.shape[1]
+    group = H // Hkv
+    qb, kb, vb = (x.astype(np.float64) for x in (q, k, v))
+    blocks32 = doc_blocks(cu, 32)
+    qq = quantize_tensor(q, None, None)
+    kq = quantize_tensor(k, blocks32, True)
+    vq = quantize_tensor(v, blocks32, True)
+    c = F32(np.float64(scale) * 1.4426950408889634)
+    o = np.zeros((T, H, D), F32)
+    lse = np.zeros((H, T), F32)
+    doc_of = np.zeros(T, np.int64)
+    for d in range(len(cu) - 1):
+        doc_of[cu[d]:cu[d + 1]] = d
+    for h in range(H):
+        g = h // group
+        for i in range(T):
+            b = cu[doc_of[i]]
+            end = i + 1 if causal else cu[doc_of[i] + 1]
+            m, l = F32(-np.inf), F32(0)
+            acc = np.zeros(D, F32)
+            for kt in range(b, end, 128):
+                js = np.arange(kt, min(kt + 128, end))
+                safe = (safe_block > 0) & ((js - b) // max(safe_block, 1) == (i - b) // max(safe_block, 1))
+                qrow = np.where(safe[:, None], qb[i, h][None, :], qq[i, h][None, :])
+                krow = np.where(safe[:, None], kb[js, g], kq[js, g])
+                t = ex.sum_f32(qrow * krow, axis=1) * c
+                m_new = max(m, np.max(t))
+                alpha = F32(1) if m_new == m else F32(np.exp2(np.float64(m - m_new)))
+                p = np.exp2((t - m_new).astype(np.float64)).astype(F32)
+                pq = (p * F32(256)).astype(ml_dtypes.float8_e4m3fn).astype(np.float64) / 256.0
+                w = np.where(safe, bf16(p).astype(np.float64), pq)
+                vrows = np.where(safe[:, None], vb[js, g], vq[js, g])
+                pv = ex.sum_f32(w[:, None] * vrows, axis=0)
+                row_sum = F32(ex.sum_f32(p.astype(np.float64), axis=0))
+                l = F32(alpha * l) + row_sum
+                acc = (alpha * acc).astype(F32) + pv
+                m = m_new
+            o[i, h] = bf16(acc / l)
+            lse[h, i] = F32(m + F32(np.log2(np.float64(l)))) * LN2
+    return o, lse
+
+
+def float64_attention(q, k, v, do, cu, causal, scale):
+    T, H, D = q.shape
+    group = H // k.shape[1]
+    q, k, v, do = (x.astype(np.float64) for x in (q, k, v, do))
+    o = np.zeros((T, H, D))
+    lse = np.zeros((H, T))
+    dq, dk, dv = np.zeros_like(q), np.zeros_like(k), np.zeros_like(v)
+    for d in range(len(cu) - 1):
+        b, e = cu[d], cu[d + 1]
+        if e == b:
+            continue
+        L = e - b
+        mask = np.tril(np.ones((L, L), bool)) if causal else np.ones((L, L), bool)
+        for h in range(H):
+            g = h // group
+            s = scale * q[b:e, h] @ k[b:e, g].T
+            s = np.where(mask, s, -np.inf)
+            mx = s.max(axis=1, keepdims=True)
+            p = np.exp(s - mx)
+            l = p.sum(axis=1, keepdims=True)
+            P = p / l
+            o[b:e, h] = P @ v[b:e, g]
+            lse[h, b:e] = (mx + np.log(l))[:, 0]
+            dP = do[b:e, h] @ v[b:e, g].T
+            Dv = np.sum(do[b:e, h] * o[b:e, h], axis=1, keepdims=True)
+            dS = P * (dP - Dv)
+            dq[b:e, h] = scale * dS @ k[b:e, g]
+            dk[b:e, g] += scale * dS.T @ q[b:e, h]
+            dv[b:e, g] += P.T @ do[b:e, h]
+    return o, lse, dq, dk, dv
+
+
+def cosine(a, b):
+    a, b = a.astype(np.float64).ravel(), b.astype(np.float64).ravel()
+    return float(a @ b / np.sqrt((a @ a) * (b @ b)))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--recipe", required=True, choices=["mxfp8", "none"])
+    p.add_argument("--causal", action="store_true")
+    p.add_argument("--cu")
+    p.add_argument("--safe-block", type=int, default=128)
+    p.add_argument("--softmax-scale", type=float)
+    p.add_argument("--backward", action="store_true")
+    p.add_argument("--min-cosine", type=float, default=0.99)
+    p.add_argument("inprefix")
+    p.add_argument("outprefix")
+    a = p.parse_args()
+    q, k, v, do = (bf16(np.load(f"{a.inprefix}.{n}.npy")) for n in ("q", "k", "v", "do"))
+    T, H, D = q.shape
+    cu = np.load(a.cu).tolist() if a.cu else [0, T]
+    scale = a.softmax_scale if a.softmax_scale else float(F32(1.0 / np.sqrt(D)))
+    got = {n: np.load(f"{a.outprefix}.{n}.npy") for n in ("o", "lse")}
+    if a.backward:
+        got.update({n: np.load(f"{a.outprefix}.{n}.npy") for n in ("dq", "dk", "dv")})
+    for n, x in got.items():
+        assert x.dtype == np.float32, (n, x.dtype)
+    assert got["o"].shape == (T, H, D) and got["lse"].shape == (H, T)
+    ref = float64_attention(q, k, v, do, cu, a.causal, scale)
+    ok = True
+    if a.recipe == "none":
+        for n, r in zip(("o", "lse", "dq", "dk", "dv"), ref):
+            if n not in got:
+                continue
+            err = np.max(np.abs(got[n] - r)) / max(np.max(np.abs(r)), 1e-30)
+            print(f"none {n}: max relative error vs numpy float64 {err:.1e}")
+            ok &= err < 2e-6
+    else:
+        ex = ExactnessCheck()
+        o, lse = mxfp8_forward(q, k, v, cu, a.causal, a.safe_block, scale, ex)
+        for n, mine in (("o", o), ("lse", lse)):
+            diff = np.count_nonzero(mine.view(np.uint32) != got[n].view(np.uint32))
+            print(f"mxfp8 {n}: {diff} of {mine.size} elements differ from the numpy transcription")
+            ok &= diff == 0
+        print(f"mxfp8: {ex.count} exact sums ({ex.rational} of them as rationals)")
+        for n, r in zip(("o", "lse", "dq", "dk", "dv"), ref):
+            if n in got:
+                c = cosine(got[n], r)
+                print(f"mxfp8 {n}: cosine vs float64 {c:.4f}")
+                ok &= c > a.min_cosine
+    if not ok:
+        print("MISMATCH")
+        sys.exit(1)
+    print("OK")
+
+
+if __name__ == "__main__":
+    main()

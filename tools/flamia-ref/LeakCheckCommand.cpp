@@ -1,0 +1,194 @@
+//===- LeakCheckCommand.cpp - flamia-ref leakcheck ---------------*- C++ -*-===//
+//
+// flamia-ref leakcheck [--recipe R] [--strict] [--l3] [--safe-block N]
+//     [--cu-seqlens CU.npy | --doc-lengths L0,L1,...] [--heads H]
+//     [--kv-heads HKV] [--head-dim D] [--inputs random|outlier] [--seed S]
+//     [--cuts C0,C1,...] [--no-l1] [--no-l2] [Q.npy K.npy V.npy DO.npy]
+//
+//===----------------------------------------------------------------------===//
+#include "ArrayFiles.h"
+#include "CommandLine.h"
+#include "RecipeOptions.h"
+
+#include "flamia/Numerics/LeakCheck.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace flamia::ref {
+
+using namespace numerics;
+
+static const char *kLeakCheckUsage =
+    "usage: flamia-ref leakcheck [--recipe RECIPE] [--strict] [--l3]\n"
+    "           [--safe-block N] [--cu-seqlens CU.npy | --doc-lengths L,...]\n"
+    "           [--heads H] [--kv-heads HKV] [--head-dim D]\n"
+    "           [--inputs random|outlier] [--seed S] [--cuts C,...]\n"
+    "           [--no-l1] [--no-l2] [Q.npy K.npy V.npy DO.npy]\n"
+    "\n"
+    "Checks the properties of docs/numerics.md on the CPU reference (causal\n"
+    "attention) by perturbing inputs and comparing outputs bit for bit:\n"
+    "  L1 forward causality, L2 document isolation, Consistency of the\n"
+    "  backward's recomputed scores, and with --strict (or --l3) L3 strict\n"
+    "  backward causality. --strict also makes the recipe strict.\n"
+    "Prints every comparison and one verdict line per property; exit status\n"
+    "0 if all pass, 1 if one fails, 2 on bad input.\n"
+    "\n"
+    "Inputs: Q K V DO files (float32, [T, Hq, D] / [T, Hkv, D]) with\n"
+    "--cu-seqlens, or (default) synthetic bf16 inputs: --doc-lengths\n"
+    "(default 300,45,0,215), --heads 2, --kv-heads 1, --head-dim 64,\n"
+    "--inputs outlier, --seed 1.\n"
+    "--cuts: cut points as offsets in each document (default\n"
+    "0,31,32,45,127,128,150,200).\n";
+
+int runLeakCheckCommand(int argc, char **argv) {
+  const char *cmd = "leakcheck";
+  CommandLine cl({"--recipe", "--safe-block", "--cu-seqlens", "--doc-lengths",
+                  "--heads", "--kv-heads", "--head-dim", "--inputs", "--seed",
+                  "--cuts"},
+                 {"--strict", "--l3", "--no-l1", "--no-l2", "--help", "-h"});
+  std::string error;
+  if (!cl.parse(argc, argv, 1, error))
+    return badInput(cmd, error + "\n" + kLeakCheckUsage);
+  if (cl.flag("--help") || cl.flag("-h")) {
+    std::fputs(kLeakCheckUsage, stdout);
+    return 0;
+  }
+  RecipeConfig recipe;
+  if (!recipeFromOptions(cl, "mxfp8", recipe, error))
+    return badInput(cmd, error);
+  LeakCheckOptions options;
+  options.checkL1 = !cl.flag("--no-l1");
+  options.checkL2 = !cl.flag("--no-l2");
+  options.checkL3 = cl.flag("--strict") || cl.flag("--l3");
+  if (auto cuts = cl.value("--cuts"))
+    if (!parseIntList(*cuts, options.cutOffsets))
+      return badInput(cmd, "malformed --cuts '" + *cuts +
+                               "' (expected comma-separated integers)");
+  int64_t seed = 1;
+  if (auto s = cl.value("--seed"))
+    if (!parseInt(*s, seed) || seed < 0 || seed > 0xffffffffll)
+      return badInput(cmd, "--seed must be an integer in [0, 2^32), got '" +
+                               *s + "'");
+  options.seed = static_cast<uint32_t>(seed) * 2654435761u + 12345u;
+
+  AttentionTensors tensors;
+  const std::vector<std::string> &pos = cl.positional();
+  if (pos.size() == 4) {
+    if (cl.value("--doc-lengths") || cl.value("--heads") ||
+        cl.value("--kv-heads") || cl.value("--head-dim") || cl.value("--inputs"))
+      return badInput(cmd, "--doc-lengths, --heads, --kv-heads, --head-dim "
+                           "and --inputs describe synthetic inputs; with "
+                           "input files use --cu-seqlens");
+    NpyArray q, k, v, dO;
+    if (!loadArray(pos[0], "Q", NpyDType::Float32, 3, "[T, Hq, D]", q, error) ||
+        !loadArray(pos[1], "K", NpyDType::Float32, 3, "[T, Hkv, D]", k, error) ||
+        !loadArray(pos[2], "V", NpyDType::Float32, 3, "[T, Hkv, D]", v, error) ||
+        !loadArray(pos[3], "DO", NpyDType::Float32, 3, "[T, Hq, D]", dO, error))
+      return badInput(cmd, error);
+    const int64_t T = q.shape[0], Hq = q.shape[1], D = q.shape[2];
+    if (k.shape[0] != T || k.shape[2] != D || v.shape != k.shape ||
+        dO.shape != q.shape)
+      return badInput(cmd, "inconsistent shapes: Q " + q.shapeString() +
+                               ", K " + k.shapeString() + ", V " +
+                               v.shapeString() + ", DO " + dO.shapeString());
+    if (Hq < 1 || k.shape[1] < 1 || D < 1 || Hq % k.shape[1] != 0)
+      return badInput(cmd, "the number of query heads (" + std::to_string(Hq) +
+                               ") must be a positive multiple of the number "
+                               "of kv heads (" +
+                               std::to_string(k.shape[1]) + ")");
+    tensors.numTokens = T;
+    tensors.numHeads = Hq;
+    tensors.numKvHeads = k.shape[1];
+    tensors.headDim = D;
+    auto floats = [](const NpyArray &a) {
+      return std::vector<float>(a.data<float>(), a.data<float>() + a.numElements());
+    };
+    tensors.q = floats(q);
+    tensors.k = floats(k);
+    tensors.v = floats(v);
+    tensors.dO = floats(dO);
+    tensors.docs = DocumentLayout::singleDocument(T);
+    if (auto cu = cl.value("--cu-seqlens"))
+      if (!loadCuSeqlens(*cu, T, tensors.docs, error))
+        return badInput(cmd, error);
+  } else if (pos.empty()) {
+    std::vector<int64_t> lengths = {300, 45, 0, 215};
+    if (auto dl = cl.value("--doc-lengths"))
+      if (!parseIntList(*dl, lengths))
+        return badInput(cmd, "malformed --doc-lengths '" + *dl + "'");
+    int64_t H = 2, Hkv = 1, D = 64;
+    auto getPositive = [&](const char *name, int64_t &out) {
+      if (auto s = cl.value(name))
+        if (!parseInt(*s, out) || out < 1) {
+          error = std::string(name) + " must be a positive integer, got '" +
+                  *s + "'";
+          return false;
+        }
+      return true;
+    };
+    if (!getPositive("--heads", H) || !getPositive("--kv-heads", Hkv) ||
+        !getPositive("--head-dim", D))
+      return badInput(cmd, error);
+    if (H % Hkv != 0)
+      return badInput(cmd, "--heads must be a multiple of --kv-heads");
+    InputKind kind = InputKind::Outlier;
+    if (auto s = cl.value("--inputs")) {
+      if (*s == "random")
+        kind = InputKind::Random;
+      else if (*s != "outlier")
+        return badInput(cmd, "--inputs must be random or outlier, got '" + *s +
+                                 "'");
+    }
+    DocumentLayout docs;
+    if (auto cu = cl.value("--cu-seqlens")) {
+      return badInput(cmd, "--cu-seqlens needs input files; use "
+                           "--doc-lengths for synthetic inputs");
+    }
+    std::vector<int32_t> cu = {0};
+    for (int64_t L : lengths) {
+      if (L < 0 || cu.back() + L > (1 << 24))
+        return badInput(cmd, "--doc-lengths must be non-negative and sum to "
+                             "at most 2^24");
+      cu.push_back(static_cast<int32_t>(cu.back() + L));
+    }
+    (void)DocumentLayout::fromCuSeqlens(cu, cu.back(), docs);
+    tensors = makeSyntheticInputs(docs, H, Hkv, D, kind,
+                                  static_cast<uint32_t>(seed));
+  } else {
+    return badInput(cmd, "expected four input files Q.npy K.npy V.npy DO.npy "
+                         "or none (synthetic inputs), got " +
+                             std::to_string(pos.size()));
+  }
+  tensors.causal = true;
+  if (Status s = recipe.validate(tensors.headDim); !s)
+    return badInput(cmd, s.message);
+
+  std::printf("leakcheck: recipe %s%s, T=%lld, Hq=%lld, Hkv=%lld, D=%lld, "
+              "causal, cu_seqlens [",
+              recipe.name.c_str(), recipe.strict && recipe.name != "mxfp8-strict" ? " (strict)" : "",
+              static_cast<long long>(tensors.numTokens),
+              static_cast<long long>(tensors.numHeads),
+              static_cast<long long>(tensors.numKvHeads),
+              static_cast<long long>(tensors.headDim));
+  const auto &cuv = tensors.docs.cuSeqlens();
+  for (size_t k = 0; k < cuv.size(); ++k)
+    std::printf("%s%lld", k ? ", " : "", static_cast<long long>(cuv[k]));
+  std::printf("]%s\n", pos.empty() ? (std::string(", synthetic ") +
+                                      (cl.value("--inputs").value_or("outlier")) +
+                                      " inputs").c_str()
+                                   : ", inputs from files");
+  std::fputs(recipe.describe().c_str(), stdout);
+  LeakCheckReport report;
+  if (Status s = runLeakCheck(tensors, recipe, options, report); !s)
+    return badInput(cmd, s.message);
+  for (const PropertyResult &r : report.results)
+    for (const std::string &line : r.log)
+      std::printf("%s\n", line.c_str());
+  for (const PropertyResult &r : report.results)
+    std::printf("%s\n", r.verdict().c_str());
+  std::fflush(stdout);
+  return report.pass() ? 0 : 1;
+}
+
+} // namespace flamia::ref
