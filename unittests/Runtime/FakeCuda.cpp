@@ -94,6 +94,8 @@ bool findRange(uintptr_t p, uintptr_t &start, size_t &size) {
 
 } // namespace
 
+extern "C" FakeKernelImpl fake_cuda_builtin_kernel(const char *name);
+
 extern "C" {
 
 //===--- control ---------------------------------------------------------===//
@@ -571,6 +573,8 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction fn,
     auto it = s.impls.find(f->name);
     if (it != s.impls.end())
       impl = it->second;
+    else
+      impl = fake_cuda_builtin_kernel(f->name.c_str());
   }
   if (impl)
     impl(&launch, params);

@@ -58,9 +58,11 @@ TEST(Workspace, SizesAndArenaOffsetsOfTheStandardManifest) {
   EXPECT_EQ(plan.offsets[at("counter")], 109568u);
   EXPECT_EQ(plan.bytes[at("counter")], 4u);
   EXPECT_EQ(plan.arenaBytes, 109824u);
-  for (size_t i = 0; i < m.buffers.size(); ++i)
-    if (plan.offsets[i] != kNotInArena)
+  for (size_t i = 0; i < m.buffers.size(); ++i) {
+    if (plan.offsets[i] != kNotInArena) {
       EXPECT_EQ(plan.offsets[i] % kWorkspaceAlignment, 0u) << m.buffers[i].name;
+    }
+  }
 }
 
 TEST(Workspace, EmptyBatchHasZeroSizedBuffers) {
