@@ -19,6 +19,7 @@ namespace flamia::run {
 
 /// Tolerances of the reference comparison (docs/runtime.md).
 constexpr double kMaxRelL2O = 1e-2;
+/// LSE: this plus the row's worst-case fp32 accumulation error of a score.
 constexpr double kMaxAbsLse = 1e-3;
 /// The GPU must be at least this much closer to the mxfp8 reference than to
 /// the float64 reference ...
