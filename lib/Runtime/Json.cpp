@@ -2,10 +2,10 @@
 
 #include "flamia/Runtime/Json.h"
 
-#include <cerrno>
+#include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
+#include <system_error>
 
 namespace flamia::runtime {
 
@@ -375,19 +375,23 @@ private:
         ++pos_;
     }
     std::string literal = text_.substr(start, pos_ - start);
+    const char *first = literal.data(), *last = first + literal.size();
     out.kind = JsonValue::Kind::Number;
-    errno = 0;
-    char *end = nullptr;
-    out.number = strtod(literal.c_str(), &end);
-    if (!std::isfinite(out.number))
+    // std::from_chars: locale-independent (strtod would read "0.5" as 0 under
+    // a locale whose decimal separator is ',').
+    auto parsed = std::from_chars(first, last, out.number);
+    if (parsed.ec == std::errc::result_out_of_range ||
+        !std::isfinite(out.number))
       return failAt(out.line, out.column,
                     "number " + literal + " is out of range");
+    if (parsed.ec != std::errc() || parsed.ptr != last)
+      return failAt(out.line, out.column, "malformed number " + literal);
     if (integerLiteral) {
-      errno = 0;
-      long long v = strtoll(literal.c_str(), &end, 10);
-      if (errno == 0 && end == literal.c_str() + literal.size()) {
+      int64_t v = 0;
+      auto exact = std::from_chars(first, last, v);
+      if (exact.ec == std::errc() && exact.ptr == last) {
         out.isInteger = true;
-        out.integer = static_cast<int64_t>(v);
+        out.integer = v;
       }
     }
     return Status::success();
