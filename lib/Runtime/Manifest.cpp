@@ -630,7 +630,7 @@ Status ManifestReader::readKernel(const JsonValue &v, const std::string &path,
                 "cubin '" + k.cubin +
                     "' must be a relative path inside the artifact directory "
                     "(no '..')");
-  if ((x = v.find("ptx")))
+  if ((x = v.find("ptx")) && !x->isNull()) // informational; null = none
     FLAMIA_RETURN_IF_ERROR(readString(*x, path + ".ptx", k.ptx));
 
   FLAMIA_RETURN_IF_ERROR(require(v, path, "grid", x));
