@@ -14,25 +14,23 @@ struct flamia_runtime {
   std::unique_ptr<AttentionRuntime> impl;
 };
 
-static_assert(static_cast<int>(ErrorCode::InvalidArgument) ==
-                      FLAMIA_STATUS_INVALID_ARGUMENT &&
-                  static_cast<int>(ErrorCode::DriverUnavailable) ==
-                      FLAMIA_STATUS_DRIVER_UNAVAILABLE &&
-                  static_cast<int>(ErrorCode::DeviceUnavailable) ==
-                      FLAMIA_STATUS_DEVICE_UNAVAILABLE &&
-                  static_cast<int>(ErrorCode::InvalidManifest) ==
-                      FLAMIA_STATUS_INVALID_MANIFEST &&
-                  static_cast<int>(ErrorCode::InvalidArtifact) ==
-                      FLAMIA_STATUS_INVALID_ARTIFACT &&
-                  static_cast<int>(ErrorCode::CudaError) ==
-                      FLAMIA_STATUS_CUDA_ERROR &&
-                  static_cast<int>(ErrorCode::OutOfMemory) ==
-                      FLAMIA_STATUS_OUT_OF_MEMORY &&
-                  static_cast<int>(ErrorCode::NotFound) ==
-                      FLAMIA_STATUS_NOT_FOUND &&
-                  static_cast<int>(ErrorCode::Internal) ==
-                      FLAMIA_STATUS_INTERNAL,
-              "flamia_status mirrors ErrorCode");
+static_assert(
+    static_cast<int>(ErrorCode::InvalidArgument) ==
+            FLAMIA_STATUS_INVALID_ARGUMENT &&
+        static_cast<int>(ErrorCode::DriverUnavailable) ==
+            FLAMIA_STATUS_DRIVER_UNAVAILABLE &&
+        static_cast<int>(ErrorCode::DeviceUnavailable) ==
+            FLAMIA_STATUS_DEVICE_UNAVAILABLE &&
+        static_cast<int>(ErrorCode::InvalidManifest) ==
+            FLAMIA_STATUS_INVALID_MANIFEST &&
+        static_cast<int>(ErrorCode::InvalidArtifact) ==
+            FLAMIA_STATUS_INVALID_ARTIFACT &&
+        static_cast<int>(ErrorCode::CudaError) == FLAMIA_STATUS_CUDA_ERROR &&
+        static_cast<int>(ErrorCode::OutOfMemory) ==
+            FLAMIA_STATUS_OUT_OF_MEMORY &&
+        static_cast<int>(ErrorCode::NotFound) == FLAMIA_STATUS_NOT_FOUND &&
+        static_cast<int>(ErrorCode::Internal) == FLAMIA_STATUS_INTERNAL,
+    "flamia_status mirrors ErrorCode");
 
 namespace {
 
@@ -123,10 +121,11 @@ void flamia_attention_args_init(flamia_attention_args *args) {
   args->struct_size = sizeof *args;
 }
 
-flamia_status flamia_runtime_create_with_options(
-    const char *artifact_dir, int device_ordinal,
-    const flamia_runtime_options *options, flamia_runtime **out, char *err,
-    size_t errlen) {
+flamia_status
+flamia_runtime_create_with_options(const char *artifact_dir, int device_ordinal,
+                                   const flamia_runtime_options *options,
+                                   flamia_runtime **out, char *err,
+                                   size_t errlen) {
   auto finish = [&](flamia_status status) {
     if (err && errlen > 0) {
       const std::string &message =
@@ -209,8 +208,7 @@ size_t flamia_runtime_num_kernels(const flamia_runtime *rt) {
   return rt ? rt->impl->manifest().kernels.size() : 0;
 }
 
-const char *flamia_runtime_kernel_name(const flamia_runtime *rt,
-                                       size_t index) {
+const char *flamia_runtime_kernel_name(const flamia_runtime *rt, size_t index) {
   if (!rt || index >= rt->impl->manifest().kernels.size())
     return nullptr;
   return rt->impl->manifest().kernels[index].name.c_str();
@@ -220,8 +218,7 @@ size_t flamia_runtime_num_buffers(const flamia_runtime *rt) {
   return rt ? rt->impl->manifest().buffers.size() : 0;
 }
 
-const char *flamia_runtime_buffer_name(const flamia_runtime *rt,
-                                       size_t index) {
+const char *flamia_runtime_buffer_name(const flamia_runtime *rt, size_t index) {
   if (!rt || index >= rt->impl->manifest().buffers.size())
     return nullptr;
   return rt->impl->manifest().buffers[index].name.c_str();
@@ -253,7 +250,8 @@ flamia_status flamia_runtime_get_buffer(const flamia_runtime *rt,
   out->rank = static_cast<int32_t>(view.shape.size());
   for (int i = 0; i < FLAMIA_MAX_BUFFER_RANK; ++i)
     out->shape[i] = i < out->rank ? view.shape[i] : 0;
-  out->device_ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(view.address));
+  out->device_ptr =
+      reinterpret_cast<void *>(static_cast<uintptr_t>(view.address));
   out->bytes = view.bytes;
   return FLAMIA_STATUS_OK;
 }
@@ -293,13 +291,12 @@ float flamia_runtime_softmax_scale(const flamia_runtime *rt) {
 
 } // extern "C"
 
-static_assert(static_cast<int>(BufferRole::Input) == FLAMIA_BUFFER_INPUT &&
-                  static_cast<int>(BufferRole::Output) == FLAMIA_BUFFER_OUTPUT &&
-                  static_cast<int>(BufferRole::Workspace) ==
-                      FLAMIA_BUFFER_WORKSPACE &&
-                  static_cast<int>(BufferRole::Schedule) ==
-                      FLAMIA_BUFFER_SCHEDULE,
-              "flamia_buffer_role mirrors BufferRole");
+static_assert(
+    static_cast<int>(BufferRole::Input) == FLAMIA_BUFFER_INPUT &&
+        static_cast<int>(BufferRole::Output) == FLAMIA_BUFFER_OUTPUT &&
+        static_cast<int>(BufferRole::Workspace) == FLAMIA_BUFFER_WORKSPACE &&
+        static_cast<int>(BufferRole::Schedule) == FLAMIA_BUFFER_SCHEDULE,
+    "flamia_buffer_role mirrors BufferRole");
 static_assert(static_cast<int>(DType::BF16) == FLAMIA_DTYPE_BF16 &&
                   static_cast<int>(DType::F32) == FLAMIA_DTYPE_F32 &&
                   static_cast<int>(DType::I32) == FLAMIA_DTYPE_I32 &&

@@ -75,7 +75,9 @@ private:
                            " of '" + text_ + "'" +
                            (hint.empty() ? "" : " (" + hint + ")"));
   }
-  Status fail(const std::string &message) const { return failAt(pos_, message); }
+  Status fail(const std::string &message) const {
+    return failAt(pos_, message);
+  }
 
   void skipSpaces() {
     while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t'))
@@ -284,10 +286,9 @@ Status Expression::evaluateNode(int index, const SymbolValues &symbols,
   case Op::Symbol:
     if (!symbols.has(node.symbol)) {
       const std::string &reason = symbols.unavailableReason(node.symbol);
-      return invalidArgument(std::string("symbol ") + symbolName(node.symbol) +
-                             " has no value" +
-                             (reason.empty() ? "" : ": " + reason) + " (in '" +
-                             text_ + "')");
+      return invalidArgument(
+          std::string("symbol ") + symbolName(node.symbol) + " has no value" +
+          (reason.empty() ? "" : ": " + reason) + " (in '" + text_ + "')");
     }
     out = symbols.get(node.symbol);
     return Status::success();

@@ -47,7 +47,8 @@ public:
     FLAMIA_RETURN_IF_ERROR(parseValue(out, 0));
     skipWhitespace();
     if (pos_ < text_.size())
-      return fail("unexpected " + describeChar() + " after the top-level value");
+      return fail("unexpected " + describeChar() +
+                  " after the top-level value");
     return Status::success();
   }
 
@@ -316,9 +317,8 @@ private:
           uint32_t low;
           FLAMIA_RETURN_IF_ERROR(parseHex4(low));
           if (low < 0xDC00 || low > 0xDFFF)
-            return fail("high surrogate \\u" + hex(cp) +
-                        " followed by \\u" + hex(low) +
-                        ", not a low surrogate");
+            return fail("high surrogate \\u" + hex(cp) + " followed by \\u" +
+                        hex(low) + ", not a low surrogate");
           cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
         } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
           return fail("lone low surrogate \\u" + hex(cp));

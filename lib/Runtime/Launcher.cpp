@@ -38,8 +38,7 @@ Status packKernelParams(const Manifest &manifest, size_t kernelIndex,
         return s.withContext(what);
       if (value < INT32_MIN || value > INT32_MAX)
         return invalidArgument(what + ": '" + p.value.text() + "' = " +
-                               std::to_string(value) +
-                               " does not fit in i32");
+                               std::to_string(value) + " does not fit in i32");
       int32_t v32 = static_cast<int32_t>(value);
       memcpy(slot, &v32, sizeof v32);
       break;
@@ -115,8 +114,8 @@ Status evaluateGrid(const ManifestKernel &kernel, const SymbolValues &symbols,
       return s.withContext("kernel '" + kernel.name + "' grid " + axis[i]);
     if (v < 0 || v > limit[i])
       return invalidArgument("kernel '" + kernel.name + "' grid " + axis[i] +
-                             " '" + kernel.grid[i].text() + "' = " +
-                             std::to_string(v) + " is outside [0, " +
+                             " '" + kernel.grid[i].text() +
+                             "' = " + std::to_string(v) + " is outside [0, " +
                              std::to_string(limit[i]) + "]");
     if (v % kernel.cluster[i] != 0)
       return invalidArgument("kernel '" + kernel.name + "' grid " + axis[i] +

@@ -139,16 +139,19 @@ bool targetRunsOn(const ManifestTarget &target, int major, int minor,
     if (major == target.major && minor == target.minor)
       return true;
     why = "target " + target.name +
-          " (architecture-specific) runs only on compute capability " +
-          wanted + "; the device is " + device;
+          " (architecture-specific) runs only on compute capability " + wanted +
+          "; the device is " + device;
     return false;
   }
   if (target.familySpecific) {
     if (major == target.major && minor >= target.minor)
       return true;
-    why = "target " + target.name + " (family-specific) runs only on compute "
-          "capability " + std::to_string(target.major) + ".x with x >= " +
-          std::to_string(target.minor) + "; the device is " + device;
+    why = "target " + target.name +
+          " (family-specific) runs only on compute "
+          "capability " +
+          std::to_string(target.major) +
+          ".x with x >= " + std::to_string(target.minor) + "; the device is " +
+          device;
     return false;
   }
   if (major > target.major || (major == target.major && minor >= target.minor))
@@ -205,10 +208,10 @@ private:
       for (const std::string &a : allowed)
         known |= member.first == a;
       if (!known)
-        return fail(member.second, path.empty() ? member.first
-                                                : path + "." + member.first,
-                    "unknown key \"" + member.first + "\" (expected one of: " +
-                        join(allowed) + ")");
+        return fail(member.second,
+                    path.empty() ? member.first : path + "." + member.first,
+                    "unknown key \"" + member.first +
+                        "\" (expected one of: " + join(allowed) + ")");
     }
     return Status::success();
   }
@@ -224,9 +227,9 @@ private:
   Status expectKind(const JsonValue &v, const std::string &path,
                     JsonValue::Kind kind) const {
     if (v.kind != kind)
-      return fail(v, path, std::string("expected ") +
-                               JsonValue::kindName(kind) + ", found " +
-                               v.kindName());
+      return fail(v, path,
+                  std::string("expected ") + JsonValue::kindName(kind) +
+                      ", found " + v.kindName());
     return Status::success();
   }
 
@@ -237,9 +240,9 @@ private:
                   std::string("expected an integer, found ") +
                       (v.isNumber() ? "a non-integer number" : v.kindName()));
     if (v.integer < min || v.integer > max)
-      return fail(v, path, std::to_string(v.integer) + " is out of range [" +
-                               std::to_string(min) + ", " +
-                               std::to_string(max) + "]");
+      return fail(v, path,
+                  std::to_string(v.integer) + " is out of range [" +
+                      std::to_string(min) + ", " + std::to_string(max) + "]");
     out = v.integer;
     return Status::success();
   }
@@ -263,17 +266,19 @@ private:
                         Expression &out) const {
     if (v.isNumber()) {
       if (!v.isInteger)
-        return fail(v, path, "expected an integer or an expression string, "
-                             "found a non-integer number");
+        return fail(v, path,
+                    "expected an integer or an expression string, "
+                    "found a non-integer number");
       out = Expression::constant(v.integer);
     } else if (v.isString()) {
       Status s = Expression::parse(v.string, out);
       if (!s.ok())
         return fail(v, path, s.message);
     } else {
-      return fail(v, path, std::string("expected an expression (string) or "
-                                       "an integer, found ") +
-                               v.kindName());
+      return fail(v, path,
+                  std::string("expected an expression (string) or "
+                              "an integer, found ") +
+                      v.kindName());
     }
     if (!scheduleAvailable_ && out.uses(Symbol::NumItems))
       return fail(v, path,
@@ -281,8 +286,9 @@ private:
                       "' uses NUM_ITEMS but the manifest has no \"schedule\"");
     int64_t c;
     if (out.constantValue(c) && c < 0)
-      return fail(v, path, "'" + out.text() + "' is negative (" +
-                               std::to_string(c) + ")");
+      return fail(v, path,
+                  "'" + out.text() + "' is negative (" + std::to_string(c) +
+                      ")");
     return Status::success();
   }
 
@@ -295,29 +301,31 @@ private:
           minCount == maxCount
               ? std::to_string(minCount)
               : std::to_string(minCount) + " to " + std::to_string(maxCount);
-      return fail(v, path, "expected " + expected + " entries, found " +
-                               std::to_string(v.array.size()));
+      return fail(v, path,
+                  "expected " + expected + " entries, found " +
+                      std::to_string(v.array.size()));
     }
     out.clear();
     for (size_t i = 0; i < v.array.size(); ++i) {
       Expression e;
-      FLAMIA_RETURN_IF_ERROR(readExpression(
-          v.array[i], path + "[" + std::to_string(i) + "]", e));
+      FLAMIA_RETURN_IF_ERROR(
+          readExpression(v.array[i], path + "[" + std::to_string(i) + "]", e));
       out.push_back(std::move(e));
     }
     return Status::success();
   }
 
-  Status readDims3(const JsonValue &v, const std::string &path,
-                   uint32_t out[3], int64_t max) const {
+  Status readDims3(const JsonValue &v, const std::string &path, uint32_t out[3],
+                   int64_t max) const {
     FLAMIA_RETURN_IF_ERROR(expectKind(v, path, JsonValue::Kind::Array));
     if (v.array.size() != 3)
-      return fail(v, path, "expected 3 integers, found " +
-                               std::to_string(v.array.size()) + " entries");
+      return fail(v, path,
+                  "expected 3 integers, found " +
+                      std::to_string(v.array.size()) + " entries");
     for (int i = 0; i < 3; ++i) {
       int64_t x;
-      FLAMIA_RETURN_IF_ERROR(readInt(
-          v.array[i], path + "[" + std::to_string(i) + "]", 1, max, x));
+      FLAMIA_RETURN_IF_ERROR(
+          readInt(v.array[i], path + "[" + std::to_string(i) + "]", 1, max, x));
       out[i] = static_cast<uint32_t>(x);
     }
     return Status::success();
@@ -340,10 +348,10 @@ private:
 Status ManifestReader::read(const JsonValue &root, Manifest &m) {
   m = Manifest();
   FLAMIA_RETURN_IF_ERROR(expectKind(root, "", JsonValue::Kind::Object));
-  FLAMIA_RETURN_IF_ERROR(checkKeys(
-      root, "",
-      {"flamia_manifest_version", "target", "recipe", "head_dim", "causal",
-       "softmax_scale", "schedule", "buffers", "kernels"}));
+  FLAMIA_RETURN_IF_ERROR(
+      checkKeys(root, "",
+                {"flamia_manifest_version", "target", "recipe", "head_dim",
+                 "causal", "softmax_scale", "schedule", "buffers", "kernels"}));
 
   const JsonValue *v;
   FLAMIA_RETURN_IF_ERROR(require(root, "", "flamia_manifest_version", v));
@@ -412,8 +420,7 @@ Status ManifestReader::read(const JsonValue &root, Manifest &m) {
     std::string path = "buffers[" + std::to_string(i) + "]";
     FLAMIA_RETURN_IF_ERROR(readBuffer(v->array[i], path, b, m));
     if (m.findBuffer(b.name) >= 0)
-      return fail(v->array[i], path,
-                  "duplicate buffer name '" + b.name + "'");
+      return fail(v->array[i], path, "duplicate buffer name '" + b.name + "'");
     m.buffers.push_back(std::move(b));
   }
 
@@ -480,9 +487,8 @@ Status ManifestReader::readSchedule(const JsonValue &v, Manifest &m) {
     s.costModel = x->string;
     s.weights = costWeightsForTarget(target);
   } else if (x->isObject()) {
-    FLAMIA_RETURN_IF_ERROR(checkKeys(*x, "schedule.cost_model",
-                                     {"item_overhead", "fp8_tile",
-                                      "bf16_tile"}));
+    FLAMIA_RETURN_IF_ERROR(checkKeys(
+        *x, "schedule.cost_model", {"item_overhead", "fp8_tile", "bf16_tile"}));
     s.costModel = "custom";
     struct Field {
       const char *key;
@@ -498,8 +504,8 @@ Status ManifestReader::readSchedule(const JsonValue &v, Manifest &m) {
       if (!w->isNumber())
         return fail(*w, path, "expected a number");
       if (w->number < 0 || (f.positive && w->number == 0))
-        return fail(*w, path, f.positive ? "must be positive"
-                                         : "must not be negative");
+        return fail(*w, path,
+                    f.positive ? "must be positive" : "must not be negative");
       *f.dst = w->number;
     }
   } else {
@@ -561,7 +567,8 @@ Status ManifestReader::readBuffer(const JsonValue &v, const std::string &path,
                     "' (expected one of: bf16, f32, i32, u8)");
   const JsonValue *dtypeValue = x;
   FLAMIA_RETURN_IF_ERROR(require(v, path, "shape", x));
-  FLAMIA_RETURN_IF_ERROR(readExpressionArray(*x, path + ".shape", 1, 8, b.shape));
+  FLAMIA_RETURN_IF_ERROR(
+      readExpressionArray(*x, path + ".shape", 1, 8, b.shape));
 
   if (b.role == BufferRole::Input || b.role == BufferRole::Output) {
     // Callers' tensors are described by the arguments alone.
@@ -589,8 +596,10 @@ Status ManifestReader::readBuffer(const JsonValue &v, const std::string &path,
     if (binding->dtype != b.dtype)
       return fail(*dtypeValue, path + ".dtype",
                   std::string("buffer '") + b.name + "' must be " +
-                      dtypeName(binding->dtype) + " (flamia_attention_args), "
-                      "not " + dtypeName(b.dtype));
+                      dtypeName(binding->dtype) +
+                      " (flamia_attention_args), "
+                      "not " +
+                      dtypeName(b.dtype));
   }
   if (b.role == BufferRole::Schedule) {
     if (b.name != kBlockInfoBuffer && b.name != kItemsBuffer &&
@@ -612,10 +621,10 @@ Status ManifestReader::readBuffer(const JsonValue &v, const std::string &path,
 Status ManifestReader::readKernel(const JsonValue &v, const std::string &path,
                                   ManifestKernel &k, const Manifest &m) {
   FLAMIA_RETURN_IF_ERROR(expectKind(v, path, JsonValue::Kind::Object));
-  FLAMIA_RETURN_IF_ERROR(checkKeys(
-      v, path,
-      {"name", "cubin", "ptx", "grid", "block", "cluster", "smem_bytes",
-       "tmem_columns", "registers", "spill_bytes", "params"}));
+  FLAMIA_RETURN_IF_ERROR(checkKeys(v, path,
+                                   {"name", "cubin", "ptx", "grid", "block",
+                                    "cluster", "smem_bytes", "tmem_columns",
+                                    "registers", "spill_bytes", "params"}));
   const JsonValue *x;
   FLAMIA_RETURN_IF_ERROR(require(v, path, "name", x));
   FLAMIA_RETURN_IF_ERROR(readString(*x, path + ".name", k.name));
@@ -734,9 +743,8 @@ Status ManifestReader::readParam(const JsonValue &v, const std::string &path,
         (x->string == "softmax_scale" || x->string == "softmax_scale_log2")) {
       if (p.kind == ParamKind::I32)
         return fail(*x, path + ".value",
-                    "'" + x->string +
-                        "' is a float; declare parameter '" + p.name +
-                        "' as f32");
+                    "'" + x->string + "' is a float; declare parameter '" +
+                        p.name + "' as f32");
       p.named = x->string == "softmax_scale" ? NamedValue::SoftmaxScale
                                              : NamedValue::SoftmaxScaleLog2;
       return Status::success();
@@ -830,18 +838,16 @@ Status ManifestReader::readTensorMap(const JsonValue &v,
   const int64_t elem = dtypeBytes(t.dtype);
   if (t.boxRows.constantValue(boxRows) && (boxRows < 1 || boxRows > 256))
     return fail(boxValue->array[0], path + ".box[0]",
-                "box rows " + std::to_string(boxRows) +
-                    " outside [1, 256]");
+                "box rows " + std::to_string(boxRows) + " outside [1, 256]");
   if (t.boxCols.constantValue(boxCols)) {
     if (boxCols < 1 || boxCols > 256)
       return fail(boxValue->array[1], path + ".box[1]",
-                  "box cols " + std::to_string(boxCols) +
-                      " outside [1, 256]");
+                  "box cols " + std::to_string(boxCols) + " outside [1, 256]");
     if ((boxCols * elem) % 16 != 0)
       return fail(boxValue->array[1], path + ".box[1]",
                   "box row of " + std::to_string(boxCols) + " x " +
-                      std::to_string(elem) + " bytes = " +
-                      std::to_string(boxCols * elem) +
+                      std::to_string(elem) +
+                      " bytes = " + std::to_string(boxCols * elem) +
                       " bytes is not a multiple of 16");
     if (t.swizzle != 0 && boxCols * elem > t.swizzle)
       return fail(boxValue->array[1], path + ".box[1]",

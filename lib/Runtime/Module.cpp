@@ -68,8 +68,8 @@ Status ModuleSet::load(const CudaDriver &driver, const std::string &dir,
     if (r == CUDA_ERROR_NOT_FOUND)
       return artifactError("kernel symbol '" + k.name +
                            "' not found in cubin '" + k.cubin + "'");
-    FLAMIA_RETURN_IF_ERROR(driver.check(
-        r, "cuModuleGetFunction('" + k.name + "') in '" + k.cubin + "'"));
+    FLAMIA_RETURN_IF_ERROR(driver.check(r, "cuModuleGetFunction('" + k.name +
+                                               "') in '" + k.cubin + "'"));
 
     auto attribute = [&](CUfunction_attribute a, int &out,
                          const char *name) -> Status {
@@ -89,12 +89,12 @@ Status ModuleSet::load(const CudaDriver &driver, const std::string &dir,
                                      lk.localBytes, "LOCAL_SIZE_BYTES"));
 
     if (k.threadsPerBlock() > lk.maxThreadsPerBlock)
-      return artifactError(
-          "kernel '" + k.name + "' runs at most " +
-          std::to_string(lk.maxThreadsPerBlock) + " threads per block (" +
-          std::to_string(lk.registers) +
-          " registers per thread) but the manifest launches " +
-          std::to_string(k.threadsPerBlock()));
+      return artifactError("kernel '" + k.name + "' runs at most " +
+                           std::to_string(lk.maxThreadsPerBlock) +
+                           " threads per block (" +
+                           std::to_string(lk.registers) +
+                           " registers per thread) but the manifest launches " +
+                           std::to_string(k.threadsPerBlock()));
     const int64_t smemTotal = k.smemBytes + lk.staticSharedBytes;
     if (smemTotal > limits.maxSharedMemoryOptin)
       return artifactError(
@@ -104,9 +104,9 @@ Status ModuleSet::load(const CudaDriver &driver, const std::string &dir,
           std::to_string(limits.maxSharedMemoryOptin) + " per block");
     if (k.smemBytes > 48 * 1024)
       FLAMIA_RETURN_IF_ERROR(driver.check(
-          driver.funcSetAttribute(lk.function,
-                                  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                  static_cast<int>(k.smemBytes)),
+          driver.funcSetAttribute(
+              lk.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+              static_cast<int>(k.smemBytes)),
           "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = " +
               std::to_string(k.smemBytes) + ") of kernel '" + k.name + "'"));
     if (k.clusterSize() > 8)
@@ -124,7 +124,8 @@ Status ModuleSet::load(const CudaDriver &driver, const std::string &dir,
       size_t count = 0;
       for (; count < 4096; ++count) {
         size_t offset = 0, size = 0;
-        CUresult pr = driver.funcGetParamInfo(lk.function, count, &offset, &size);
+        CUresult pr =
+            driver.funcGetParamInfo(lk.function, count, &offset, &size);
         if (pr == CUDA_ERROR_INVALID_VALUE)
           break;
         if (pr != CUDA_SUCCESS) {
@@ -134,12 +135,12 @@ Status ModuleSet::load(const CudaDriver &driver, const std::string &dir,
         if (count < k.params.size()) {
           const ManifestParam &p = k.params[count];
           if (size != paramSizeBytes(p.kind))
-            return artifactError(
-                "kernel '" + k.name + "' parameter " + std::to_string(count) +
-                " '" + p.name + "' is " + paramKindName(p.kind) + " (" +
-                std::to_string(paramSizeBytes(p.kind)) +
-                " bytes) in the manifest but " + std::to_string(size) +
-                " bytes in the cubin");
+            return artifactError("kernel '" + k.name + "' parameter " +
+                                 std::to_string(count) + " '" + p.name +
+                                 "' is " + paramKindName(p.kind) + " (" +
+                                 std::to_string(paramSizeBytes(p.kind)) +
+                                 " bytes) in the manifest but " +
+                                 std::to_string(size) + " bytes in the cubin");
         }
       }
       if (lk.paramLayoutChecked && count != k.params.size())

@@ -58,8 +58,7 @@ Status effectiveSoftmaxScale(const Manifest &manifest,
   return Status::success();
 }
 
-Status validateAttentionArgs(const Manifest &manifest,
-                             const AttentionArgs &a,
+Status validateAttentionArgs(const Manifest &manifest, const AttentionArgs &a,
                              ArgumentExtents *extentsOut) {
   if (a.numTokens < 0)
     return invalidArgument("T (num_tokens) is " + std::to_string(a.numTokens) +
@@ -68,14 +67,12 @@ Status validateAttentionArgs(const Manifest &manifest,
     return invalidArgument("T (num_tokens) = " + std::to_string(a.numTokens) +
                            " exceeds 2^31 - 1 (cu_seqlens is int32)");
   if (a.numQHeads < 1 || a.numQHeads > 65535)
-    return invalidArgument("Hq (num_q_heads) = " +
-                           std::to_string(a.numQHeads) +
+    return invalidArgument("Hq (num_q_heads) = " + std::to_string(a.numQHeads) +
                            " must be in [1, 65535]");
   if (a.numKVHeads < 1 || a.numKVHeads > a.numQHeads)
-    return invalidArgument("Hkv (num_kv_heads) = " +
-                           std::to_string(a.numKVHeads) +
-                           " must be in [1, Hq = " +
-                           std::to_string(a.numQHeads) + "]");
+    return invalidArgument(
+        "Hkv (num_kv_heads) = " + std::to_string(a.numKVHeads) +
+        " must be in [1, Hq = " + std::to_string(a.numQHeads) + "]");
   if (a.numQHeads % a.numKVHeads != 0)
     return invalidArgument("Hq (" + std::to_string(a.numQHeads) +
                            ") is not a multiple of Hkv (" +
@@ -106,9 +103,9 @@ Status validateAttentionArgs(const Manifest &manifest,
   e.cuSeqlens = static_cast<uint64_t>((a.numDocs + 1) * 4);
 
   const NamedTensor tensors[] = {
-      {"q", a.q, e.q, false},         {"k", a.k, e.k, false},
-      {"v", a.v, e.v, false},         {"cu_seqlens", a.cuSeqlens, e.cuSeqlens, false},
-      {"o", a.o, e.o, true},          {"lse", a.lse, e.lse, true},
+      {"q", a.q, e.q, false}, {"k", a.k, e.k, false},
+      {"v", a.v, e.v, false}, {"cu_seqlens", a.cuSeqlens, e.cuSeqlens, false},
+      {"o", a.o, e.o, true},  {"lse", a.lse, e.lse, true},
   };
   for (const NamedTensor &t : tensors) {
     const bool isCu = !strcmp(t.name, "cu_seqlens");
@@ -174,13 +171,14 @@ Status validateAttentionArgs(const Manifest &manifest,
       for (const Expression &e : b.shape)
         text += (text.empty() ? "" : ", ") + e.text();
       return invalidArgument(
-          "buffer '" + b.name + "': the manifest's shape [" + text +
-          "] is " + shapeString(actual) + " but flamia_attention_args " +
-          "describes " + shapeString(expected) + " (" + b.name +
-          (b.name == "lse" ? " is [Hq, T]" :
-           b.name == "cu_seqlens" ? " is [num_docs + 1]" :
-           b.name == "k" || b.name == "v" ? " is [T, Hkv, D]" :
-           " is [T, Hq, D]") + ")");
+          "buffer '" + b.name + "': the manifest's shape [" + text + "] is " +
+          shapeString(actual) + " but flamia_attention_args " + "describes " +
+          shapeString(expected) + " (" + b.name +
+          (b.name == "lse"                  ? " is [Hq, T]"
+           : b.name == "cu_seqlens"         ? " is [num_docs + 1]"
+           : b.name == "k" || b.name == "v" ? " is [T, Hkv, D]"
+                                            : " is [T, Hq, D]") +
+          ")");
     }
   }
   if (extentsOut)
@@ -255,16 +253,17 @@ Status AttentionRuntime::create(const std::string &artifactDir,
                          "device " + std::to_string(deviceOrdinal) + " (" +
                              info.name + "): " + why);
 
-  FLAMIA_RETURN_IF_ERROR(d.check(
-      d.primaryCtxRetain(&rt->context_, rt->cuDevice_),
-      "cuDevicePrimaryCtxRetain"));
+  FLAMIA_RETURN_IF_ERROR(
+      d.check(d.primaryCtxRetain(&rt->context_, rt->cuDevice_),
+              "cuDevicePrimaryCtxRetain"));
   rt->contextRetained_ = true;
   ScopedContext scope(d, rt->context_);
   FLAMIA_RETURN_IF_ERROR(scope.status());
-  FLAMIA_RETURN_IF_ERROR(rt->modules_.load(d, artifactDir, rt->manifest_,
-                                           info.limits));
-  FLAMIA_RETURN_IF_ERROR(d.check(
-      d.eventCreate(&rt->lastLaunch_, CU_EVENT_DISABLE_TIMING), "cuEventCreate"));
+  FLAMIA_RETURN_IF_ERROR(
+      rt->modules_.load(d, artifactDir, rt->manifest_, info.limits));
+  FLAMIA_RETURN_IF_ERROR(
+      d.check(d.eventCreate(&rt->lastLaunch_, CU_EVENT_DISABLE_TIMING),
+              "cuEventCreate"));
   out = std::move(rt);
   return Status::success();
 }
@@ -298,8 +297,8 @@ Status AttentionRuntime::checkDevicePointer(const char *name, CUdeviceptr ptr,
     return Status::success();
   const CudaDriver &d = *driver_;
   unsigned int memoryType = 0;
-  CUresult r = d.pointerGetAttribute(&memoryType,
-                                     CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr);
+  CUresult r =
+      d.pointerGetAttribute(&memoryType, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr);
   if (r != CUDA_SUCCESS)
     return invalidArgument(std::string(name) + " (" + hexAddress(ptr) +
                            ") is not memory known to CUDA (" +
@@ -371,20 +370,20 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
 
   // 3. cu_seqlens, as the caller's stream has it.
   std::vector<int32_t> cu(static_cast<size_t>(args.numDocs + 1));
-  FLAMIA_RETURN_IF_ERROR(d.check(
-      d.memcpyDtoHAsync(cu.data(), args.cuSeqlens, cu.size() * sizeof(int32_t),
-                        stream),
-      "copying cu_seqlens to the host"));
+  FLAMIA_RETURN_IF_ERROR(
+      d.check(d.memcpyDtoHAsync(cu.data(), args.cuSeqlens,
+                                cu.size() * sizeof(int32_t), stream),
+              "copying cu_seqlens to the host"));
   FLAMIA_RETURN_IF_ERROR(d.check(d.streamSynchronize(stream),
                                  "cuStreamSynchronize (reading cu_seqlens)"));
   FLAMIA_RETURN_IF_ERROR(
       validateCuSeqlens(cu.data(), cu.size(), args.numTokens));
 
   // 4. Schedule and symbols.
-  FLAMIA_RETURN_IF_ERROR(buildScheduleContents(
-      m, cu, static_cast<int32_t>(args.numQHeads),
-      static_cast<int32_t>(args.numKVHeads), options_.checkSchedule,
-      schedule_));
+  FLAMIA_RETURN_IF_ERROR(
+      buildScheduleContents(m, cu, static_cast<int32_t>(args.numQHeads),
+                            static_cast<int32_t>(args.numKVHeads),
+                            options_.checkSchedule, schedule_));
   symbols_ = SymbolValues();
   symbols_.set(Symbol::T, args.numTokens);
   symbols_.set(Symbol::Hq, args.numQHeads);
@@ -394,7 +393,8 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
   symbols_.set(Symbol::NB, schedule_.numBlocks);
   symbols_.set(Symbol::NumSms, device_.numSms);
   if (schedule_.hasItems)
-    symbols_.set(Symbol::NumItems, static_cast<int64_t>(schedule_.items.size()));
+    symbols_.set(Symbol::NumItems,
+                 static_cast<int64_t>(schedule_.items.size()));
   else
     symbols_.setUnavailableReason(Symbol::NumItems,
                                   "the manifest has no \"schedule\"");

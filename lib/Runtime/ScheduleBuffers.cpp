@@ -53,9 +53,9 @@ Status buildScheduleContents(const Manifest &manifest,
                              int32_t numQHeads, int32_t numKVHeads,
                              bool checkInvariants, ScheduleContents &out) {
   out = ScheduleContents();
-  FLAMIA_RETURN_IF_ERROR(validateCuSeqlens(
-      cuSeqlens.data(), cuSeqlens.size(),
-      cuSeqlens.empty() ? 0 : cuSeqlens.back()));
+  FLAMIA_RETURN_IF_ERROR(
+      validateCuSeqlens(cuSeqlens.data(), cuSeqlens.size(),
+                        cuSeqlens.empty() ? 0 : cuSeqlens.back()));
   out.numBlocks = countScaleBlocks(cuSeqlens.data(), cuSeqlens.size());
   out.blockInfo = makeBlockInfo(cuSeqlens.data(), cuSeqlens.size());
   if (!manifest.schedule.present)
@@ -73,8 +73,8 @@ Status buildScheduleContents(const Manifest &manifest,
   params.order = ScheduleOrder::LongestFirst;
   VarlenSchedule schedule;
   std::string error;
-  if (!buildVarlenSchedule(cuSeqlens.data(), cuSeqlens.size(), params,
-                           schedule, error))
+  if (!buildVarlenSchedule(cuSeqlens.data(), cuSeqlens.size(), params, schedule,
+                           error))
     return invalidArgument("building the varlen schedule: " + error);
   if (schedule.items.size() > static_cast<size_t>(INT32_MAX))
     return invalidArgument("the schedule has " +

@@ -53,10 +53,8 @@ Status validateTensorMapRequest(const TensorMapRequest &r) {
   if (boxRowBytes % 16 != 0)
     return fail("box row " + std::to_string(r.boxCols) + " x " +
                 std::to_string(elem) + " bytes = " +
-                std::to_string(boxRowBytes) +
-                " bytes is not a multiple of 16");
-  if (r.swizzle != 0 && r.swizzle != 32 && r.swizzle != 64 &&
-      r.swizzle != 128)
+                std::to_string(boxRowBytes) + " bytes is not a multiple of 16");
+  if (r.swizzle != 0 && r.swizzle != 32 && r.swizzle != 64 && r.swizzle != 128)
     return fail("swizzle " + std::to_string(r.swizzle) +
                 " is not one of 0, 32, 64, 128");
   if (r.swizzle != 0 && boxRowBytes > r.swizzle)
@@ -142,8 +140,8 @@ Status encodeTensorMap(const CudaDriver &driver, const TensorMapRequest &r,
             "' ([" + std::to_string(r.rows) + ", " + std::to_string(r.cols) +
             "] " + dtypeName(r.dtype) + ", box [" + std::to_string(r.boxRows) +
             ", " + std::to_string(r.boxCols) + "], swizzle " +
-            std::to_string(r.swizzle) + ") failed: " +
-            driver.errorString(result));
+            std::to_string(r.swizzle) +
+            ") failed: " + driver.errorString(result));
   return Status::success();
 }
 

@@ -44,7 +44,8 @@ Status planBuffers(const Manifest &manifest, const SymbolValues &symbols,
       uint64_t end = cursor + static_cast<uint64_t>(bytes);
       if (end < cursor || end > (uint64_t{1} << 62))
         return invalidArgument("the workspace would exceed 2^62 bytes at "
-                               "buffer '" + b.name + "'");
+                               "buffer '" +
+                               b.name + "'");
       cursor = (end + kWorkspaceAlignment - 1) / kWorkspaceAlignment *
                kWorkspaceAlignment;
     }
@@ -63,11 +64,11 @@ Status DeviceArena::reserve(const CudaDriver &driver, uint64_t bytes) {
   CUdeviceptr ptr = 0;
   CUresult r = driver.memAlloc(&ptr, static_cast<size_t>(bytes));
   if (r != CUDA_SUCCESS)
-    return Status::error(r == CUDA_ERROR_OUT_OF_MEMORY ? ErrorCode::OutOfMemory
-                                                       : ErrorCode::CudaError,
-                         "cuMemAlloc of the " + std::to_string(bytes) +
-                             "-byte workspace failed: " +
-                             driver.errorString(r));
+    return Status::error(
+        r == CUDA_ERROR_OUT_OF_MEMORY ? ErrorCode::OutOfMemory
+                                      : ErrorCode::CudaError,
+        "cuMemAlloc of the " + std::to_string(bytes) +
+            "-byte workspace failed: " + driver.errorString(r));
   base_ = ptr;
   capacity_ = bytes;
   return Status::success();

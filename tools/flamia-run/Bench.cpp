@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <set>
 #include <vector>
 
@@ -79,8 +79,9 @@ Status runBenchmark(Session &session, const RunOptions &options) {
     FLAMIA_RETURN_IF_ERROR(dev.record(e0));
     FLAMIA_RETURN_IF_ERROR(launch(0, separate ? numQuant : 0));
     FLAMIA_RETURN_IF_ERROR(dev.record(e1));
-    FLAMIA_RETURN_IF_ERROR(launch(separate ? numQuant : 0,
-                                  separate ? numKernels - numQuant : numKernels));
+    FLAMIA_RETURN_IF_ERROR(
+        launch(separate ? numQuant : 0,
+               separate ? numKernels - numQuant : numKernels));
     FLAMIA_RETURN_IF_ERROR(dev.record(e2));
     float a = 0, c = 0;
     FLAMIA_RETURN_IF_ERROR(dev.elapsed(e0, e1, a));
@@ -114,8 +115,9 @@ Status runBenchmark(Session &session, const RunOptions &options) {
          options.warmup);
   printf("  FLOPs (%s forward, sum over documents of %s L^2 D Hq): %.4g\n",
          m.causal ? "causal" : "non-causal", m.causal ? "2" : "4", flops);
-  printf("  host prepare (validate, cu_seqlens, schedule, tensor maps): %.3f ms\n",
-         median(prepareMs));
+  printf(
+      "  host prepare (validate, cu_seqlens, schedule, tensor maps): %.3f ms\n",
+      median(prepareMs));
   if (separate) {
     printf("  quantization (%zu kernel%s): %.4f ms, %.4g bytes, %.1f GB/s\n",
            numQuant, numQuant == 1 ? "" : "s", quant, quantBytes,

@@ -37,11 +37,11 @@ std::string position(int64_t index, int64_t H, int64_t D) {
 /// The recipe of the reference for this manifest.
 Status referenceRecipe(const runtime::Manifest &m, nm::RecipeConfig &recipe) {
   if (m.recipe.kind != "mxfp8")
-    return runtime::invalidArgument(
-        "the CPU reference implements recipe mxfp8; the manifest's recipe is '" +
-        m.recipe.kind + "'");
-  nm::Status s = nm::recipeFromName(m.recipe.strict ? "mxfp8-strict" : "mxfp8",
-                                    recipe);
+    return runtime::invalidArgument("the CPU reference implements recipe "
+                                    "mxfp8; the manifest's recipe is '" +
+                                    m.recipe.kind + "'");
+  nm::Status s =
+      nm::recipeFromName(m.recipe.strict ? "mxfp8-strict" : "mxfp8", recipe);
   if (!s)
     return runtime::invalidArgument(s.message);
   recipe.safeBlock = m.recipe.safeBlock;
@@ -62,7 +62,7 @@ Status documents(const HostBatch &b, nm::DocumentLayout &docs) {
 
 /// What a workspace buffer name says it holds.
 struct CopySpec {
-  char tensor = 0;       // 'q', 'k', 'v'
+  char tensor = 0;          // 'q', 'k', 'v'
   bool tokenBlocks = false; // 32x32 (tb) or 1x32 (pt)
   enum { Payload, Scales, Dequantized } part = Payload;
 };
@@ -141,7 +141,7 @@ Status checkQuantizedCopies(Session &session, const RunOptions &options,
     auto key = std::make_pair(tensor, tokenBlocks);
     auto it = cache.find(key);
     if (it == cache.end()) {
-      const std::vector<uint16_t> &x = tensor == 'q' ? b.q
+      const std::vector<uint16_t> &x = tensor == 'q'   ? b.q
                                        : tensor == 'k' ? b.k
                                                        : b.v;
       const int64_t H = tensor == 'q' ? b.Hq : b.Hkv;
@@ -177,13 +177,13 @@ Status checkQuantizedCopies(Session &session, const RunOptions &options,
     FLAMIA_RETURN_IF_ERROR(quantized(spec.tensor, spec.tokenBlocks, ref));
     const int64_t H = ref->numHeads, D = ref->headDim;
     CheckRow row;
-    row.check = buffer.name + (spec.part == CopySpec::Dequantized
-                                   ? std::string(" (") +
-                                         (spec.tokenBlocks ? "32x32" : "1x32") +
-                                         " dequantized, bf16)"
-                               : spec.part == CopySpec::Scales
-                                   ? std::string(" (E8M0 scales)")
-                                   : std::string(" (E4M3 payload)"));
+    row.check =
+        buffer.name +
+        (spec.part == CopySpec::Dequantized
+             ? std::string(" (") + (spec.tokenBlocks ? "32x32" : "1x32") +
+                   " dequantized, bf16)"
+         : spec.part == CopySpec::Scales ? std::string(" (E8M0 scales)")
+                                         : std::string(" (E4M3 payload)"));
     row.verdict = Verdict::Pass;
     int64_t mismatches = 0, first = -1;
     std::string firstText;
@@ -210,7 +210,8 @@ Status checkQuantizedCopies(Session &session, const RunOptions &options,
         }
         ++mismatches;
         double a = nm::e4m3ToFloat(gpu[i]), r = nm::e4m3ToFloat(ref->codes[i]);
-        double diff = std::isnan(a) || std::isnan(r) ? INFINITY : std::fabs(a - r);
+        double diff =
+            std::isnan(a) || std::isnan(r) ? INFINITY : std::fabs(a - r);
         row.maxAbsDiff = std::max(row.maxAbsDiff, diff);
       }
       row.compared = static_cast<int64_t>(gpu.size());
@@ -235,9 +236,9 @@ Status checkQuantizedCopies(Session &session, const RunOptions &options,
           firstText = buf;
         }
         ++mismatches;
-        row.maxAbsDiff = std::max(
-            row.maxAbsDiff,
-            std::fabs(static_cast<double>(gpu[i]) - ref->scales[i])); // exponents
+        row.maxAbsDiff = std::max(row.maxAbsDiff,
+                                  std::fabs(static_cast<double>(gpu[i]) -
+                                            ref->scales[i])); // exponents
       }
       row.compared = static_cast<int64_t>(gpu.size());
     } else {
@@ -267,7 +268,8 @@ Status checkQuantizedCopies(Session &session, const RunOptions &options,
         ++mismatches;
         double diff = std::fabs(static_cast<double>(bf16ToFloat(g[i])) -
                                 bf16ToFloat(expected));
-        row.maxAbsDiff = std::max(row.maxAbsDiff, std::isnan(diff) ? INFINITY : diff);
+        row.maxAbsDiff =
+            std::max(row.maxAbsDiff, std::isnan(diff) ? INFINITY : diff);
       }
       row.compared = static_cast<int64_t>(n);
     }
@@ -380,7 +382,8 @@ std::vector<double> lseTolerance(const std::vector<float> &q,
     for (int64_t t = 0; t < T; ++t) {
       double qInf = 0;
       for (int64_t d = 0; d < D; ++d)
-        qInf = std::max(qInf, static_cast<double>(std::fabs(q[(t * heads + h) * D + d])));
+        qInf = std::max(
+            qInf, static_cast<double>(std::fabs(q[(t * heads + h) * D + d])));
       tol[h * T + t] = kMaxAbsLse + 2.0 * gamma * scale * qInf *
                                         seen[t * kvHeads + h / group];
     }
@@ -442,9 +445,10 @@ Status checkReference(Session &session, const RunOptions &options,
       const double L = static_cast<double>(b.docLength(d));
       perHead += (m.causal ? 1.0 : 2.0) * L * L * static_cast<double>(b.D);
     }
-    int64_t groups = perHead > 0 ? static_cast<int64_t>(options.refBudget /
-                                                        (perHead * group))
-                                 : b.Hkv;
+    int64_t groups =
+        perHead > 0
+            ? static_cast<int64_t>(options.refBudget / (perHead * group))
+            : b.Hkv;
     groups = std::max<int64_t>(1, std::min<int64_t>(groups, b.Hkv));
     heads = groups * group;
   }
@@ -493,14 +497,13 @@ Status checkReference(Session &session, const RunOptions &options,
   row.check = "O vs CPU mxfp8 reference";
   row.compared = oRef.compared;
   row.maxAbsDiff = oRef.maxAbs;
-  row.verdict = oRef.nan == 0 && oRef.relL2 <= kMaxRelL2O ? Verdict::Pass
-                                                          : Verdict::Fail;
-  row.detail = "rel L2 " + fmt("%.3g", oRef.relL2) + " (<= " +
-               fmt("%g", kMaxRelL2O) + ")" +
-               (oRef.nan ? ", " + std::to_string(oRef.nan) + " NaN" : "") +
-               (oRef.worst >= 0 ? ", worst at " + position(oRef.worst, b.Hq, b.D)
-                                : "") +
-               headNote;
+  row.verdict =
+      oRef.nan == 0 && oRef.relL2 <= kMaxRelL2O ? Verdict::Pass : Verdict::Fail;
+  row.detail =
+      "rel L2 " + fmt("%.3g", oRef.relL2) + " (<= " + fmt("%g", kMaxRelL2O) +
+      ")" + (oRef.nan ? ", " + std::to_string(oRef.nan) + " NaN" : "") +
+      (oRef.worst >= 0 ? ", worst at " + position(oRef.worst, b.Hq, b.D) : "") +
+      headNote;
   report.add(row);
 
   row = CheckRow();
@@ -508,8 +511,8 @@ Status checkReference(Session &session, const RunOptions &options,
   row.compared = lRef.compared;
   row.maxAbsDiff = lRef.maxAbs;
   // lRef.relL2 holds the largest |diff| / tolerance.
-  row.verdict = lRef.nan == 0 && lRef.relL2 <= 1.0 ? Verdict::Pass
-                                                   : Verdict::Fail;
+  row.verdict =
+      lRef.nan == 0 && lRef.relL2 <= 1.0 ? Verdict::Pass : Verdict::Fail;
   row.detail = "|diff| / tolerance <= " + fmt("%.3g", lRef.relL2) +
                " (tolerance " + fmt("%.3g", minTol) +
                (maxTol > minTol * 1.001 ? " .. " + fmt("%.3g", maxTol) : "") +
@@ -548,11 +551,11 @@ Status checkReference(Session &session, const RunOptions &options,
     row.verdict = Verdict::Info;
     row.detail = "n/a: the recipe's error " + fmt("%.3g", refF64.relL2) +
                  " is within bf16 rounding (< " +
-                 fmt("%.3g", kMinQuantizationErrorForRatio) +
-                 "); ratio " + fmt("%.3g", ratio);
+                 fmt("%.3g", kMinQuantizationErrorForRatio) + "); ratio " +
+                 fmt("%.3g", ratio);
   } else {
-    row.verdict = ratio <= kMaxRatioToQuantizationError ? Verdict::Pass
-                                                        : Verdict::Fail;
+    row.verdict =
+        ratio <= kMaxRatioToQuantizationError ? Verdict::Pass : Verdict::Fail;
     row.detail = "rel L2 to mxfp8 / rel L2 to float64 = " + fmt("%.3g", ratio) +
                  " (<= " + fmt("%g", kMaxRatioToQuantizationError) + ")";
   }
@@ -569,7 +572,8 @@ Status checkReference(Session &session, const RunOptions &options,
     dumpFloat(dir, "lse_ref", ref.lse, {heads, b.T});
     dumpFloat(dir, "o_f64", f64.o, {b.T, heads, b.D});
     dumpFloat(dir, "lse_f64", f64.lse, {heads, b.T});
-    NpyArray cu = makeNpyArray(NpyDType::Int32, {static_cast<int64_t>(b.cu.size())});
+    NpyArray cu =
+        makeNpyArray(NpyDType::Int32, {static_cast<int64_t>(b.cu.size())});
     memcpy(cu.bytes.data(), b.cu.data(), b.cu.size() * 4);
     std::string error;
     if (!writeNpy(dir + "/cu_seqlens.npy", cu, error))
@@ -592,12 +596,10 @@ struct LeakComparison {
   std::string first;
 };
 
-LeakComparison compareOutside(const HostBatch &b,
-                              const std::vector<uint16_t> &o0,
-                              const std::vector<float> &l0,
-                              const std::vector<uint16_t> &o1,
-                              const std::vector<float> &l1, int64_t begin,
-                              int64_t end) {
+LeakComparison
+compareOutside(const HostBatch &b, const std::vector<uint16_t> &o0,
+               const std::vector<float> &l0, const std::vector<uint16_t> &o1,
+               const std::vector<float> &l1, int64_t begin, int64_t end) {
   LeakComparison c;
   const int64_t row = b.Hq * b.D;
   for (int64_t t = 0; t < b.T; ++t) {
@@ -632,7 +634,8 @@ LeakComparison compareOutside(const HostBatch &b,
       double d = std::fabs(static_cast<double>(l0[i]) - l1[i]);
       c.maxAbs = std::max(c.maxAbs, std::isnan(d) ? INFINITY : d);
       if (c.first.empty())
-        c.first = "LSE[h=" + std::to_string(h) + ", t=" + std::to_string(t) + "]";
+        c.first =
+            "LSE[h=" + std::to_string(h) + ", t=" + std::to_string(t) + "]";
     }
     if (inside)
       c.changedInside += changed;
@@ -688,8 +691,8 @@ Status perturbAndCompare(Session &session, HostBatch &b, uint64_t seed,
 } // namespace
 
 Status checkLeaks(Session &session, HostBatch &b, const RunOptions &options,
-                  const std::vector<uint16_t> &o0,
-                  const std::vector<float> &l0, Report &report) {
+                  const std::vector<uint16_t> &o0, const std::vector<float> &l0,
+                  Report &report) {
   const runtime::Manifest &m = session.manifest();
   // Documents to perturb: the longest, the first and the last non-empty one.
   std::vector<int64_t> chosen;
@@ -718,8 +721,8 @@ Status checkLeaks(Session &session, HostBatch &b, const RunOptions &options,
   for (int64_t d : chosen) {
     const int64_t L = b.docLength(d), start = b.cu[d], end = b.cu[d + 1];
     CheckRow row;
-    row.check = "L1 causality, doc " + std::to_string(d) + " (L=" +
-                std::to_string(L) + ")";
+    row.check = "L1 causality, doc " + std::to_string(d) +
+                " (L=" + std::to_string(L) + ")";
     if (!m.causal) {
       row.verdict = Verdict::Skip;
       row.detail = "the kernels are not causal";
@@ -727,10 +730,10 @@ Status checkLeaks(Session &session, HostBatch &b, const RunOptions &options,
       continue;
     }
     std::set<int64_t> cuts;
-    for (int64_t c : {int64_t(0), int64_t(31), int64_t(32), int64_t(45),
-                      int64_t(127), int64_t(128), int64_t(129), int64_t(150),
-                      int64_t(200), int64_t(255), int64_t(256), int64_t(1000),
-                      L / 2, L - 2})
+    for (int64_t c :
+         {int64_t(0), int64_t(31), int64_t(32), int64_t(45), int64_t(127),
+          int64_t(128), int64_t(129), int64_t(150), int64_t(200), int64_t(255),
+          int64_t(256), int64_t(1000), L / 2, L - 2})
       if (c >= 0 && c + 1 < L)
         cuts.insert(c);
     if (cuts.empty()) {

@@ -35,8 +35,8 @@ void checkOutputsWritten(const std::vector<uint16_t> &o,
 /// Payloads and scales of every workspace copy bit for bit against the
 /// numerics quantizer, and the *_deq copies. Returns an error only for a
 /// runtime failure.
-runtime::Status checkQuantizedCopies(Session &session, const RunOptions &options,
-                                     Report &report);
+runtime::Status checkQuantizedCopies(Session &session,
+                                     const RunOptions &options, Report &report);
 
 /// O and LSE against the CPU mxfp8 reference and the float64 reference.
 runtime::Status checkReference(Session &session, const RunOptions &options,

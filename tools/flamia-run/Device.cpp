@@ -10,10 +10,12 @@ Status Device::open(int ordinal) {
   FLAMIA_RETURN_IF_ERROR(runtime::CudaDriver::load(driver_));
   const runtime::CudaDriver &d = *driver_;
   FLAMIA_RETURN_IF_ERROR(d.check(d.init(0), "cuInit"));
-  FLAMIA_RETURN_IF_ERROR(d.check(d.deviceGet(&device_, ordinal), "cuDeviceGet"));
   FLAMIA_RETURN_IF_ERROR(
-      d.check(d.primaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain"));
-  FLAMIA_RETURN_IF_ERROR(d.check(d.ctxPushCurrent(context_), "cuCtxPushCurrent"));
+      d.check(d.deviceGet(&device_, ordinal), "cuDeviceGet"));
+  FLAMIA_RETURN_IF_ERROR(d.check(d.primaryCtxRetain(&context_, device_),
+                                 "cuDevicePrimaryCtxRetain"));
+  FLAMIA_RETURN_IF_ERROR(
+      d.check(d.ctxPushCurrent(context_), "cuCtxPushCurrent"));
   pushed_ = true;
   return d.check(d.streamCreate(&stream_, CU_STREAM_NON_BLOCKING),
                  "cuStreamCreate");
@@ -41,9 +43,9 @@ Device::~Device() {
 
 Status Device::alloc(size_t bytes, CUdeviceptr &out) {
   const size_t rounded = bytes < 256 ? 256 : (bytes + 255) / 256 * 256;
-  FLAMIA_RETURN_IF_ERROR(driver_->check(driver_->memAlloc(&out, rounded),
-                                        "cuMemAlloc(" + std::to_string(bytes) +
-                                            " bytes)"));
+  FLAMIA_RETURN_IF_ERROR(
+      driver_->check(driver_->memAlloc(&out, rounded),
+                     "cuMemAlloc(" + std::to_string(bytes) + " bytes)"));
   allocations_.push_back(out);
   return Status::success();
 }
@@ -77,8 +79,8 @@ Status Device::synchronize() {
 }
 
 Status Device::createEvent(CUevent &out) {
-  FLAMIA_RETURN_IF_ERROR(
-      driver_->check(driver_->eventCreate(&out, CU_EVENT_DEFAULT), "cuEventCreate"));
+  FLAMIA_RETURN_IF_ERROR(driver_->check(
+      driver_->eventCreate(&out, CU_EVENT_DEFAULT), "cuEventCreate"));
   events_.push_back(out);
   return Status::success();
 }

@@ -84,14 +84,15 @@ bool parseDouble(const std::string &s, double &out) {
 bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
                   std::string &error) {
   static const std::set<std::string> valued = {
-      "--artifacts", "--workload", "--tokens",  "--heads",
-      "--kv-heads",  "--seed",     "--device",  "--softmax-scale",
-      "--bench",     "--warmup",   "--ref-heads", "--ref-budget",
-      "--quantize-match", "--q",   "--k",       "--v",
-      "--cu-seqlens", "--dump"};
+      "--artifacts",      "--workload", "--tokens",    "--heads",
+      "--kv-heads",       "--seed",     "--device",    "--softmax-scale",
+      "--bench",          "--warmup",   "--ref-heads", "--ref-budget",
+      "--quantize-match", "--q",        "--k",         "--v",
+      "--cu-seqlens",     "--dump"};
   static const std::set<std::string> flags = {
-      "--check", "--leakcheck", "--sanitize-friendly", "--outliers",
-      "--help",  "-h",          "-v",                  "--verbose"};
+      "--check",    "--leakcheck", "--sanitize-friendly",
+      "--outliers", "--help",      "-h",
+      "-v",         "--verbose"};
   help = false;
   std::map<std::string, std::string> values;
   std::set<std::string> seen;
@@ -128,8 +129,7 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
     help = true;
     return true;
   }
-  auto integer = [&](const char *name, int64_t min, int64_t max,
-                     int64_t &out) {
+  auto integer = [&](const char *name, int64_t min, int64_t max, int64_t &out) {
     auto it = values.find(name);
     if (it == values.end())
       return true;

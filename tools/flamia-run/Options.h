@@ -19,7 +19,7 @@ struct RunOptions {
   std::string workload = "single"; // single|fixed2k|lognormal1k|tiny34|docs:..
   int64_t tokens = -1;             // -1: the workload's default
   int64_t heads = 16;
-  int64_t kvHeads = -1; // -1: = heads
+  int64_t kvHeads = -1;    // -1: = heads
   bool headsGiven = false; // --heads or --kv-heads on the command line
   uint64_t seed = 1;
   bool outliers = false;

@@ -69,8 +69,8 @@ flamia_attention_args Session::args() const {
 
 Status Session::forward() {
   FLAMIA_RETURN_IF_ERROR(device_.fill(o_, 0xFF, batch_->q.size() * 2));
-  FLAMIA_RETURN_IF_ERROR(
-      device_.fill(lse_, 0xFF, static_cast<size_t>(batch_->T * batch_->Hq * 4)));
+  FLAMIA_RETURN_IF_ERROR(device_.fill(
+      lse_, 0xFF, static_cast<size_t>(batch_->T * batch_->Hq * 4)));
   flamia_attention_args a = args();
   flamia_status s = flamia_attention_forward(rt_, &a, device_.stream());
   if (s != FLAMIA_STATUS_OK)
@@ -108,10 +108,10 @@ Status Session::uploadTokens(int64_t begin, int64_t end) {
   const size_t qRow = static_cast<size_t>(b.Hq * b.D),
                kRow = static_cast<size_t>(b.Hkv * b.D);
   const size_t n = static_cast<size_t>(end - begin);
-  FLAMIA_RETURN_IF_ERROR(device_.upload(q_ + begin * qRow * 2,
-                                        b.q.data() + begin * qRow, n * qRow * 2));
-  FLAMIA_RETURN_IF_ERROR(device_.upload(k_ + begin * kRow * 2,
-                                        b.k.data() + begin * kRow, n * kRow * 2));
+  FLAMIA_RETURN_IF_ERROR(device_.upload(
+      q_ + begin * qRow * 2, b.q.data() + begin * qRow, n * qRow * 2));
+  FLAMIA_RETURN_IF_ERROR(device_.upload(
+      k_ + begin * kRow * 2, b.k.data() + begin * kRow, n * kRow * 2));
   return device_.upload(v_ + begin * kRow * 2, b.v.data() + begin * kRow,
                         n * kRow * 2);
 }

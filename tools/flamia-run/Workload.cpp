@@ -45,7 +45,8 @@ bool makeCuSeqlens(const RunOptions &o, std::vector<int32_t> &cu,
       long long length = strtoll(item.c_str(), &end, 10);
       if (item.empty() || *end || length < 0) {
         error = "--workload docs: expects comma-separated document lengths "
-                ">= 0, got '" + item + "'";
+                ">= 0, got '" +
+                item + "'";
         return false;
       }
       total += length;
@@ -69,7 +70,8 @@ bool makeCuSeqlens(const RunOptions &o, std::vector<int32_t> &cu,
   StandardWorkload w;
   if (!parseStandardWorkload(name, w, error)) {
     error = "--workload: expected single, fixed2k, lognormal1k, tiny34 or "
-            "docs:L1,L2,..., got '" + o.workload + "'";
+            "docs:L1,L2,..., got '" +
+            o.workload + "'";
     return false;
   }
   int64_t tokens = o.tokens;
@@ -102,9 +104,7 @@ void fillNormal(std::vector<uint16_t> &x, uint64_t seed, uint64_t tensor) {
   });
 }
 
-void scaleBy100(uint16_t &x) {
-  x = floatToBf16(bf16ToFloat(x) * 100.0f);
-}
+void scaleBy100(uint16_t &x) { x = floatToBf16(bf16ToFloat(x) * 100.0f); }
 
 } // namespace
 
@@ -144,8 +144,9 @@ static bool readFloatTensor(const std::string &path, const char *what,
   if (!readNpy(path, a, error))
     return false;
   if (a.dtype != NpyDType::Float32 || a.shape.size() != 3) {
-    error = std::string(what) + " (" + path + ") must be float32 [T, H, D], is " +
-            npyDTypeName(a.dtype) + " " + a.shapeString();
+    error = std::string(what) + " (" + path +
+            ") must be float32 [T, H, D], is " + npyDTypeName(a.dtype) + " " +
+            a.shapeString();
     return false;
   }
   return true;
@@ -209,8 +210,8 @@ void perturbTokens(std::vector<uint16_t> &x, int64_t H, int64_t D,
                    int64_t begin, int64_t end, uint64_t seed, bool outlier) {
   if (begin >= end)
     return;
-  DeterministicRandom r(mix(seed, static_cast<uint64_t>(begin),
-                            static_cast<uint64_t>(end)));
+  DeterministicRandom r(
+      mix(seed, static_cast<uint64_t>(begin), static_cast<uint64_t>(end)));
   float maxMagnitude = 0.0f;
   if (outlier)
     for (uint16_t bits : x)

@@ -17,8 +17,8 @@
 #include "flamia/Runtime/Manifest.h"
 
 #include <chrono>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <sys/stat.h>
 
 using namespace flamia;
@@ -137,9 +137,9 @@ int main(int argc, char **argv) {
     for (const runtime::ManifestKernel &k : manifest.kernels)
       printf("  kernel %s: grid [%s, %s, %s], block [%u, %u, %u], cluster "
              "[%u, %u, %u], %lld bytes dynamic smem, %zu params\n",
-             k.name.c_str(), k.grid[0].text().c_str(),
-             k.grid[1].text().c_str(), k.grid[2].text().c_str(), k.block[0],
-             k.block[1], k.block[2], k.cluster[0], k.cluster[1], k.cluster[2],
+             k.name.c_str(), k.grid[0].text().c_str(), k.grid[1].text().c_str(),
+             k.grid[2].text().c_str(), k.block[0], k.block[1], k.block[2],
+             k.cluster[0], k.cluster[1], k.cluster[2],
              static_cast<long long>(k.smemBytes), k.params.size());
 
   // One forward; everything else compares against it.

@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <string>
 #include <thread>
 
@@ -49,7 +50,8 @@ TEST(CAPI, CreateWithoutADriverSaysSo) {
   EXPECT_STREQ(flamia_last_error(), err);
   // A short buffer gets a truncated, terminated message.
   char tiny[8];
-  s = flamia_runtime_create(makeArtifactDir().c_str(), 0, &rt, tiny, sizeof tiny);
+  s = flamia_runtime_create(makeArtifactDir().c_str(), 0, &rt, tiny,
+                            sizeof tiny);
   EXPECT_STREQ(tiny, "CUDA dr");
   unsetenv("FLAMIA_LIBCUDA");
 }
@@ -64,7 +66,8 @@ TEST(CAPI, CreateWithTheDefaultLibraryNameWhenNoneIsInstalled) {
   flamia_status s =
       flamia_runtime_create(makeArtifactDir().c_str(), 0, &rt, err, sizeof err);
   if (s == FLAMIA_STATUS_DRIVER_UNAVAILABLE)
-    EXPECT_EQ(std::string(err).rfind("CUDA driver not available", 0), 0u) << err;
+    EXPECT_EQ(std::string(err).rfind("CUDA driver not available", 0), 0u)
+        << err;
   else
     EXPECT_NE(s, FLAMIA_STATUS_INTERNAL) << err;
   flamia_runtime_destroy(rt);
@@ -155,9 +158,9 @@ TEST_F(CAPIOnFakeDriver, ForwardAndBuffers) {
   FakeCuda &fake = FakeCuda::get();
   flamia_runtime *rt = nullptr;
   char err[512];
-  ASSERT_EQ(flamia_runtime_create(makeArtifactDir().c_str(), 0, &rt, err,
-                                  sizeof err),
-            FLAMIA_STATUS_OK)
+  ASSERT_EQ(
+      flamia_runtime_create(makeArtifactDir().c_str(), 0, &rt, err, sizeof err),
+      FLAMIA_STATUS_OK)
       << err;
   EXPECT_STREQ(err, "");
   EXPECT_STREQ(flamia_runtime_target(rt), "sm_90a");
@@ -224,8 +227,9 @@ TEST_F(CAPIOnFakeDriver, ForwardAndBuffers) {
 TEST_F(CAPIOnFakeDriver, InvalidInputsAreReportedBeforeAnyDeviceCall) {
   FakeCuda &fake = FakeCuda::get();
   flamia_runtime *rt = nullptr;
-  ASSERT_EQ(flamia_runtime_create(makeArtifactDir().c_str(), 0, &rt, nullptr, 0),
-            FLAMIA_STATUS_OK);
+  ASSERT_EQ(
+      flamia_runtime_create(makeArtifactDir().c_str(), 0, &rt, nullptr, 0),
+      FLAMIA_STATUS_OK);
   FakeBatch b({0, 33, 100}, 4, 2);
   flamia_attention_args a = argsOf(b);
   fake.reset();
@@ -256,13 +260,15 @@ TEST_F(CAPIOnFakeDriver, InvalidInputsAreReportedBeforeAnyDeviceCall) {
   memset(&newer, 0, sizeof newer);
   newer.base = argsOf(b);
   newer.base.struct_size = sizeof newer;
-  EXPECT_EQ(flamia_attention_forward(rt, &newer.base, nullptr), FLAMIA_STATUS_OK)
+  EXPECT_EQ(flamia_attention_forward(rt, &newer.base, nullptr),
+            FLAMIA_STATUS_OK)
       << flamia_last_error();
   newer.future = 1;
   EXPECT_EQ(flamia_attention_forward(rt, &newer.base, nullptr),
             FLAMIA_STATUS_INVALID_ARGUMENT);
-  EXPECT_CONTAINS(flamia_last_error(), "has fields this library (ABI version 1) "
-                                       "does not know");
+  EXPECT_CONTAINS(flamia_last_error(),
+                  "has fields this library (ABI version 1) "
+                  "does not know");
 
   // Bad cu_seqlens on the device: read, rejected, nothing launched.
   int32_t *cu = fake.host<int32_t>(b.cuSeqlens);
@@ -299,6 +305,27 @@ TEST_F(CAPIOnFakeDriver, Options) {
                                                &options, &rt, err, sizeof err),
             FLAMIA_STATUS_INVALID_ARGUMENT);
   EXPECT_CONTAINS(err, "flamia_runtime_options.struct_size is 4");
+}
+
+TEST(CAPI, SharedLibraryExportsTheCApiOnly) {
+  void *so = dlopen(FLAMIA_RUNTIME_SO_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(so, nullptr) << dlerror();
+  auto version = reinterpret_cast<int (*)()>(
+      dlsym(so, "flamia_runtime_abi_version"));
+  auto create = reinterpret_cast<decltype(&flamia_runtime_create)>(
+      dlsym(so, "flamia_runtime_create"));
+  ASSERT_NE(version, nullptr);
+  ASSERT_NE(create, nullptr);
+  EXPECT_EQ(version(), FLAMIA_RUNTIME_ABI_VERSION);
+  // (That nothing else is exported: test/Runtime/capi-shared-library.test.)
+  setenv("FLAMIA_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+  flamia_runtime *rt = nullptr;
+  char err[512];
+  EXPECT_EQ(create(makeArtifactDir().c_str(), 0, &rt, err, sizeof err),
+            FLAMIA_STATUS_DRIVER_UNAVAILABLE);
+  EXPECT_EQ(std::string(err).rfind("CUDA driver not available", 0), 0u) << err;
+  unsetenv("FLAMIA_LIBCUDA");
+  dlclose(so);
 }
 
 } // namespace

@@ -55,16 +55,16 @@ TEST(Expression, ArithmeticAndPrecedence) {
   EXPECT_EQ(eval("D / 32"), 4);
   EXPECT_EQ(eval("2 + 3 * 4"), 14);
   EXPECT_EQ(eval("(2 + 3) * 4"), 20);
-  EXPECT_EQ(eval("10 - 3 - 2"), 5);       // left associative
-  EXPECT_EQ(eval("100 / 10 / 5"), 2);     // left associative
+  EXPECT_EQ(eval("10 - 3 - 2"), 5);   // left associative
+  EXPECT_EQ(eval("100 / 10 / 5"), 2); // left associative
   EXPECT_EQ(eval("-3 + 5"), 2);
   EXPECT_EQ(eval("- (2 * 3)"), -6);
   EXPECT_EQ(eval("7 / 2"), 3);
-  EXPECT_EQ(eval("-7 / 2"), -3);          // C division truncates
+  EXPECT_EQ(eval("-7 / 2"), -3); // C division truncates
   EXPECT_EQ(eval("cdiv(T, 128)"), 32);
   EXPECT_EQ(eval("cdiv(T + 1, 128)"), 33);
   EXPECT_EQ(eval("cdiv(0, 32)"), 0);
-  EXPECT_EQ(eval("cdiv(-5, 2)"), -2);     // ceiling of -2.5
+  EXPECT_EQ(eval("cdiv(-5, 2)"), -2); // ceiling of -2.5
   EXPECT_EQ(eval("cdiv(cdiv(NB, 2) * Hq, NUM_SMS)"), 8);
   EXPECT_EQ(eval("  Hq*Hkv  "), 64);
   EXPECT_EQ(eval("9223372036854775807"), INT64_MAX);

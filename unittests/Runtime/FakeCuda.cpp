@@ -70,7 +70,7 @@ void note(const char *name, bool device) {
 }
 
 #define ENTER(name, device)                                                    \
-  std::lock_guard<std::mutex> lock(state().mutex);                            \
+  std::lock_guard<std::mutex> lock(state().mutex);                             \
   note(name, device);                                                          \
   State &s = state();                                                          \
   (void)s
@@ -482,8 +482,7 @@ CUresult cuModuleGetFunction(CUfunction *fn, CUmodule module,
   return CUDA_ERROR_NOT_FOUND;
 }
 
-CUresult cuFuncGetAttribute(int *value, CUfunction_attribute a,
-                            CUfunction fn) {
+CUresult cuFuncGetAttribute(int *value, CUfunction_attribute a, CUfunction fn) {
   ENTER("cuFuncGetAttribute", true);
   FakeFunction *f = reinterpret_cast<FakeFunction *>(fn);
   switch (a) {
@@ -554,11 +553,10 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction fn,
       }
     launch.sharedMemBytes = config->sharedMemBytes;
     launch.stream = config->hStream;
-    int maxDynamic = f->attributes.count(
-                         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
-                         ? f->attributes[
-                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES]
-                         : 48 * 1024;
+    int maxDynamic =
+        f->attributes.count(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+            ? f->attributes[CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES]
+            : 48 * 1024;
     if (static_cast<int>(config->sharedMemBytes) > maxDynamic)
       return CUDA_ERROR_INVALID_VALUE; // as the driver does
     launch.numParams = static_cast<int>(f->paramSizes.size());
@@ -583,11 +581,10 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction fn,
 
 CUresult cuTensorMapEncodeTiled(
     CUtensorMap *map, CUtensorMapDataType dataType, cuuint32_t rank,
-    void *address, const cuuint64_t *globalDim,
-    const cuuint64_t *globalStrides, const cuuint32_t *boxDim,
-    const cuuint32_t *elementStrides, CUtensorMapInterleave interleave,
-    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
-    CUtensorMapFloatOOBfill oob) {
+    void *address, const cuuint64_t *globalDim, const cuuint64_t *globalStrides,
+    const cuuint32_t *boxDim, const cuuint32_t *elementStrides,
+    CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+    CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob) {
   ENTER("cuTensorMapEncodeTiled", false);
   FakeTensorMapEncode e;
   memset(&e, 0, sizeof e);

@@ -104,7 +104,8 @@ struct FakeBatch {
 
   FakeBatch(std::vector<int32_t> cuSeqlens_, int64_t hq, int64_t hkv,
             int64_t d = 128)
-      : T(cuSeqlens_.back()), Hq(hq), Hkv(hkv), D(d), cu(std::move(cuSeqlens_)) {
+      : T(cuSeqlens_.back()), Hq(hq), Hkv(hkv), D(d),
+        cu(std::move(cuSeqlens_)) {
     FakeCuda &f = FakeCuda::get();
     auto bytes = [](int64_t n) { return static_cast<size_t>(n > 0 ? n : 1); };
     q = f.alloc(bytes(T * Hq * D * 2));

@@ -78,8 +78,8 @@ void quantizeInto(const std::vector<float> &x, int64_t T, int64_t H, int64_t D,
     for (int64_t t = 0; t < T; ++t)
       for (int64_t h = 0; h < H; ++h)
         for (int64_t d = 0; d < D; ++d)
-          deq[(t * H + h) * D + d] = nm::floatToBf16(
-              static_cast<float>(qt.dequantize(t, h, d)));
+          deq[(t * H + h) * D + d] =
+              nm::floatToBf16(static_cast<float>(qt.dequantize(t, h, d)));
 }
 
 void fakeQuantize(const FakeLaunch *, void **p) {
@@ -106,9 +106,9 @@ void fakeQuantize(const FakeLaunch *, void **p) {
   quantizeInto(vf, T, Hkv, D, docs, tb, devicePointer<uint8_t>(p, 15),
                devicePointer<uint8_t>(p, 16), devicePointer<uint16_t>(p, 19));
   if (const char *corrupt = getenv("FAKE_CUDA_CORRUPT")) {
-    static const char *names[] = {"q_pt", "q_pt_scales", "q_tb", "q_tb_scales",
-                                  "k_tb", "k_tb_scales", "v_tb", "v_tb_scales",
-                                  "q_deq", "k_deq", "v_deq"};
+    static const char *names[] = {"q_pt",  "q_pt_scales", "q_tb", "q_tb_scales",
+                                  "k_tb",  "k_tb_scales", "v_tb", "v_tb_scales",
+                                  "q_deq", "k_deq",       "v_deq"};
     for (int i = 0; i < 11; ++i)
       if (!strcmp(corrupt, names[i]) && T > 0)
         devicePointer<uint8_t>(p, 9 + i)[0] ^= 1;

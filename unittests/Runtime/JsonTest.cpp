@@ -46,13 +46,14 @@ TEST(Json, ParsesEveryKindWithPositions) {
 
 TEST(Json, IntegersAreExactAndLargeOnesStayDouble) {
   JsonValue v;
-  ASSERT_TRUE(parseJson("[9007199254740993, 92233720368547758070, 1.0, 0, -0]",
-                        v)
-                  .ok());
+  ASSERT_TRUE(
+      parseJson("[9007199254740993, 92233720368547758070, 1.0, 0, -0]", v)
+          .ok());
   EXPECT_TRUE(v.array[0].isInteger);
-  EXPECT_EQ(v.array[0].integer, 9007199254740993LL); // not representable in double
-  EXPECT_FALSE(v.array[1].isInteger);                // beyond int64
-  EXPECT_FALSE(v.array[2].isInteger);                // written with a fraction
+  EXPECT_EQ(v.array[0].integer,
+            9007199254740993LL);      // not representable in double
+  EXPECT_FALSE(v.array[1].isInteger); // beyond int64
+  EXPECT_FALSE(v.array[2].isInteger); // written with a fraction
   EXPECT_TRUE(v.array[3].isInteger);
   EXPECT_TRUE(v.array[4].isInteger);
   EXPECT_EQ(v.array[4].integer, 0);
@@ -67,31 +68,36 @@ TEST(Json, UnicodeEscapesBecomeUtf8) {
 TEST(Json, SyntaxErrorsCarryLineAndColumn) {
   EXPECT_EQ(parseError("{\"a\": 1,}"),
             "line 1, column 9: trailing comma before '}'");
-  EXPECT_EQ(parseError("[1, 2,]"), "line 1, column 7: trailing comma before ']'");
+  EXPECT_EQ(parseError("[1, 2,]"),
+            "line 1, column 7: trailing comma before ']'");
   EXPECT_EQ(parseError("{\n  \"a\": 1,\n  \"a\": 2\n}"),
             "line 3, column 3: duplicate key \"a\"");
   EXPECT_EQ(parseError("{\"a\" 1}"),
             "line 1, column 6: expected ':' after key \"a\", found '1'");
   EXPECT_EQ(parseError("[01]"), "line 1, column 3: leading zero in number");
   EXPECT_EQ(parseError("[1.]"), "line 1, column 4: expected a digit after '.'");
-  EXPECT_EQ(parseError("[NaN]"), "line 1, column 2: expected a value, found 'N'");
+  EXPECT_EQ(parseError("[NaN]"),
+            "line 1, column 2: expected a value, found 'N'");
   EXPECT_EQ(parseError("{'a': 1}"),
             "line 1, column 2: expected a string key, found '''");
   EXPECT_EQ(parseError("// c\n{}"),
             "line 1, column 1: expected a value, found '/'");
   EXPECT_EQ(parseError("{} x"),
             "line 1, column 4: unexpected 'x' after the top-level value");
-  EXPECT_EQ(parseError(""), "line 1, column 1: expected a value, found end of input");
+  EXPECT_EQ(parseError(""),
+            "line 1, column 1: expected a value, found end of input");
   EXPECT_EQ(parseError("\"abc"), "line 1, column 5: unterminated string");
-  EXPECT_EQ(parseError("\"a\tb\""),
-            "line 1, column 3: control character byte 0x09 in string (escape it)");
+  EXPECT_EQ(
+      parseError("\"a\tb\""),
+      "line 1, column 3: control character byte 0x09 in string (escape it)");
   EXPECT_EQ(parseError(R"("\x")"), "line 1, column 3: invalid escape '\\x'");
   EXPECT_EQ(parseError(R"("\ud800")"),
             "line 1, column 8: high surrogate \\uD800 not followed by a low "
             "surrogate");
   EXPECT_EQ(parseError(R"("\udc00")"),
             "line 1, column 8: lone low surrogate \\uDC00");
-  EXPECT_EQ(parseError("[1e999]"), "line 1, column 2: number 1e999 is out of range");
+  EXPECT_EQ(parseError("[1e999]"),
+            "line 1, column 2: number 1e999 is out of range");
   EXPECT_EQ(parseError("tru"), "line 1, column 1: expected a value, found 't'");
   EXPECT_EQ(parseError("[-]"), "line 1, column 3: expected a digit after '-'");
   EXPECT_EQ(parseError("[1 2]"),

@@ -56,7 +56,8 @@ TEST(Launcher, PacksEveryKindInOrder) {
     return Status::success();
   };
   PackedParams p;
-  Status s = packKernelParams(m, 1, buffers, smallBatch(), scalars, recorder, p);
+  Status s =
+      packKernelParams(m, 1, buffers, smallBatch(), scalars, recorder, p);
   ASSERT_TRUE(s.ok()) << s.message;
   ASSERT_EQ(p.slots.size(), 8u);
   ASSERT_EQ(p.pointers.size(), 8u);
@@ -82,7 +83,8 @@ TEST(Launcher, PacksEveryKindInOrder) {
   EXPECT_EQ(slotAs<CUdeviceptr>(p, 2), buffers[m.findBuffer("lse")].address);
   EXPECT_EQ(slotAs<CUdeviceptr>(p, 3), buffers[m.findBuffer("items")].address);
   EXPECT_EQ(slotAs<int32_t>(p, 4), 8);
-  EXPECT_EQ(slotAs<CUdeviceptr>(p, 5), buffers[m.findBuffer("counter")].address);
+  EXPECT_EQ(slotAs<CUdeviceptr>(p, 5),
+            buffers[m.findBuffer("counter")].address);
   EXPECT_EQ(slotAs<float>(p, 6), 0.18033688f);
   EXPECT_EQ(slotAs<int32_t>(p, 7), 70);
 
@@ -96,10 +98,9 @@ TEST(Launcher, PacksEveryKindInOrder) {
 TEST(Launcher, ParameterErrorsNameTheParameter) {
   Manifest m;
   bool found;
-  std::string text = replaceOnce(standardManifest(),
-                                 "\"kind\": \"i32\", \"value\": \"T\"",
-                                 "\"kind\": \"i32\", \"value\": \"T * 100000000\"",
-                                 &found);
+  std::string text =
+      replaceOnce(standardManifest(), "\"kind\": \"i32\", \"value\": \"T\"",
+                  "\"kind\": \"i32\", \"value\": \"T * 100000000\"", &found);
   ASSERT_TRUE(found);
   ASSERT_TRUE(parseManifest(text, m).ok());
   TensorMapEncoder ok = [](const TensorMapRequest &, CUtensorMap &) {

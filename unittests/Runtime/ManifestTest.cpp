@@ -136,10 +136,11 @@ TEST(Manifest, ErrorsPointAtTheValue) {
 }
 
 TEST(Manifest, TopLevelErrors) {
-  EXPECT_CONTAINS(errorAfter("\"causal\": true", "\"causal\": true, \"casual\": 1"),
-                  "casual: unknown key \"casual\" (expected one of: "
-                  "flamia_manifest_version, target, recipe, head_dim, causal, "
-                  "softmax_scale, schedule, buffers, kernels)");
+  EXPECT_CONTAINS(
+      errorAfter("\"causal\": true", "\"causal\": true, \"casual\": 1"),
+      "casual: unknown key \"casual\" (expected one of: "
+      "flamia_manifest_version, target, recipe, head_dim, causal, "
+      "softmax_scale, schedule, buffers, kernels)");
   EXPECT_CONTAINS(errorAfter("\"causal\": true, ", ""),
                   "missing required key \"causal\"");
   EXPECT_CONTAINS(errorAfter("\"causal\": true", "\"causal\": 1"),
@@ -148,10 +149,12 @@ TEST(Manifest, TopLevelErrors) {
                   "head_dim: head_dim 100 is not a multiple of 32");
   EXPECT_CONTAINS(errorAfter("\"head_dim\": 128", "\"head_dim\": 128.0"),
                   "head_dim: expected an integer, found a non-integer number");
-  EXPECT_CONTAINS(errorAfter("\"softmax_scale\": null", "\"softmax_scale\": -1"),
-                  "softmax_scale: must be a positive finite float32");
-  EXPECT_CONTAINS(errorAfter("\"softmax_scale\": null", "\"softmax_scale\": 1e300"),
-                  "softmax_scale: must be a positive finite float32");
+  EXPECT_CONTAINS(
+      errorAfter("\"softmax_scale\": null", "\"softmax_scale\": -1"),
+      "softmax_scale: must be a positive finite float32");
+  EXPECT_CONTAINS(
+      errorAfter("\"softmax_scale\": null", "\"softmax_scale\": 1e300"),
+      "softmax_scale: must be a positive finite float32");
   EXPECT_CONTAINS(errorAfter("\"kind\": \"mxfp8\"", "\"kind\": \"fp8\""),
                   "recipe.kind: unknown recipe 'fp8' (expected one of: mxfp8, "
                   "nvfp4-mixed)");
@@ -169,9 +172,9 @@ TEST(Manifest, TopLevelErrors) {
 TEST(Manifest, ScheduleErrors) {
   EXPECT_CONTAINS(errorAfter("\"block_m\": 128", "\"block_m\": 100"),
                   "schedule: query tile size (block_m)");
-  EXPECT_CONTAINS(errorAfter("\"cost_model\": \"sm_90a\"",
-                             "\"cost_model\": \"sm_80\""),
-                  "schedule.cost_model: ");
+  EXPECT_CONTAINS(
+      errorAfter("\"cost_model\": \"sm_90a\"", "\"cost_model\": \"sm_80\""),
+      "schedule.cost_model: ");
   EXPECT_CONTAINS(errorAfter("\"cost_model\": \"sm_90a\"",
                              "\"cost_model\": {\"fp8_tile\": 1, "
                              "\"bf16_tile\": 0, \"item_overhead\": 1}"),
@@ -199,9 +202,10 @@ TEST(Manifest, ScheduleErrors) {
 }
 
 TEST(Manifest, BufferErrors) {
-  EXPECT_CONTAINS(errorAfter("\"role\": \"workspace\"", "\"role\": \"scratch\""),
-                  "buffers[6].role: unknown role 'scratch' (expected one of: "
-                  "input, output, workspace, schedule)");
+  EXPECT_CONTAINS(
+      errorAfter("\"role\": \"workspace\"", "\"role\": \"scratch\""),
+      "buffers[6].role: unknown role 'scratch' (expected one of: "
+      "input, output, workspace, schedule)");
   EXPECT_CONTAINS(errorAfter("\"dtype\": \"u8\"", "\"dtype\": \"fp8\""),
                   "buffers[6].dtype: unknown dtype 'fp8' (expected one of: "
                   "bf16, f32, i32, u8)");
@@ -219,9 +223,9 @@ TEST(Manifest, BufferErrors) {
   EXPECT_CONTAINS(errorAfter("\"shape\": [\"T\", \"Hq\", \"D / 32\"]",
                              "\"shape\": [\"T\", \"Hq\", -4]"),
                   "buffers[7].shape[2]: '-4' is negative (-4)");
-  EXPECT_CONTAINS(errorAfter("\"shape\": [\"T\", \"Hq\", \"D / 32\"]",
-                             "\"shape\": []"),
-                  "buffers[7].shape: expected 1 to 8 entries, found 0");
+  EXPECT_CONTAINS(
+      errorAfter("\"shape\": [\"T\", \"Hq\", \"D / 32\"]", "\"shape\": []"),
+      "buffers[7].shape: expected 1 to 8 entries, found 0");
   EXPECT_CONTAINS(errorAfter("\"shape\": [\"T\", \"Hq\", \"D / 32\"]",
                              "\"shape\": [\"T\", \"Hq\", true]"),
                   "buffers[7].shape[2]: expected an expression (string) or an "
@@ -230,10 +234,11 @@ TEST(Manifest, BufferErrors) {
                              "{\"name\": \"out\", \"role\": \"output\""),
                   "output buffer 'out' is not an argument of "
                   "flamia_attention_args (outputs: o, lse)");
-  EXPECT_CONTAINS(errorAfter("{\"name\": \"o\", \"role\": \"output\"",
-                             "{\"name\": \"o\", \"role\": \"input\""),
-                  "input buffer 'o' is not an argument of flamia_attention_args "
-                  "(inputs: q, k, v, cu_seqlens)");
+  EXPECT_CONTAINS(
+      errorAfter("{\"name\": \"o\", \"role\": \"output\"",
+                 "{\"name\": \"o\", \"role\": \"input\""),
+      "input buffer 'o' is not an argument of flamia_attention_args "
+      "(inputs: q, k, v, cu_seqlens)");
   EXPECT_CONTAINS(errorAfter("\"name\": \"lse\", \"role\": \"output\", "
                              "\"dtype\": \"f32\"",
                              "\"name\": \"lse\", \"role\": \"output\", "
@@ -252,31 +257,36 @@ TEST(Manifest, BufferErrors) {
                              "\"name\": \"counter\", \"role\": \"schedule\", "
                              "\"dtype\": \"u8\""),
                   "schedule buffer 'counter' must be i32");
-  EXPECT_CONTAINS(errorAfter("\"shape\": [\"T\", \"Hq\", \"D / 32\"]",
-                             "\"shape\": [\"T\", \"Hq\", \"D / 32\"], \"size\": 4"),
-                  "buffers[7].size: unknown key \"size\" (expected one of: "
-                  "name, role, dtype, shape)");
+  EXPECT_CONTAINS(
+      errorAfter("\"shape\": [\"T\", \"Hq\", \"D / 32\"]",
+                 "\"shape\": [\"T\", \"Hq\", \"D / 32\"], \"size\": 4"),
+      "buffers[7].size: unknown key \"size\" (expected one of: "
+      "name, role, dtype, shape)");
 }
 
 TEST(Manifest, KernelErrors) {
-  EXPECT_CONTAINS(errorAfter("\"block\": [384, 1, 1]", "\"block\": [384, 4, 1]"),
-                  "kernels[1].block: 1536 threads per block exceed 1024");
-  EXPECT_CONTAINS(errorAfter("\"block\": [384, 1, 1]", "\"block\": [384, 0, 1]"),
-                  "kernels[1].block[1]: 0 is out of range [1, 1024]");
+  EXPECT_CONTAINS(
+      errorAfter("\"block\": [384, 1, 1]", "\"block\": [384, 4, 1]"),
+      "kernels[1].block: 1536 threads per block exceed 1024");
+  EXPECT_CONTAINS(
+      errorAfter("\"block\": [384, 1, 1]", "\"block\": [384, 0, 1]"),
+      "kernels[1].block[1]: 0 is out of range [1, 1024]");
   EXPECT_CONTAINS(errorAfter("\"block\": [384, 1, 1]", "\"block\": [384, 1]"),
                   "kernels[1].block: expected 3 integers, found 2 entries");
   EXPECT_CONTAINS(errorAfter("\"grid\": [\"NB\", \"Hq\", \"1\"]",
                              "\"grid\": [\"NB\", \"Hq\"]"),
                   "kernels[0].grid: expected 3 entries, found 2");
-  EXPECT_CONTAINS(errorAfter("\"cluster\": [1, 1, 1],\n      \"smem_bytes\": 0",
-                             "\"cluster\": [4, 8, 1],\n      \"smem_bytes\": 0"),
-                  "kernels[0].cluster: cluster of 32 CTAs exceeds 16");
+  EXPECT_CONTAINS(
+      errorAfter("\"cluster\": [1, 1, 1],\n      \"smem_bytes\": 0",
+                 "\"cluster\": [4, 8, 1],\n      \"smem_bytes\": 0"),
+      "kernels[0].cluster: cluster of 32 CTAs exceeds 16");
   EXPECT_CONTAINS(errorAfter("\"smem_bytes\": 200000", "\"smem_bytes\": -1"),
                   "kernels[1].smem_bytes: -1 is out of range");
-  EXPECT_CONTAINS(errorAfter("\"cubin\": \"flamia_quantize.cubin\"",
-                             "\"cubin\": \"../flamia_quantize.cubin\""),
-                  "kernels[0].cubin: cubin '../flamia_quantize.cubin' must be a "
-                  "relative path inside the artifact directory");
+  EXPECT_CONTAINS(
+      errorAfter("\"cubin\": \"flamia_quantize.cubin\"",
+                 "\"cubin\": \"../flamia_quantize.cubin\""),
+      "kernels[0].cubin: cubin '../flamia_quantize.cubin' must be a "
+      "relative path inside the artifact directory");
   EXPECT_CONTAINS(errorAfter("\"cubin\": \"flamia_quantize.cubin\"",
                              "\"cubin\": \"/tmp/x.cubin\""),
                   "must be a relative path");
@@ -302,13 +312,14 @@ TEST(Manifest, ParamErrors) {
                              "\"kind\": \"ptr\", \"buffer\": \"k_tb\""),
                   "kernels[0].params[1].buffer: parameter 'k' names buffer "
                   "'k_tb', which is not in \"buffers\"");
-  EXPECT_CONTAINS(errorAfter("\"kind\": \"ptr\", \"buffer\": \"k\"",
-                             "\"kind\": \"ptr\""),
-                  "kernels[0].params[1]: missing required key \"buffer\"");
-  EXPECT_CONTAINS(errorAfter("\"kind\": \"ptr\", \"buffer\": \"k\"",
-                             "\"kind\": \"ptr\", \"buffer\": \"k\", \"value\": 1"),
-                  "kernels[0].params[1].value: unknown key \"value\" (expected "
-                  "one of: name, kind, buffer)");
+  EXPECT_CONTAINS(
+      errorAfter("\"kind\": \"ptr\", \"buffer\": \"k\"", "\"kind\": \"ptr\""),
+      "kernels[0].params[1]: missing required key \"buffer\"");
+  EXPECT_CONTAINS(
+      errorAfter("\"kind\": \"ptr\", \"buffer\": \"k\"",
+                 "\"kind\": \"ptr\", \"buffer\": \"k\", \"value\": 1"),
+      "kernels[0].params[1].value: unknown key \"value\" (expected "
+      "one of: name, kind, buffer)");
   EXPECT_CONTAINS(errorAfter("{\"name\": \"k\", \"kind\": \"ptr\"",
                              "{\"name\": \"q\", \"kind\": \"ptr\""),
                   "kernels[0].params[1]: duplicate parameter name 'q' in "
@@ -347,11 +358,12 @@ TEST(Manifest, TensorMapErrors) {
                              "\"dims\": [\"T\", \"Hq * D\", 1]"),
                   "kernels[1].params[0].dims: expected 2 entries, found 3");
   EXPECT_CONTAINS(errorAfter("\"swizzle\": 128", "\"swizzle\": 128, "
-                                                  "\"l2_promotion\": 32"),
+                                                 "\"l2_promotion\": 32"),
                   "l2_promotion 32 is not one of 0, 64, 128, 256 (bytes)");
-  EXPECT_CONTAINS(errorAfter("\"swizzle\": 128", "\"swizzle\": 128, \"oob\": 0"),
-                  "unknown key \"oob\" (expected one of: name, kind, buffer, "
-                  "dtype, dims, box, swizzle, l2_promotion)");
+  EXPECT_CONTAINS(
+      errorAfter("\"swizzle\": 128", "\"swizzle\": 128, \"oob\": 0"),
+      "unknown key \"oob\" (expected one of: name, kind, buffer, "
+      "dtype, dims, box, swizzle, l2_promotion)");
 }
 
 TEST(Manifest, NumItemsNeedsASchedule) {
@@ -378,8 +390,8 @@ TEST(Manifest, Targets) {
   EXPECT_TRUE(t.familySpecific);
   ASSERT_TRUE(parseTarget("sm_80", t));
   EXPECT_FALSE(t.archSpecific);
-  for (const char *bad : {"sm90a", "sm_9", "sm_90b", "sm_90aa", "compute_90",
-                          "sm_090", "sm_"})
+  for (const char *bad :
+       {"sm90a", "sm_9", "sm_90b", "sm_90aa", "compute_90", "sm_090", "sm_"})
     EXPECT_FALSE(parseTarget(bad, t)) << bad;
 
   std::string why;

@@ -122,8 +122,8 @@ TEST_F(RuntimeOnFakeDriver, ForwardRunsEveryKernelWithItsParameters) {
   EXPECT_EQ(std::vector<int32_t>(bi, bi + 8),
             (std::vector<int32_t>{0, 5, 5, 32, 37, 32, 69, 1}));
   ASSERT_EQ(items.bytes, 8u * sizeof(VarlenWorkItem));
-  EXPECT_EQ(memcmp(fake().host<void>(items.address), rt->schedule().items.data(),
-                   items.bytes),
+  EXPECT_EQ(memcmp(fake().host<void>(items.address),
+                   rt->schedule().items.data(), items.bytes),
             0);
   EXPECT_EQ(*fake().host<int32_t>(counter.address), 0); // zeroed
 
@@ -165,8 +165,9 @@ TEST_F(RuntimeOnFakeDriver, ForwardRunsEveryKernelWithItsParameters) {
   EXPECT_EQ(paramAs<CUdeviceptr>(fwd, 5), counter.address);
   const float scale = static_cast<float>(1.0 / std::sqrt(128.0));
   EXPECT_EQ(rt->softmaxScale(), scale);
-  EXPECT_EQ(paramAs<float>(fwd, 6),
-            static_cast<float>(static_cast<double>(scale) * 1.4426950408889634));
+  EXPECT_EQ(
+      paramAs<float>(fwd, 6),
+      static_cast<float>(static_cast<double>(scale) * 1.4426950408889634));
   EXPECT_EQ(paramAs<int32_t>(fwd, 7), 70);
 
   // Order: cu_seqlens read first, the counter zeroed right before the kernel
@@ -279,12 +280,17 @@ TEST_F(RuntimeOnFakeDriver, BadCuSeqlensFailBeforeAnyUploadOrLaunch) {
     int64_t T;
     const char *message;
   } cases[] = {
-      {{0, 10, 7, 70}, 70,
+      {{0, 10, 7, 70},
+       70,
        "cu_seqlens decreases at index 2 (10 then 7); it must be "
        "non-decreasing"},
       {{3, 10, 40, 70}, 70, "cu_seqlens[0] is 3, must be 0"},
-      {{0, 10, 40, 69}, 70, "cu_seqlens ends at 69 but the batch has 70 tokens"},
-      {{0, 10, 40, 70}, 71, "cu_seqlens ends at 70 but the batch has 71 tokens"},
+      {{0, 10, 40, 69},
+       70,
+       "cu_seqlens ends at 69 but the batch has 70 tokens"},
+      {{0, 10, 40, 70},
+       71,
+       "cu_seqlens ends at 70 but the batch has 71 tokens"},
   };
   for (const Case &c : cases) {
     FakeBatch b({0, 5, 5, 71}, 2, 2);
@@ -311,7 +317,8 @@ TEST_F(RuntimeOnFakeDriver, PointersMustBeLargeEnoughDeviceMemory) {
   a.v = reinterpret_cast<uintptr_t>(hostMemory);
   Status s = rt->forward(a, nullptr);
   EXPECT_EQ(s.code, ErrorCode::InvalidArgument);
-  EXPECT_CONTAINS(s.message, ") is not memory known to CUDA (CUDA_ERROR_INVALID_VALUE");
+  EXPECT_CONTAINS(s.message,
+                  ") is not memory known to CUDA (CUDA_ERROR_INVALID_VALUE");
   EXPECT_EQ(s.message.compare(0, 5, "v (0x"), 0);
 
   // 1000 bytes of "device memory" far from the other tensors (no overlap).
@@ -380,7 +387,8 @@ TEST_F(RuntimeOnFakeDriver, BufferLookup) {
   BufferView v;
   Status s = rt->buffer("q_pt", v);
   EXPECT_EQ(s.code, ErrorCode::NotFound);
-  EXPECT_EQ(s.message, "no prepared call: buffers are bound by prepare or forward");
+  EXPECT_EQ(s.message,
+            "no prepared call: buffers are bound by prepare or forward");
   FakeBatch b({0, 64}, 1, 1);
   ASSERT_TRUE(rt->forward(argsOf(b), nullptr).ok());
   s = rt->buffer("k_tb", v);
@@ -401,14 +409,16 @@ TEST_F(RuntimeOnFakeDriver, WrongScheduleBufferShapeIsReported) {
   FakeBatch b({0, 64}, 2, 2);
   Status s = rt->forward(argsOf(b), nullptr);
   EXPECT_EQ(s.code, ErrorCode::InvalidManifest);
-  EXPECT_EQ(s.message, "schedule buffer 'items' has shape [2, 4] (32 bytes) but "
-                       "it holds NUM_ITEMS x 8 int32 = 64 bytes");
+  EXPECT_EQ(s.message,
+            "schedule buffer 'items' has shape [2, 4] (32 bytes) but "
+            "it holds NUM_ITEMS x 8 int32 = 64 bytes");
 }
 
 TEST_F(RuntimeOnFakeDriver, ManifestShapeOfACallersTensorMustMatch) {
   bool found;
-  std::string text = replaceOnce(standardManifest(), "\"shape\": [\"Hq\", \"T\"]",
-                                 "\"shape\": [\"T\", \"Hq\"]", &found);
+  std::string text =
+      replaceOnce(standardManifest(), "\"shape\": [\"Hq\", \"T\"]",
+                  "\"shape\": [\"T\", \"Hq\"]", &found);
   ASSERT_TRUE(found);
   auto rt = create(makeArtifactDir(text));
   FakeBatch b({0, 64}, 2, 2);
@@ -445,16 +455,18 @@ TEST_F(RuntimeOnFakeDriver, ClusterLaunchAttribute) {
 TEST_F(RuntimeOnFakeDriver, TensorMapProblemsAreReportedBeforeLaunching) {
   // A view larger than its buffer: [T, Hq * D * 2] of q_deq.
   bool found;
-  std::string text = replaceOnce(standardManifest(), "\"dims\": [\"T\", \"Hq * D\"]",
-                                 "\"dims\": [\"T\", \"Hq * D * 2\"]", &found);
+  std::string text =
+      replaceOnce(standardManifest(), "\"dims\": [\"T\", \"Hq * D\"]",
+                  "\"dims\": [\"T\", \"Hq * D * 2\"]", &found);
   ASSERT_TRUE(found);
   auto rt = create(makeArtifactDir(text));
   FakeBatch b({0, 64}, 2, 2);
   fake().reset();
   Status s = rt->forward(argsOf(b), nullptr);
-  EXPECT_EQ(s.message, "kernel 'flamia_attention_fwd' parameter 'tma_q' (tensor "
-                       "map of buffer 'q_deq'): the view [64, 512] of bf16 needs "
-                       "65536 bytes but the buffer has 32768");
+  EXPECT_EQ(s.message,
+            "kernel 'flamia_attention_fwd' parameter 'tma_q' (tensor "
+            "map of buffer 'q_deq'): the view [64, 512] of bf16 needs "
+            "65536 bytes but the buffer has 32768");
   EXPECT_EQ(fake().calls("cuLaunchKernelEx"), 0);
 }
 
@@ -507,7 +519,8 @@ TEST_F(RuntimeOnFakeDriver, NoDevice) {
 
 TEST_F(RuntimeOnFakeDriver, DeviceOrdinalAndArchitecture) {
   std::unique_ptr<AttentionRuntime> rt;
-  Status s = AttentionRuntime::create(makeArtifactDir(), 1, RuntimeOptions(), rt);
+  Status s =
+      AttentionRuntime::create(makeArtifactDir(), 1, RuntimeOptions(), rt);
   EXPECT_EQ(s.code, ErrorCode::DeviceUnavailable);
   EXPECT_EQ(s.message, "device ordinal 1 is out of range (1 CUDA device)");
   fake().configure(1, 10, 0, 148, 232448);

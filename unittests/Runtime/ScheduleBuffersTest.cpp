@@ -103,7 +103,8 @@ TEST(ScheduleBuffers, GqaHeadsAndBlockBases) {
   // Hq 4 over Hkv 2: heads 0,1 -> kv 0 and 2,3 -> kv 1. Second document
   // starts after ceil(40 / 32) = 2 blocks.
   ScheduleContents c;
-  ASSERT_TRUE(buildScheduleContents(standard(), {0, 40, 50}, 4, 2, true, c).ok());
+  ASSERT_TRUE(
+      buildScheduleContents(standard(), {0, 40, 50}, 4, 2, true, c).ok());
   ASSERT_EQ(c.items.size(), 8u);
   for (const VarlenWorkItem &it : c.items) {
     EXPECT_EQ(it.kv_head, it.q_head / 2);
@@ -113,14 +114,15 @@ TEST(ScheduleBuffers, GqaHeadsAndBlockBases) {
 
 TEST(ScheduleBuffers, NoScheduleSectionMeansNoItems) {
   Manifest m;
-  ASSERT_TRUE(parseManifest(R"({"flamia_manifest_version": 1, "target": "sm_90a",
+  ASSERT_TRUE(
+      parseManifest(R"({"flamia_manifest_version": 1, "target": "sm_90a",
     "head_dim": 128, "causal": true,
     "buffers": [{"name": "block_info", "role": "schedule", "dtype": "i32",
                  "shape": ["NB", 2]}],
     "kernels": [{"name": "k", "cubin": "k.cubin", "grid": ["NB", 1, 1],
                  "block": [128, 1, 1], "params": []}]})",
-                            m)
-                  .ok());
+                    m)
+          .ok());
   ScheduleContents c;
   ASSERT_TRUE(buildScheduleContents(m, {0, 33}, 2, 2, false, c).ok());
   EXPECT_FALSE(c.hasItems);

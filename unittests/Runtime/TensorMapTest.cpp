@@ -75,13 +75,16 @@ TEST(TensorMap, RejectsWhatTheHardwareCannotDo) {
   EXPECT_EQ(errorOf(r), "box cols = 0 outside [1, 256]");
   r = goodRequest();
   r.boxCols = 4;
-  EXPECT_EQ(errorOf(r), "box row 4 x 2 bytes = 8 bytes is not a multiple of 16");
+  EXPECT_EQ(errorOf(r),
+            "box row 4 x 2 bytes = 8 bytes is not a multiple of 16");
   r = goodRequest();
   r.boxCols = 128; // 256 bytes > 128-byte swizzle
-  EXPECT_EQ(errorOf(r), "box row of 256 bytes exceeds the 128-byte swizzle span");
+  EXPECT_EQ(errorOf(r),
+            "box row of 256 bytes exceeds the 128-byte swizzle span");
   r = goodRequest();
   r.swizzle = 32;
-  EXPECT_EQ(errorOf(r), "box row of 128 bytes exceeds the 32-byte swizzle span");
+  EXPECT_EQ(errorOf(r),
+            "box row of 128 bytes exceeds the 32-byte swizzle span");
   r = goodRequest();
   r.swizzle = 16;
   EXPECT_EQ(errorOf(r), "swizzle 16 is not one of 0, 32, 64, 128");
@@ -101,8 +104,8 @@ TEST(TensorMap, EncodingArgumentsAreInnermostFirst) {
   TensorMapEncoding e = tensorMapEncoding(goodRequest());
   EXPECT_EQ(e.dataType, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
   EXPECT_EQ(e.rank, 2u);
-  EXPECT_EQ(e.globalDim[0], 2048u); // cols
-  EXPECT_EQ(e.globalDim[1], 4096u); // rows
+  EXPECT_EQ(e.globalDim[0], 2048u);     // cols
+  EXPECT_EQ(e.globalDim[1], 4096u);     // rows
   EXPECT_EQ(e.globalStrides[0], 4096u); // bytes per row
   EXPECT_EQ(e.boxDim[0], 64u);
   EXPECT_EQ(e.boxDim[1], 128u);

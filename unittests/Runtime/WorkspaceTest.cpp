@@ -82,8 +82,9 @@ TEST(Workspace, EmptyBatchHasZeroSizedBuffers) {
 
 TEST(Workspace, NegativeSizesAndOverflowAreErrors) {
   bool found;
-  std::string text = replaceOnce(standardManifest(), "\"D / 32\"]},\n    {\"name\": \"k_tb_scales\"",
-                                 "\"D / 32 - 5\"]},\n    {\"name\": \"k_tb_scales\"", &found);
+  std::string text = replaceOnce(
+      standardManifest(), "\"D / 32\"]},\n    {\"name\": \"k_tb_scales\"",
+      "\"D / 32 - 5\"]},\n    {\"name\": \"k_tb_scales\"", &found);
   ASSERT_TRUE(found);
   Manifest m;
   ASSERT_TRUE(parseManifest(text, m).ok());
@@ -93,8 +94,12 @@ TEST(Workspace, NegativeSizesAndOverflowAreErrors) {
   EXPECT_EQ(s.message, "buffer 'q_pt_scales' shape[2] 'D / 32 - 5' is -1 "
                        "(negative size)");
 
-  text = replaceOnce(standardManifest(), "\"shape\": [\"T\", \"Hq\", \"D\"]},\n    {\"name\": \"q_pt_scales\"",
-                     "\"shape\": [\"T\", \"Hq\", \"D\", 4611686018427387904]},\n    {\"name\": \"q_pt_scales\"", &found);
+  text = replaceOnce(
+      standardManifest(),
+      "\"shape\": [\"T\", \"Hq\", \"D\"]},\n    {\"name\": \"q_pt_scales\"",
+      "\"shape\": [\"T\", \"Hq\", \"D\", 4611686018427387904]},\n    "
+      "{\"name\": \"q_pt_scales\"",
+      &found);
   ASSERT_TRUE(found);
   ASSERT_TRUE(parseManifest(text, m).ok());
   s = planBuffers(m, smallBatch(), plan);

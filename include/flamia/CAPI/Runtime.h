@@ -43,6 +43,13 @@
 extern "C" {
 #endif
 
+/* Symbols exported by the shared library libflamia_runtime.so. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FLAMIA_CAPI_EXPORT __attribute__((visibility("default")))
+#else
+#define FLAMIA_CAPI_EXPORT
+#endif
+
 /** Bumped on incompatible changes (none so far). */
 #define FLAMIA_RUNTIME_ABI_VERSION 1
 
@@ -129,64 +136,70 @@ typedef struct flamia_device_info {
 } flamia_device_info;
 
 /** FLAMIA_RUNTIME_ABI_VERSION of the library. */
-int flamia_runtime_abi_version(void);
+FLAMIA_CAPI_EXPORT int flamia_runtime_abi_version(void);
 /** A fixed description of a status ("CUDA driver not available", ...). */
-const char *flamia_status_string(flamia_status status);
+FLAMIA_CAPI_EXPORT const char *flamia_status_string(flamia_status status);
 /** The message of the last call that failed on this thread ("" if none). */
-const char *flamia_last_error(void);
+FLAMIA_CAPI_EXPORT const char *flamia_last_error(void);
 
-void flamia_runtime_options_init(flamia_runtime_options *options);
-void flamia_attention_args_init(flamia_attention_args *args);
+FLAMIA_CAPI_EXPORT void
+flamia_runtime_options_init(flamia_runtime_options *options);
+FLAMIA_CAPI_EXPORT void flamia_attention_args_init(flamia_attention_args *args);
 
 /** Loads ARTIFACT_DIR/manifest.json (manifest errors need no driver), the
  *  CUDA driver (dlopen libcuda.so.1, or $FLAMIA_LIBCUDA), device
  *  `device_ordinal` and every cubin. On failure *out is NULL and, if err is
  *  not NULL, the message is copied there (truncated to errlen - 1). */
-flamia_status flamia_runtime_create(const char *artifact_dir,
-                                    int device_ordinal, flamia_runtime **out,
-                                    char *err, size_t errlen);
-flamia_status flamia_runtime_create_with_options(
+FLAMIA_CAPI_EXPORT flamia_status flamia_runtime_create(const char *artifact_dir,
+                                                       int device_ordinal,
+                                                       flamia_runtime **out,
+                                                       char *err,
+                                                       size_t errlen);
+FLAMIA_CAPI_EXPORT flamia_status flamia_runtime_create_with_options(
     const char *artifact_dir, int device_ordinal,
     const flamia_runtime_options *options, flamia_runtime **out, char *err,
     size_t errlen);
 /** Waits for the runtime's last kernels, frees everything. NULL is a no-op. */
-void flamia_runtime_destroy(flamia_runtime *rt);
+FLAMIA_CAPI_EXPORT void flamia_runtime_destroy(flamia_runtime *rt);
 
 /** Validates, builds the schedule, binds the buffers by name and launches
  *  every kernel of the manifest in order on `stream` (asynchronous, except
  *  that reading cu_seqlens synchronizes `stream` once). */
-flamia_status flamia_attention_forward(flamia_runtime *rt,
-                                       const flamia_attention_args *args,
-                                       flamia_stream stream);
+FLAMIA_CAPI_EXPORT flamia_status
+flamia_attention_forward(flamia_runtime *rt, const flamia_attention_args *args,
+                         flamia_stream stream);
 /** The first half of forward: everything but the launches. */
-flamia_status flamia_attention_prepare(flamia_runtime *rt,
-                                       const flamia_attention_args *args,
-                                       flamia_stream stream);
+FLAMIA_CAPI_EXPORT flamia_status
+flamia_attention_prepare(flamia_runtime *rt, const flamia_attention_args *args,
+                         flamia_stream stream);
 /** Launches kernels [first_kernel, first_kernel + num_kernels) of the last
  *  prepared call (again, if already launched: for benchmarks). */
-flamia_status flamia_runtime_launch(flamia_runtime *rt, size_t first_kernel,
-                                    size_t num_kernels, flamia_stream stream);
+FLAMIA_CAPI_EXPORT flamia_status flamia_runtime_launch(flamia_runtime *rt,
+                                                       size_t first_kernel,
+                                                       size_t num_kernels,
+                                                       flamia_stream stream);
 
-size_t flamia_runtime_num_kernels(const flamia_runtime *rt);
+FLAMIA_CAPI_EXPORT size_t flamia_runtime_num_kernels(const flamia_runtime *rt);
 /** NULL when out of range. */
-const char *flamia_runtime_kernel_name(const flamia_runtime *rt, size_t index);
-size_t flamia_runtime_num_buffers(const flamia_runtime *rt);
+FLAMIA_CAPI_EXPORT const char *
+flamia_runtime_kernel_name(const flamia_runtime *rt, size_t index);
+FLAMIA_CAPI_EXPORT size_t flamia_runtime_num_buffers(const flamia_runtime *rt);
 /** NULL when out of range. */
-const char *flamia_runtime_buffer_name(const flamia_runtime *rt, size_t index);
+FLAMIA_CAPI_EXPORT const char *
+flamia_runtime_buffer_name(const flamia_runtime *rt, size_t index);
 /** A buffer of the last prepared call by name (workspace copies for tests:
  *  "q_pt", "q_pt_scales", ...). NOT_FOUND for an unknown name or when no call
  *  was prepared. Set out->struct_size first (or zero the struct and set it). */
-flamia_status flamia_runtime_get_buffer(const flamia_runtime *rt,
-                                        const char *name,
-                                        flamia_buffer_info *out);
-flamia_status flamia_runtime_get_device_info(const flamia_runtime *rt,
-                                             flamia_device_info *out);
+FLAMIA_CAPI_EXPORT flamia_status flamia_runtime_get_buffer(
+    const flamia_runtime *rt, const char *name, flamia_buffer_info *out);
+FLAMIA_CAPI_EXPORT flamia_status flamia_runtime_get_device_info(
+    const flamia_runtime *rt, flamia_device_info *out);
 /** The manifest's target ("sm_90a") and recipe kind ("mxfp8", or "" when the
  *  manifest has none); valid while the runtime lives. */
-const char *flamia_runtime_target(const flamia_runtime *rt);
-const char *flamia_runtime_recipe(const flamia_runtime *rt);
+FLAMIA_CAPI_EXPORT const char *flamia_runtime_target(const flamia_runtime *rt);
+FLAMIA_CAPI_EXPORT const char *flamia_runtime_recipe(const flamia_runtime *rt);
 /** The softmax scale the last prepared call used (0 if none). */
-float flamia_runtime_softmax_scale(const flamia_runtime *rt);
+FLAMIA_CAPI_EXPORT float flamia_runtime_softmax_scale(const flamia_runtime *rt);
 
 #ifdef __cplusplus
 }

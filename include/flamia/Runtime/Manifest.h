@@ -72,11 +72,11 @@ struct TensorMapSpec {
 struct ManifestParam {
   std::string name;
   ParamKind kind = ParamKind::Ptr;
-  int buffer = -1; // ptr, tensormap: index into Manifest::buffers
-  Expression value;              // i32, f32 with NamedValue::None
+  int buffer = -1;  // ptr, tensormap: index into Manifest::buffers
+  Expression value; // i32, f32 with NamedValue::None
   NamedValue named = NamedValue::None;
-  double floatLiteral = 0.0;     // NamedValue::FloatLiteral
-  TensorMapSpec tensorMap;       // tensormap
+  double floatLiteral = 0.0; // NamedValue::FloatLiteral
+  TensorMapSpec tensorMap;   // tensormap
 };
 
 struct ManifestKernel {
@@ -118,7 +118,7 @@ struct ManifestSchedule {
 struct ManifestTarget {
   std::string name;
   int major = 0, minor = 0;
-  bool archSpecific = false; // 'a': runs only on exactly this major.minor
+  bool archSpecific = false;   // 'a': runs only on exactly this major.minor
   bool familySpecific = false; // 'f': this major, minor >= this minor
 };
 

@@ -1,4 +1,5 @@
-//===- Runtime.h - Run a manifest's kernels on packed attention --*- C++ -*-===//
+//===- Runtime.h - Run a manifest's kernels on packed attention --*- C++
+//-*-===//
 //
 // AttentionRuntime owns one artifact directory loaded on one device: its
 // manifest, the cubins (in the device's primary context, the one the CUDA

@@ -1,4 +1,5 @@
-//===- ScheduleBuffers.h - Host contents of the schedule buffers -*- C++ -*-===//
+//===- ScheduleBuffers.h - Host contents of the schedule buffers -*- C++
+//-*-===//
 //
 // The schedule-role buffers of docs/runtime-abi.md, computed on the host from
 // cu_seqlens (after it has been copied from the device and validated):
@@ -42,11 +43,11 @@ int64_t countScaleBlocks(const int32_t *cuSeqlens, size_t count);
 std::vector<int32_t> makeBlockInfo(const int32_t *cuSeqlens, size_t count);
 
 struct ScheduleContents {
-  int64_t numBlocks = 0;           // NB
-  std::vector<int32_t> blockInfo;  // [NB, 2]
-  bool hasItems = false;           // the manifest has a schedule section
+  int64_t numBlocks = 0;          // NB
+  std::vector<int32_t> blockInfo; // [NB, 2]
+  bool hasItems = false;          // the manifest has a schedule section
   std::vector<VarlenWorkItem> items;
-  std::vector<double> costs;       // cost model's cost of each item
+  std::vector<double> costs; // cost model's cost of each item
 };
 
 /// Builds block_info and, when the manifest has a "schedule" section, the

@@ -3,7 +3,8 @@
 // lib/Runtime is plain C++17 built with -fno-exceptions: every operation that
 // can fail returns a Status, `ok` or an error code plus a message that names
 // the problem (the buffer, the kernel, the parameter, the value). The codes
-// map one to one onto the C API's flamia_status (include/flamia/CAPI/Runtime.h).
+// map one to one onto the C API's flamia_status
+// (include/flamia/CAPI/Runtime.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLAMIA_RUNTIME_STATUS_H

@@ -1,4 +1,5 @@
-//===- Workspace.h - Buffer sizes and the runtime's device memory -*- C++ -*-===//
+//===- Workspace.h - Buffer sizes and the runtime's device memory -*- C++
+//-*-===//
 //
 // Every buffer's shape is evaluated from the symbols of a call; each dimension
 // must be >= 0 and the byte size must fit in int64. Workspace and schedule
