@@ -12,6 +12,7 @@ namespace flamia::run {
 
 const char *usage() {
   return R"(usage: flamia-run --artifacts DIR [options]
+       flamia-run --selftest [--device N]
 
 Runs the kernels of an artifact directory (manifest.json + cubins written by
 flamia-compile) through the FLAMIA C API on random (or .npy) packed inputs,
@@ -53,6 +54,12 @@ benchmark
   --quantize-match S  kernels whose name contains S are the quantization
                     (default "quant")
   -v, --verbose     print the manifest's kernels and the launch shapes
+
+self-test (no FLAMIA kernel needed)
+  --selftest        run a hand-written PTX kernel (JIT-compiled by the
+                    driver) that echoes its parameters, the work counter, the
+                    cluster size and dynamic shared memory; compare with what
+                    the runtime packed and uploaded
 )";
 }
 
@@ -92,7 +99,7 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
   static const std::set<std::string> flags = {
       "--check",    "--leakcheck", "--sanitize-friendly",
       "--outliers", "--help",      "-h",
-      "-v",         "--verbose"};
+      "-v",         "--verbose",     "--selftest"};
   help = false;
   std::map<std::string, std::string> values;
   std::set<std::string> seen;
@@ -143,11 +150,17 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
     out = v;
     return true;
   };
-  if (!values.count("--artifacts")) {
+  o.selfTest = seen.count("--selftest");
+  if (!values.count("--artifacts") && !o.selfTest) {
     error = "--artifacts DIR is required";
     return false;
   }
-  o.artifacts = values["--artifacts"];
+  if (o.selfTest && values.count("--artifacts")) {
+    error = "--selftest brings its own artifacts (no --artifacts)";
+    return false;
+  }
+  if (values.count("--artifacts"))
+    o.artifacts = values["--artifacts"];
   if (values.count("--workload"))
     o.workload = values["--workload"];
   int64_t seed = static_cast<int64_t>(o.seed), device = o.device,

@@ -39,6 +39,7 @@ struct RunOptions {
   std::string qNpy, kNpy, vNpy, cuNpy; // .npy inputs instead of random
   std::string dumpDir;
   bool verbose = false;
+  bool selfTest = false;
 };
 
 /// Parses argv; on error returns false with a message. `help` is set for

@@ -11,6 +11,7 @@
 #include "Checks.h"
 #include "Options.h"
 #include "Report.h"
+#include "SelfTest.h"
 #include "Session.h"
 #include "Workload.h"
 
@@ -71,6 +72,17 @@ int main(int argc, char **argv) {
   }
   if (!options.dumpDir.empty())
     mkdir(options.dumpDir.c_str(), 0755);
+  if (options.selfTest) {
+    Report report;
+    Status s = runSelfTest(options, report);
+    if (!s.ok())
+      return fail(s);
+    printf("\n");
+    report.print(stdout);
+    printf("\n%s: %d check%s failed\n", report.pass() ? "PASS" : "FAIL",
+           report.failures(), report.failures() == 1 ? "" : "s");
+    return report.pass() ? kExitPass : kExitCheckFailed;
+  }
 
   // The manifest first (no driver needed), for the head dim of the inputs.
   runtime::Manifest manifest;

@@ -429,8 +429,43 @@ CUresult cuEventElapsedTime_v2(float *ms, CUevent, CUevent) {
 CUresult cuModuleLoadData(CUmodule *module, const void *image) {
   ENTER("cuModuleLoadData", true);
   const char *text = static_cast<const char *>(image);
-  if (strncmp(text, "FAKECUBIN", 9) != 0)
-    return CUDA_ERROR_INVALID_IMAGE;
+  if (strncmp(text, "FAKECUBIN", 9) != 0) {
+    // PTX (the driver JIT-compiles it): its .entry functions and the sizes
+    // of their .param declarations.
+    std::string ptx(text);
+    if (ptx.find(".entry") == std::string::npos)
+      return CUDA_ERROR_INVALID_IMAGE;
+    FakeModule *m = new FakeModule();
+    size_t pos = 0;
+    while ((pos = ptx.find(".entry", pos)) != std::string::npos) {
+      pos += 6;
+      size_t open = ptx.find('(', pos), close = ptx.find(')', open);
+      if (open == std::string::npos || close == std::string::npos)
+        break;
+      FakeFunction *f = new FakeFunction();
+      std::istringstream nameIn(ptx.substr(pos, open - pos));
+      nameIn >> f->name;
+      std::istringstream params(ptx.substr(open + 1, close - open - 1));
+      std::string decl;
+      while (std::getline(params, decl, ',')) {
+        if (decl.find(".param") == std::string::npos)
+          continue;
+        size_t bracket = decl.find('[');
+        size_t size = 0;
+        if (bracket != std::string::npos)
+          size = std::stoul(decl.substr(bracket + 1));
+        else if (decl.find("64") != std::string::npos)
+          size = 8;
+        else if (decl.find("32") != std::string::npos)
+          size = 4;
+        f->paramSizes.push_back(size);
+      }
+      m->functions.push_back(f);
+      pos = close;
+    }
+    *module = reinterpret_cast<CUmodule>(m);
+    return CUDA_SUCCESS;
+  }
   FakeModule *m = new FakeModule();
   std::istringstream in(text);
   std::string line;

@@ -154,6 +154,30 @@ void fakeAttentionForward(const FakeLaunch *, void **p) {
   memcpy(lse, out.lse.data(), out.lse.size() * sizeof(float));
 }
 
+/// flamia-run --selftest's kernel (tools/flamia-run/flamia_echo.ptx), on the
+/// host: the same bytes at the same offsets.
+void fakeEcho(const FakeLaunch *launch, void **p) {
+  uint8_t *echo = devicePointer<uint8_t>(p, 3);
+  uint32_t *counter = devicePointer<uint32_t>(p, 2);
+  const uint32_t cluster =
+      launch->cluster[0] * launch->cluster[1] * launch->cluster[2];
+  for (uint32_t cta = 0; cta < launch->grid[0]; ++cta) {
+    const uint32_t old = (*counter)++;
+    const uint32_t word = 0x5EED0000u + cta;
+    memcpy(echo + 192 + 4 * cta, &old, 4);
+    memcpy(echo + 200 + 4 * cta, &cluster, 4);
+    memcpy(echo + 208 + 4 * cta, &launch->sharedMemBytes, 4);
+    memcpy(echo + 216 + 4 * cta, &word, 4);
+  }
+  memcpy(echo, p[0], 128);
+  memcpy(echo + 128, p[1], 8);
+  memcpy(echo + 136, p[2], 8);
+  memcpy(echo + 144, p[3], 8);
+  memcpy(echo + 152, p[4], 4);
+  memcpy(echo + 156, p[5], 4);
+  memcpy(echo + 160, devicePointer<uint8_t>(p, 1), 32);
+}
+
 } // namespace
 
 /// The built-in host kernel for a kernel name, or null.
@@ -162,5 +186,7 @@ extern "C" FakeKernelImpl fake_cuda_builtin_kernel(const char *name) {
     return fakeQuantize;
   if (!strcmp(name, "fake_attention_fwd"))
     return fakeAttentionForward;
+  if (!strcmp(name, "flamia_echo"))
+    return fakeEcho;
   return nullptr;
 }
