@@ -97,9 +97,8 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
       "--quantize-match", "--q",        "--k",         "--v",
       "--cu-seqlens",     "--dump"};
   static const std::set<std::string> flags = {
-      "--check",    "--leakcheck", "--sanitize-friendly",
-      "--outliers", "--help",      "-h",
-      "-v",         "--verbose",     "--selftest"};
+      "--check", "--leakcheck", "--sanitize-friendly", "--outliers", "--help",
+      "-h",      "-v",          "--verbose",           "--selftest"};
   help = false;
   std::map<std::string, std::string> values;
   std::set<std::string> seen;

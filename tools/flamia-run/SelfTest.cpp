@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <unistd.h>
 
 namespace flamia::run {
 
@@ -90,8 +91,8 @@ std::string hex(uint64_t v) {
 Status runSelfTest(const RunOptions &options, Report &report) {
   // The artifact directory: the manifest and the PTX (as its "cubin").
   const char *tmp = getenv("TMPDIR");
-  std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") +
-                    "/flamia-selftest-XXXXXX";
+  std::string dir =
+      std::string(tmp && *tmp ? tmp : "/tmp") + "/flamia-selftest-XXXXXX";
   if (!mkdtemp(&dir[0]))
     return runtime::invalidArgument("cannot create a temporary directory");
   {
@@ -101,6 +102,14 @@ Status runSelfTest(const RunOptions &options, Report &report) {
     if (!m || !k)
       return runtime::invalidArgument("cannot write into " + dir);
   }
+  struct RemoveWhenDone {
+    std::string dir;
+    ~RemoveWhenDone() {
+      remove((dir + "/manifest.json").c_str());
+      remove((dir + "/flamia_echo.cubin").c_str());
+      rmdir(dir.c_str());
+    }
+  } cleanup{dir};
   RunOptions o = options;
   o.artifacts = dir;
   o.softmaxScale = 0;
@@ -114,7 +123,7 @@ Status runSelfTest(const RunOptions &options, Report &report) {
   generateInputs(b, options.seed, false);
   Session session;
   FLAMIA_RETURN_IF_ERROR(session.open(o, b));
-  printf("flamia-run --selftest: %s, artifacts in %s\n",
+  printf("flamia-run --selftest: %s, artifacts in %s (removed afterwards)\n",
          flamia_runtime_target(session.runtime()), dir.c_str());
 
   // The schedule the runtime must have uploaded, built here independently.
@@ -147,12 +156,12 @@ Status runSelfTest(const RunOptions &options, Report &report) {
 
     std::set<uint32_t> olds = {at<uint32_t>(echo, 192),
                                at<uint32_t>(echo, 196)};
-    report.add(row("work counter zeroed before the kernel" + pass, 2,
-                   olds == std::set<uint32_t>{0, 1} &&
-                       at<int32_t>(counter, 0) == 2,
-                   "atomicAdd returned " + std::to_string(at<uint32_t>(echo, 192)) +
-                       " and " + std::to_string(at<uint32_t>(echo, 196)) +
-                       ", counter now " + std::to_string(at<int32_t>(counter, 0))));
+    report.add(
+        row("work counter zeroed before the kernel" + pass, 2,
+            olds == std::set<uint32_t>{0, 1} && at<int32_t>(counter, 0) == 2,
+            "atomicAdd returned " + std::to_string(at<uint32_t>(echo, 192)) +
+                " and " + std::to_string(at<uint32_t>(echo, 196)) +
+                ", counter now " + std::to_string(at<int32_t>(counter, 0))));
     if (run == 1)
       break;
 
@@ -215,8 +224,9 @@ Status runSelfTest(const RunOptions &options, Report &report) {
     const bool infoSame =
         info.size() == blockInfo.size() * 4 &&
         memcmp(info.data(), blockInfo.data(), info.size()) == 0;
-    report.add(row("block_info uploaded", static_cast<int64_t>(blockInfo.size()),
-                   infoSame, std::to_string(nb) + " blocks"));
+    report.add(row("block_info uploaded",
+                   static_cast<int64_t>(blockInfo.size()), infoSame,
+                   std::to_string(nb) + " blocks"));
 
     // Launch configuration.
     const uint32_t c0 = at<uint32_t>(echo, 200), c1 = at<uint32_t>(echo, 204);

@@ -310,8 +310,8 @@ TEST_F(CAPIOnFakeDriver, Options) {
 TEST(CAPI, SharedLibraryExportsTheCApiOnly) {
   void *so = dlopen(FLAMIA_RUNTIME_SO_PATH, RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(so, nullptr) << dlerror();
-  auto version = reinterpret_cast<int (*)()>(
-      dlsym(so, "flamia_runtime_abi_version"));
+  auto version =
+      reinterpret_cast<int (*)()>(dlsym(so, "flamia_runtime_abi_version"));
   auto create = reinterpret_cast<decltype(&flamia_runtime_create)>(
       dlsym(so, "flamia_runtime_create"));
   ASSERT_NE(version, nullptr);

@@ -3,8 +3,11 @@
 #include "TestArtifacts.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <unistd.h>
+#include <vector>
 
 namespace flamia::runtime::test {
 
@@ -74,13 +77,35 @@ std::string forwardCubin() {
          "static_smem=1024\n";
 }
 
+namespace {
+/// Directories made by makeTempDir, removed when the test binary exits.
+std::vector<std::string> &tempDirs() {
+  static std::vector<std::string> *dirs = [] {
+    auto *d = new std::vector<std::string>();
+    std::atexit([] {
+      for (const std::string &dir : tempDirs()) {
+        std::error_code ignored;
+        std::filesystem::remove_all(dir, ignored);
+      }
+    });
+    return d;
+  }();
+  return *dirs;
+}
+} // namespace
+
 std::string makeTempDir() {
   const char *base = getenv("TMPDIR");
   std::string pattern =
       std::string(base && *base ? base : "/tmp") + "/flamia-rt-XXXXXX";
   std::string buf = pattern;
   char *dir = mkdtemp(&buf[0]);
-  return dir ? std::string(dir) : std::string();
+  if (!dir)
+    return std::string();
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  tempDirs().push_back(dir);
+  return dir;
 }
 
 void writeFile(const std::string &dir, const std::string &name,
