@@ -20,6 +20,7 @@ tools = [
     "flamia-ref",
     "flamia-desc",
     "flamia-compile",
+    ToolSubst("flamia-run", unresolved="ignore"),
     ToolSubst("mlir-translate", unresolved="ignore"),
     ToolSubst("llc", unresolved="ignore"),
 ]
@@ -42,3 +43,13 @@ if config.flamia_ptxas and os.access(config.flamia_ptxas, os.X_OK):
 # `REQUIRES: numpy` tests run independent checks with numpy + ml_dtypes.
 if os.access(config.flamia_python, os.X_OK):
     config.available_features.add("numpy")
+
+# `REQUIRES: runtime` tests run flamia-run (built when cuda.h was found);
+# `REQUIRES: fake-cuda` ones run it on the fake CUDA driver of
+# unittests/Runtime (host memory, host "kernels"), without a GPU.
+if os.access(os.path.join(config.flamia_tools_dir, "flamia-run"), os.X_OK):
+    config.available_features.add("runtime")
+fake_libcuda = os.path.join(config.flamia_obj_root, "lib", "libflamia_fake_cuda.so")
+if os.path.exists(fake_libcuda):
+    config.available_features.add("fake-cuda")
+    config.substitutions.append(("%fake_libcuda", fake_libcuda))

@@ -20,7 +20,8 @@ const Command *commands() {
        runLeakCheckCommand},
       {"quality", "measure recipes against the float64 reference",
        runQualityCommand},
-      {"schedule", "varlen work items, LPT order, persistent-grid makespan", runScheduleCommand},
+      {"schedule", "varlen work items, LPT order, persistent-grid makespan",
+       runScheduleCommand},
       {nullptr, nullptr, nullptr},
   };
   return table;

@@ -1,0 +1,208 @@
+/*===- flamia/CAPI/Runtime.h - C API of the FLAMIA runtime ---------*- C -*-===
+ *
+ * A stable C ABI over lib/Runtime: load an artifact directory (manifest.json
+ * and cubins written by flamia-compile), then run causal attention over
+ * packed variable-length documents with the manifest's kernels.
+ *
+ *   flamia_runtime *rt;
+ *   char err[1024];
+ *   if (flamia_runtime_create("artifacts/", 0, &rt, err, sizeof err))
+ *     fprintf(stderr, "%s\n", err);     // "CUDA driver not available: ..."
+ *   flamia_attention_args a;
+ *   flamia_attention_args_init(&a);
+ *   a.q = q; a.k = k; a.v = v; a.cu_seqlens = cu; a.o = o; a.lse = lse;
+ *   a.num_tokens = T; a.num_q_heads = 16; a.num_kv_heads = 16;
+ *   a.head_dim = 128; a.num_docs = n;
+ *   if (flamia_attention_forward(rt, &a, stream) != FLAMIA_STATUS_OK)
+ *     fprintf(stderr, "%s\n", flamia_last_error());
+ *   flamia_runtime_destroy(rt);
+ *
+ * Conventions:
+ *  - Handles are opaque. Every function returning flamia_status checks its
+ *    pointers and reports errors as a status plus a message (never aborts);
+ *    the message of the last failing call on the calling thread is
+ *    flamia_last_error(). flamia_runtime_create also copies it to `err`.
+ *  - Structs passed in start with `struct_size` (set by the _init functions);
+ *    later versions only append fields. A struct smaller than this version's
+ *    is rejected; a larger one is accepted when its extra bytes are zero.
+ *  - Pointers in flamia_attention_args are CUDA device addresses in the
+ *    device's primary context (what cudaMalloc and PyTorch return).
+ *  - Streams are CUstream / cudaStream_t values; NULL is the legacy default
+ *    stream.
+ *  - Calls on one runtime are serialized (internally locked).
+ *
+ * docs/runtime.md documents every rule; docs/runtime-abi.md the manifest.
+ *===----------------------------------------------------------------------===*/
+#ifndef FLAMIA_CAPI_RUNTIME_H
+#define FLAMIA_CAPI_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Symbols exported by the shared library libflamia_runtime.so. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FLAMIA_CAPI_EXPORT __attribute__((visibility("default")))
+#else
+#define FLAMIA_CAPI_EXPORT
+#endif
+
+/** Bumped on incompatible changes (none so far). */
+#define FLAMIA_RUNTIME_ABI_VERSION 1
+
+typedef enum flamia_status {
+  FLAMIA_STATUS_OK = 0,
+  FLAMIA_STATUS_INVALID_ARGUMENT = 1,   /* caller's argument is wrong */
+  FLAMIA_STATUS_DRIVER_UNAVAILABLE = 2, /* "CUDA driver not available" */
+  FLAMIA_STATUS_DEVICE_UNAVAILABLE = 3, /* no device / wrong architecture */
+  FLAMIA_STATUS_INVALID_MANIFEST = 4,   /* manifest.json violates the ABI */
+  FLAMIA_STATUS_INVALID_ARTIFACT = 5,   /* missing cubin, kernel symbol, ... */
+  FLAMIA_STATUS_CUDA_ERROR = 6,         /* a driver call failed */
+  FLAMIA_STATUS_OUT_OF_MEMORY = 7,      /* device allocation failed */
+  FLAMIA_STATUS_NOT_FOUND = 8,          /* no such buffer / kernel */
+  FLAMIA_STATUS_INTERNAL = 9            /* a bug in the runtime */
+} flamia_status;
+
+typedef enum flamia_dtype {
+  FLAMIA_DTYPE_BF16 = 0,
+  FLAMIA_DTYPE_F32 = 1,
+  FLAMIA_DTYPE_I32 = 2,
+  FLAMIA_DTYPE_U8 = 3
+} flamia_dtype;
+
+typedef enum flamia_buffer_role {
+  FLAMIA_BUFFER_INPUT = 0,
+  FLAMIA_BUFFER_OUTPUT = 1,
+  FLAMIA_BUFFER_WORKSPACE = 2,
+  FLAMIA_BUFFER_SCHEDULE = 3
+} flamia_buffer_role;
+
+typedef struct flamia_runtime flamia_runtime;
+/** A CUstream (cudaStream_t); NULL is the legacy default stream. */
+typedef void *flamia_stream;
+
+typedef struct flamia_runtime_options {
+  size_t struct_size;
+  /** Zero the workspace before every call (sanitizer initcheck). Default 0. */
+  int zero_workspace;
+  /** Synchronize after every kernel and name the failing one. Default 0. */
+  int sync_after_each_kernel;
+  /** Check every schedule with FlamiaSchedule's invariants. Default 0. */
+  int check_schedule;
+  /** Check pointers with cuPointerGetAttribute (device memory of this device,
+   *  allocation large enough). Default 1. */
+  int check_device_pointers;
+} flamia_runtime_options;
+
+typedef struct flamia_attention_args {
+  size_t struct_size;
+  const void *q;             /* bf16 [T, Hq, D], 16-byte aligned */
+  const void *k;             /* bf16 [T, Hkv, D], 16-byte aligned */
+  const void *v;             /* bf16 [T, Hkv, D], 16-byte aligned */
+  const int32_t *cu_seqlens; /* int32 [num_docs + 1], device memory */
+  void *o;                   /* bf16 [T, Hq, D], 16-byte aligned */
+  float *lse;                /* f32 [Hq, T] (natural log), 16-byte aligned */
+  int64_t num_tokens;        /* T >= 0 */
+  int32_t num_q_heads;       /* Hq >= 1 */
+  int32_t num_kv_heads;      /* Hkv >= 1, divides Hq */
+  int32_t head_dim;          /* D, must equal the manifest's head_dim */
+  int32_t num_docs;          /* >= 1; zero-length documents allowed */
+  float softmax_scale;       /* 0: manifest's, else 1/sqrt(D) */
+} flamia_attention_args;
+
+#define FLAMIA_MAX_BUFFER_RANK 8
+
+typedef struct flamia_buffer_info {
+  size_t struct_size;
+  const char *name; /* valid while the runtime lives */
+  flamia_buffer_role role;
+  flamia_dtype dtype;
+  int32_t rank;
+  int64_t shape[FLAMIA_MAX_BUFFER_RANK];
+  void *device_ptr; /* device address of the last prepared call */
+  uint64_t bytes;
+} flamia_buffer_info;
+
+typedef struct flamia_device_info {
+  size_t struct_size;
+  int32_t ordinal;
+  int32_t compute_major, compute_minor;
+  int32_t num_sms;
+  int32_t driver_version; /* cuDriverGetVersion, e.g. 13000 */
+  char name[256];
+} flamia_device_info;
+
+/** FLAMIA_RUNTIME_ABI_VERSION of the library. */
+FLAMIA_CAPI_EXPORT int flamia_runtime_abi_version(void);
+/** A fixed description of a status ("CUDA driver not available", ...). */
+FLAMIA_CAPI_EXPORT const char *flamia_status_string(flamia_status status);
+/** The message of the last call that failed on this thread ("" if none). */
+FLAMIA_CAPI_EXPORT const char *flamia_last_error(void);
+
+FLAMIA_CAPI_EXPORT void
+flamia_runtime_options_init(flamia_runtime_options *options);
+FLAMIA_CAPI_EXPORT void flamia_attention_args_init(flamia_attention_args *args);
+
+/** Loads ARTIFACT_DIR/manifest.json (manifest errors need no driver), the
+ *  CUDA driver (dlopen libcuda.so.1, or $FLAMIA_LIBCUDA), device
+ *  `device_ordinal` and every cubin. On failure *out is NULL and, if err is
+ *  not NULL, the message is copied there (truncated to errlen - 1). */
+FLAMIA_CAPI_EXPORT flamia_status flamia_runtime_create(const char *artifact_dir,
+                                                       int device_ordinal,
+                                                       flamia_runtime **out,
+                                                       char *err,
+                                                       size_t errlen);
+FLAMIA_CAPI_EXPORT flamia_status flamia_runtime_create_with_options(
+    const char *artifact_dir, int device_ordinal,
+    const flamia_runtime_options *options, flamia_runtime **out, char *err,
+    size_t errlen);
+/** Waits for the runtime's last kernels, frees everything. NULL is a no-op. */
+FLAMIA_CAPI_EXPORT void flamia_runtime_destroy(flamia_runtime *rt);
+
+/** Validates, builds the schedule, binds the buffers by name and launches
+ *  every kernel of the manifest in order on `stream` (asynchronous, except
+ *  that reading cu_seqlens synchronizes `stream` once). */
+FLAMIA_CAPI_EXPORT flamia_status
+flamia_attention_forward(flamia_runtime *rt, const flamia_attention_args *args,
+                         flamia_stream stream);
+/** The first half of forward: everything but the launches. */
+FLAMIA_CAPI_EXPORT flamia_status
+flamia_attention_prepare(flamia_runtime *rt, const flamia_attention_args *args,
+                         flamia_stream stream);
+/** Launches kernels [first_kernel, first_kernel + num_kernels) of the last
+ *  prepared call (again, if already launched: for benchmarks). */
+FLAMIA_CAPI_EXPORT flamia_status flamia_runtime_launch(flamia_runtime *rt,
+                                                       size_t first_kernel,
+                                                       size_t num_kernels,
+                                                       flamia_stream stream);
+
+FLAMIA_CAPI_EXPORT size_t flamia_runtime_num_kernels(const flamia_runtime *rt);
+/** NULL when out of range. */
+FLAMIA_CAPI_EXPORT const char *
+flamia_runtime_kernel_name(const flamia_runtime *rt, size_t index);
+FLAMIA_CAPI_EXPORT size_t flamia_runtime_num_buffers(const flamia_runtime *rt);
+/** NULL when out of range. */
+FLAMIA_CAPI_EXPORT const char *
+flamia_runtime_buffer_name(const flamia_runtime *rt, size_t index);
+/** A buffer of the last prepared call by name (workspace copies for tests:
+ *  "q_pt", "q_pt_scales", ...). NOT_FOUND for an unknown name or when no call
+ *  was prepared. Set out->struct_size first (or zero the struct and set it). */
+FLAMIA_CAPI_EXPORT flamia_status flamia_runtime_get_buffer(
+    const flamia_runtime *rt, const char *name, flamia_buffer_info *out);
+FLAMIA_CAPI_EXPORT flamia_status flamia_runtime_get_device_info(
+    const flamia_runtime *rt, flamia_device_info *out);
+/** The manifest's target ("sm_90a") and recipe kind ("mxfp8", or "" when the
+ *  manifest has none); valid while the runtime lives. */
+FLAMIA_CAPI_EXPORT const char *flamia_runtime_target(const flamia_runtime *rt);
+FLAMIA_CAPI_EXPORT const char *flamia_runtime_recipe(const flamia_runtime *rt);
+/** The softmax scale the last prepared call used (0 if none). */
+FLAMIA_CAPI_EXPORT float flamia_runtime_softmax_scale(const flamia_runtime *rt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FLAMIA_CAPI_RUNTIME_H */

@@ -1,0 +1,171 @@
+//===- Manifest.h - manifest.json v1: parse and validate --------*- C++ -*-===//
+//
+// The contract between the compiler and the runtime (docs/runtime-abi.md):
+// the buffers to bind or allocate, the kernels in launch order with their
+// typed parameters, the tensor maps to encode, the grid expressions and the
+// varlen schedule to build. parseManifest checks everything that can be
+// checked without shapes or a device (docs/runtime.md, "Validation"); what
+// depends on T, the heads or the device is checked when binding.
+//
+// Error messages name the file position and the JSON path of the offending
+// value: "manifest.json:14:9: kernels[0].params[2].kind: unknown parameter
+// kind 'pointer' (expected one of: ptr, i32, f32, tensormap)".
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLAMIA_RUNTIME_MANIFEST_H
+#define FLAMIA_RUNTIME_MANIFEST_H
+
+#include "flamia/Runtime/Expression.h"
+#include "flamia/Runtime/Status.h"
+#include "flamia/Schedule/CostModel.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace flamia::runtime {
+
+constexpr int kManifestVersion = 1;
+
+enum class DType { BF16, F32, I32, U8 };
+/// "bf16", "f32", "i32", "u8".
+const char *dtypeName(DType dtype);
+bool dtypeFromName(const std::string &name, DType &out);
+int64_t dtypeBytes(DType dtype);
+
+enum class BufferRole { Input, Output, Workspace, Schedule };
+/// "input", "output", "workspace", "schedule".
+const char *bufferRoleName(BufferRole role);
+
+/// The schedule buffers the runtime knows how to fill.
+constexpr const char *kBlockInfoBuffer = "block_info";
+constexpr const char *kItemsBuffer = "items";
+constexpr const char *kCounterBuffer = "counter";
+
+struct ManifestBuffer {
+  std::string name;
+  BufferRole role = BufferRole::Workspace;
+  DType dtype = DType::U8;
+  std::vector<Expression> shape; // rank 1..8
+};
+
+enum class ParamKind { Ptr, I32, F32, TensorMap };
+/// "ptr", "i32", "f32", "tensormap".
+const char *paramKindName(ParamKind kind);
+
+/// Values of i32 / f32 parameters that are not integer expressions.
+enum class NamedValue {
+  None,             // the expression `value`
+  SoftmaxScale,     // "softmax_scale" (f32 only)
+  SoftmaxScaleLog2, // "softmax_scale_log2" = softmax_scale * log2(e) (f32)
+  FloatLiteral,     // a JSON number given for an f32 (e.g. 0.5)
+};
+
+struct TensorMapSpec {
+  DType dtype = DType::BF16;
+  Expression rows, cols;       // `dims`: the 2-D row-major view [rows, cols]
+  Expression boxRows, boxCols; // `box`
+  int swizzle = 0;             // bytes: 0, 32, 64, 128
+  int l2Promotion = 128;       // bytes: 0 (none), 64, 128, 256 (optional key)
+};
+
+struct ManifestParam {
+  std::string name;
+  ParamKind kind = ParamKind::Ptr;
+  int buffer = -1;  // ptr, tensormap: index into Manifest::buffers
+  Expression value; // i32, f32 with NamedValue::None
+  NamedValue named = NamedValue::None;
+  double floatLiteral = 0.0; // NamedValue::FloatLiteral
+  TensorMapSpec tensorMap;   // tensormap
+};
+
+struct ManifestKernel {
+  std::string name; // the kernel symbol in the cubin
+  std::string cubin;
+  std::string ptx; // informational (optional)
+  Expression grid[3];
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t cluster[3] = {1, 1, 1};
+  int64_t smemBytes = 0;
+  // Informational (from ptxas); -1 when absent.
+  int64_t registers = -1, spillBytes = -1, tmemColumns = -1;
+  std::vector<ManifestParam> params;
+
+  int64_t threadsPerBlock() const {
+    return int64_t{block[0]} * block[1] * block[2];
+  }
+  int64_t clusterSize() const {
+    return int64_t{cluster[0]} * cluster[1] * cluster[2];
+  }
+};
+
+struct ManifestRecipe {
+  std::string kind; // "mxfp8", ...
+  int64_t safeBlock = 128;
+  bool strict = false;
+};
+
+struct ManifestSchedule {
+  bool present = false;
+  int32_t blockM = 128;
+  int32_t blockN = 128;
+  int32_t safeBlock = 128;
+  std::string costModel; // preset name, or "custom" for an object
+  CostWeights weights;
+};
+
+/// An architecture target "sm_<major><minor>[a|f]".
+struct ManifestTarget {
+  std::string name;
+  int major = 0, minor = 0;
+  bool archSpecific = false;   // 'a': runs only on exactly this major.minor
+  bool familySpecific = false; // 'f': this major, minor >= this minor
+};
+
+struct Manifest {
+  int version = 0;
+  ManifestTarget target;
+  ManifestRecipe recipe;
+  int64_t headDim = 0;
+  bool causal = true;
+  bool hasSoftmaxScale = false;
+  float softmaxScale = 0.0f; // when hasSoftmaxScale
+  ManifestSchedule schedule;
+  std::vector<ManifestBuffer> buffers;
+  std::vector<ManifestKernel> kernels;
+
+  /// Index of the buffer called `name`, or -1.
+  int findBuffer(const std::string &name) const;
+  /// Whether kernel `k` has a parameter bound to buffer `buffer`.
+  bool kernelUsesBuffer(size_t kernel, int buffer) const;
+};
+
+/// Parses and validates the text of a manifest. `fileName` prefixes the
+/// messages ("manifest.json:L:C: path: message").
+Status parseManifest(const std::string &text, Manifest &out,
+                     const std::string &fileName = "manifest.json");
+
+/// Reads DIR/manifest.json, parses it and checks that every cubin it names
+/// is a readable file inside DIR (relative path, no "..").
+Status loadManifest(const std::string &artifactDir, Manifest &out);
+
+/// Parses "sm_90a", "sm_100a", "sm_120f", "sm_80"...
+bool parseTarget(const std::string &name, ManifestTarget &out);
+
+/// Whether a device of compute capability major.minor runs code built for
+/// `target`; if not, `why` says so.
+bool targetRunsOn(const ManifestTarget &target, int major, int minor,
+                  std::string &why);
+
+/// The argument names of flamia_attention_args that input/output buffers
+/// bind to, with the dtype each must have.
+struct ArgumentBinding {
+  const char *name;
+  BufferRole role;
+  DType dtype;
+};
+const std::vector<ArgumentBinding> &argumentBindings();
+
+} // namespace flamia::runtime
+
+#endif // FLAMIA_RUNTIME_MANIFEST_H

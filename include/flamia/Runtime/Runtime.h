@@ -1,0 +1,184 @@
+//===- Runtime.h - Run a manifest's kernels on packed attention --*- C++
+//-*-===//
+//
+// AttentionRuntime owns one artifact directory loaded on one device: its
+// manifest, the cubins (in the device's primary context, the one the CUDA
+// runtime and PyTorch use), the workspace arena and the last call's schedule.
+// It knows no kernel by name: everything comes from the manifest.
+//
+// A call is prepare + launch:
+//   prepare  validates the arguments on the host (validateAttentionArgs:
+//            nothing touches the device before they pass), checks that every
+//            pointer is device memory of this device large enough for its
+//            tensor, waits (on the stream, not the host) for the previous
+//            call's kernels, copies cu_seqlens to the host (synchronizing the
+//            caller's stream once), validates it, builds the schedule, sizes
+//            and (re)allocates the workspace, uploads block_info and items,
+//            encodes the tensor maps and packs every kernel's parameters;
+//   launch   zeroes the work counter where a kernel takes it and launches the
+//            kernels [first, first + count) in manifest order on the stream.
+// forward = prepare + launch of every kernel. A prepared call can be launched
+// again (benchmarks) as long as the bound buffers stay valid.
+//
+// Thread safety: calls on one runtime are serialized by a mutex. Work of
+// consecutive calls is ordered on the device even across streams: each
+// prepare makes its stream wait for the event recorded after the previous
+// launch, because the workspace and schedule buffers are shared.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLAMIA_RUNTIME_RUNTIME_H
+#define FLAMIA_RUNTIME_RUNTIME_H
+
+#include "flamia/Runtime/CudaDriver.h"
+#include "flamia/Runtime/Launcher.h"
+#include "flamia/Runtime/Manifest.h"
+#include "flamia/Runtime/Module.h"
+#include "flamia/Runtime/ScheduleBuffers.h"
+#include "flamia/Runtime/Status.h"
+#include "flamia/Runtime/Workspace.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace flamia::runtime {
+
+/// One forward call: device pointers (packed layouts) and sizes.
+struct AttentionArgs {
+  CUdeviceptr q = 0;         // bf16 [T, Hq, D]
+  CUdeviceptr k = 0;         // bf16 [T, Hkv, D]
+  CUdeviceptr v = 0;         // bf16 [T, Hkv, D]
+  CUdeviceptr cuSeqlens = 0; // int32 [num_docs + 1]
+  CUdeviceptr o = 0;         // bf16 [T, Hq, D]
+  CUdeviceptr lse = 0;       // f32 [Hq, T]
+  int64_t numTokens = 0;     // T
+  int64_t numQHeads = 0;     // Hq
+  int64_t numKVHeads = 0;    // Hkv
+  int64_t headDim = 0;       // D
+  int64_t numDocs = 0;       // NUM_DOCS >= 1
+  float softmaxScale = 0.0f; // 0: the manifest's, else 1/sqrt(D)
+};
+
+struct RuntimeOptions {
+  /// Zero the workspace and schedule buffers before every call (so that a
+  /// sanitizer's initcheck sees defined memory, and stale data cannot pass
+  /// for a result).
+  bool zeroWorkspace = false;
+  /// Synchronize the stream after every kernel and report its failure by
+  /// name (debugging; slow).
+  bool syncAfterEachKernel = false;
+  /// Run FlamiaSchedule's invariant checks on every schedule (O(N log D)).
+  bool checkSchedule = false;
+  /// Check with cuPointerGetAttribute that every pointer is device memory of
+  /// this device and that its allocation holds the whole tensor.
+  bool checkDevicePointers = true;
+};
+
+/// The bytes of each argument tensor (0 for T = 0), for validation.
+struct ArgumentExtents {
+  uint64_t q = 0, k = 0, v = 0, cuSeqlens = 0, o = 0, lse = 0;
+};
+
+/// Host-only validation of `args` against `manifest` (no device call): sizes,
+/// head counts, head dim, softmax scale, null pointers, alignment, overlap of
+/// outputs with other tensors, and the manifest's input/output shapes against
+/// the tensors the arguments describe. Fills `extents`.
+Status validateAttentionArgs(const Manifest &manifest,
+                             const AttentionArgs &args,
+                             ArgumentExtents *extents = nullptr);
+
+/// The softmax scale a call uses (see docs/runtime.md): the manifest's when it
+/// has one (the argument must then be 0 or equal), else the argument, else
+/// fl32(1 / sqrt(D)).
+Status effectiveSoftmaxScale(const Manifest &manifest,
+                             const AttentionArgs &args, float &out);
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int computeMajor = 0, computeMinor = 0;
+  int numSms = 0;
+  int driverVersion = 0;
+  DeviceLimits limits;
+};
+
+/// A buffer of the last prepared call.
+struct BufferView {
+  std::string name;
+  BufferRole role = BufferRole::Workspace;
+  DType dtype = DType::U8;
+  std::vector<int64_t> shape;
+  CUdeviceptr address = 0;
+  uint64_t bytes = 0;
+};
+
+class AttentionRuntime {
+public:
+  /// Loads DIR/manifest.json (errors here need no driver), then the driver,
+  /// the device `deviceOrdinal`, its primary context, and every cubin.
+  static Status create(const std::string &artifactDir, int deviceOrdinal,
+                       const RuntimeOptions &options,
+                       std::unique_ptr<AttentionRuntime> &out);
+  ~AttentionRuntime();
+  AttentionRuntime(const AttentionRuntime &) = delete;
+  AttentionRuntime &operator=(const AttentionRuntime &) = delete;
+
+  Status prepare(const AttentionArgs &args, CUstream stream);
+  Status launch(size_t firstKernel, size_t numKernels, CUstream stream);
+  Status forward(const AttentionArgs &args, CUstream stream);
+
+  const Manifest &manifest() const { return manifest_; }
+  const DeviceInfo &device() const { return device_; }
+  const std::string &artifactDir() const { return artifactDir_; }
+  const CudaDriver &driver() const { return *driver_; }
+  std::shared_ptr<const CudaDriver> sharedDriver() const { return driver_; }
+  CUcontext context() const { return context_; }
+  const LoadedKernel &loadedKernel(size_t i) const {
+    return modules_.kernels()[i];
+  }
+
+  /// After a successful prepare: a buffer by name (NotFound otherwise).
+  Status buffer(const std::string &name, BufferView &out) const;
+  /// After a successful prepare: the schedule and the symbol values used.
+  const ScheduleContents &schedule() const { return schedule_; }
+  const SymbolValues &symbols() const { return symbols_; }
+  float softmaxScale() const { return scalars_.softmaxScale; }
+  bool prepared() const { return prepared_; }
+
+private:
+  AttentionRuntime() = default;
+  Status prepareLocked(const AttentionArgs &args, CUstream stream);
+  Status launchLocked(size_t first, size_t count, CUstream stream);
+  Status checkDevicePointer(const char *name, CUdeviceptr ptr,
+                            uint64_t bytes) const;
+
+  mutable std::mutex mutex_;
+  std::shared_ptr<const CudaDriver> driver_;
+  std::string artifactDir_;
+  Manifest manifest_;
+  RuntimeOptions options_;
+  DeviceInfo device_;
+  CUdevice cuDevice_ = 0;
+  CUcontext context_ = nullptr;
+  bool contextRetained_ = false;
+  ModuleSet modules_;
+  DeviceArena arena_;
+  CUevent lastLaunch_ = nullptr;
+  bool lastLaunchRecorded_ = false;
+
+  // The last prepared call.
+  bool prepared_ = false;
+  bool emptyCall_ = false; // T == 0: nothing to launch
+  SymbolValues symbols_;
+  ScheduleContents schedule_;
+  BufferPlan plan_;
+  std::vector<BoundBuffer> bound_;
+  NamedScalars scalars_;
+  std::vector<KernelLaunch> launches_;
+};
+
+} // namespace flamia::runtime
+
+#endif // FLAMIA_RUNTIME_RUNTIME_H

@@ -1,0 +1,65 @@
+//===- ScheduleBuffers.h - Host contents of the schedule buffers -*- C++
+//-*-===//
+//
+// The schedule-role buffers of docs/runtime-abi.md, computed on the host from
+// cu_seqlens (after it has been copied from the device and validated):
+//
+//   block_info  [NB, 2] int32: global start token and length of every
+//               document-local 32-token block, in document order (blocks
+//               start at each document's first token; the last one of a
+//               document may be shorter; zero-length documents have none)
+//   items       [NUM_ITEMS, 8] int32: the VarlenWorkItem array of
+//               FlamiaSchedule (include/flamia/Schedule/ScheduleMetadata.h) in
+//               execution order (LPT), built with the manifest's block_m,
+//               block_n, safe_block, causal flag and cost model
+//   counter     one int32, zeroed on the stream before every kernel that takes
+//               it (not computed here)
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLAMIA_RUNTIME_SCHEDULEBUFFERS_H
+#define FLAMIA_RUNTIME_SCHEDULEBUFFERS_H
+
+#include "flamia/Runtime/Manifest.h"
+#include "flamia/Runtime/Status.h"
+#include "flamia/Schedule/ScheduleMetadata.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace flamia::runtime {
+
+/// cu_seqlens of `count` entries against `numTokens`: at least 2 entries
+/// (NUM_DOCS >= 1), starts at 0, non-decreasing, ends at numTokens.
+/// InvalidArgument with FlamiaSchedule's message ("cu_seqlens decreases at
+/// index 2 (10 then 7); ...").
+Status validateCuSeqlens(const int32_t *cuSeqlens, size_t count,
+                         int64_t numTokens);
+
+/// NB: sum over documents of ceil(L / 32). cu_seqlens must be valid.
+int64_t countScaleBlocks(const int32_t *cuSeqlens, size_t count);
+
+/// block_info for valid cu_seqlens: 2 * NB int32.
+std::vector<int32_t> makeBlockInfo(const int32_t *cuSeqlens, size_t count);
+
+struct ScheduleContents {
+  int64_t numBlocks = 0;          // NB
+  std::vector<int32_t> blockInfo; // [NB, 2]
+  bool hasItems = false;          // the manifest has a schedule section
+  std::vector<VarlenWorkItem> items;
+  std::vector<double> costs; // cost model's cost of each item
+};
+
+/// Builds block_info and, when the manifest has a "schedule" section, the
+/// work items for Hq/Hkv query/kv heads (head dim and causal flag from the
+/// manifest). With `checkInvariants`, FlamiaSchedule's independent checks
+/// (coverage, document bounds, scale-block bases, LPT order) run on the
+/// result; a failure is an Internal error.
+Status buildScheduleContents(const Manifest &manifest,
+                             const std::vector<int32_t> &cuSeqlens,
+                             int32_t numQHeads, int32_t numKVHeads,
+                             bool checkInvariants, ScheduleContents &out);
+
+} // namespace flamia::runtime
+
+#endif // FLAMIA_RUNTIME_SCHEDULEBUFFERS_H

@@ -1,0 +1,92 @@
+//===- ScheduleBuffers.cpp - Host contents of the schedule buffers --------===//
+
+#include "flamia/Runtime/ScheduleBuffers.h"
+
+#include "flamia/Schedule/DocumentLayout.h"
+#include "flamia/Schedule/ScheduleInvariants.h"
+#include "flamia/Schedule/VarlenSchedule.h"
+
+#include <string>
+
+namespace flamia::runtime {
+
+Status validateCuSeqlens(const int32_t *cuSeqlens, size_t count,
+                         int64_t numTokens) {
+  if (!cuSeqlens)
+    return invalidArgument("cu_seqlens is null");
+  if (count < 2)
+    return invalidArgument("cu_seqlens has " + std::to_string(count) +
+                           " entries; it needs num_docs + 1 >= 2");
+  std::string error;
+  if (!flamia::validateCuSeqlens(cuSeqlens, count, numTokens, error))
+    return invalidArgument(error);
+  return Status::success();
+}
+
+int64_t countScaleBlocks(const int32_t *cuSeqlens, size_t count) {
+  int64_t nb = 0;
+  for (size_t d = 0; d + 1 < count; ++d) {
+    int64_t length = int64_t{cuSeqlens[d + 1]} - cuSeqlens[d];
+    nb += (length + kVarlenScaleBlock - 1) / kVarlenScaleBlock;
+  }
+  return nb;
+}
+
+std::vector<int32_t> makeBlockInfo(const int32_t *cuSeqlens, size_t count) {
+  std::vector<int32_t> info;
+  info.reserve(static_cast<size_t>(2 * countScaleBlocks(cuSeqlens, count)));
+  for (size_t d = 0; d + 1 < count; ++d) {
+    for (int64_t start = cuSeqlens[d]; start < cuSeqlens[d + 1];
+         start += kVarlenScaleBlock) {
+      int64_t length = cuSeqlens[d + 1] - start;
+      if (length > kVarlenScaleBlock)
+        length = kVarlenScaleBlock;
+      info.push_back(static_cast<int32_t>(start));
+      info.push_back(static_cast<int32_t>(length));
+    }
+  }
+  return info;
+}
+
+Status buildScheduleContents(const Manifest &manifest,
+                             const std::vector<int32_t> &cuSeqlens,
+                             int32_t numQHeads, int32_t numKVHeads,
+                             bool checkInvariants, ScheduleContents &out) {
+  out = ScheduleContents();
+  FLAMIA_RETURN_IF_ERROR(
+      validateCuSeqlens(cuSeqlens.data(), cuSeqlens.size(),
+                        cuSeqlens.empty() ? 0 : cuSeqlens.back()));
+  out.numBlocks = countScaleBlocks(cuSeqlens.data(), cuSeqlens.size());
+  out.blockInfo = makeBlockInfo(cuSeqlens.data(), cuSeqlens.size());
+  if (!manifest.schedule.present)
+    return Status::success();
+
+  VarlenScheduleParams params;
+  params.numQHeads = numQHeads;
+  params.numKVHeads = numKVHeads;
+  params.headDim = static_cast<int32_t>(manifest.headDim);
+  params.causal = manifest.causal;
+  params.blockM = manifest.schedule.blockM;
+  params.blockN = manifest.schedule.blockN;
+  params.safeBlock = manifest.schedule.safeBlock;
+  params.weights = manifest.schedule.weights;
+  params.order = ScheduleOrder::LongestFirst;
+  VarlenSchedule schedule;
+  std::string error;
+  if (!buildVarlenSchedule(cuSeqlens.data(), cuSeqlens.size(), params, schedule,
+                           error))
+    return invalidArgument("building the varlen schedule: " + error);
+  if (schedule.items.size() > static_cast<size_t>(INT32_MAX))
+    return invalidArgument("the schedule has " +
+                           std::to_string(schedule.items.size()) +
+                           " work items, more than int32 counts");
+  if (checkInvariants && !checkVarlenSchedule(schedule, error))
+    return Status::error(ErrorCode::Internal,
+                         "the varlen schedule breaks an invariant: " + error);
+  out.hasItems = true;
+  out.items = std::move(schedule.items);
+  out.costs = std::move(schedule.costs);
+  return Status::success();
+}
+
+} // namespace flamia::runtime

@@ -1,0 +1,119 @@
+//===- Session.cpp - One batch on the device through the C API ------------===//
+
+#include "Session.h"
+
+#include <cstring>
+
+namespace flamia::run {
+
+using runtime::ErrorCode;
+using runtime::Status;
+
+Status capiError(flamia_status status, const std::string &what) {
+  return Status::error(static_cast<ErrorCode>(status),
+                       what + ": " + flamia_last_error());
+}
+
+Session::~Session() { flamia_runtime_destroy(rt_); }
+
+Status Session::open(const RunOptions &options, HostBatch &batch) {
+  batch_ = &batch;
+  softmaxScale_ = options.softmaxScale;
+  flamia_runtime_options ro;
+  flamia_runtime_options_init(&ro);
+  ro.zero_workspace = options.sanitizeFriendly;
+  ro.sync_after_each_kernel = options.sanitizeFriendly;
+  ro.check_schedule = options.check || options.leakcheck;
+  char err[4096];
+  flamia_status s = flamia_runtime_create_with_options(
+      options.artifacts.c_str(), options.device, &ro, &rt_, err, sizeof err);
+  if (s != FLAMIA_STATUS_OK)
+    return Status::error(static_cast<ErrorCode>(s), err);
+  FLAMIA_RETURN_IF_ERROR(runtime::loadManifest(options.artifacts, manifest_));
+  FLAMIA_RETURN_IF_ERROR(device_.open(options.device));
+
+  const size_t qBytes = batch.q.size() * 2, kBytes = batch.k.size() * 2;
+  FLAMIA_RETURN_IF_ERROR(device_.alloc(qBytes, q_));
+  FLAMIA_RETURN_IF_ERROR(device_.alloc(kBytes, k_));
+  FLAMIA_RETURN_IF_ERROR(device_.alloc(kBytes, v_));
+  FLAMIA_RETURN_IF_ERROR(device_.alloc(batch.cu.size() * 4, cu_));
+  FLAMIA_RETURN_IF_ERROR(device_.alloc(qBytes, o_));
+  FLAMIA_RETURN_IF_ERROR(
+      device_.alloc(static_cast<size_t>(batch.T * batch.Hq * 4), lse_));
+  FLAMIA_RETURN_IF_ERROR(device_.upload(q_, batch.q.data(), qBytes));
+  FLAMIA_RETURN_IF_ERROR(device_.upload(k_, batch.k.data(), kBytes));
+  FLAMIA_RETURN_IF_ERROR(device_.upload(v_, batch.v.data(), kBytes));
+  return device_.upload(cu_, batch.cu.data(), batch.cu.size() * 4);
+}
+
+flamia_attention_args Session::args() const {
+  flamia_attention_args a;
+  flamia_attention_args_init(&a);
+  auto ptr = [](CUdeviceptr p) {
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(p));
+  };
+  a.q = ptr(q_);
+  a.k = ptr(k_);
+  a.v = ptr(v_);
+  a.cu_seqlens = static_cast<const int32_t *>(ptr(cu_));
+  a.o = ptr(o_);
+  a.lse = static_cast<float *>(ptr(lse_));
+  a.num_tokens = batch_->T;
+  a.num_q_heads = static_cast<int32_t>(batch_->Hq);
+  a.num_kv_heads = static_cast<int32_t>(batch_->Hkv);
+  a.head_dim = static_cast<int32_t>(batch_->D);
+  a.num_docs = static_cast<int32_t>(batch_->numDocs());
+  a.softmax_scale = softmaxScale_;
+  return a;
+}
+
+Status Session::forward() {
+  FLAMIA_RETURN_IF_ERROR(device_.fill(o_, 0xFF, batch_->q.size() * 2));
+  FLAMIA_RETURN_IF_ERROR(device_.fill(
+      lse_, 0xFF, static_cast<size_t>(batch_->T * batch_->Hq * 4)));
+  flamia_attention_args a = args();
+  flamia_status s = flamia_attention_forward(rt_, &a, device_.stream());
+  if (s != FLAMIA_STATUS_OK)
+    return capiError(s, "flamia_attention_forward");
+  return device_.synchronize().withContext("running the kernels");
+}
+
+Status Session::downloadOutputs(std::vector<uint16_t> &o,
+                                std::vector<float> &lse) {
+  o.resize(batch_->q.size());
+  lse.resize(static_cast<size_t>(batch_->T * batch_->Hq));
+  FLAMIA_RETURN_IF_ERROR(device_.download(o.data(), o_, o.size() * 2));
+  return device_.download(lse.data(), lse_, lse.size() * 4);
+}
+
+Status Session::downloadBuffer(const std::string &name,
+                               std::vector<uint8_t> &bytes,
+                               flamia_buffer_info &info) {
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  flamia_status s = flamia_runtime_get_buffer(rt_, name.c_str(), &info);
+  if (s != FLAMIA_STATUS_OK)
+    return capiError(s, "flamia_runtime_get_buffer");
+  bytes.resize(static_cast<size_t>(info.bytes));
+  return device_.download(
+      bytes.data(),
+      static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(info.device_ptr)),
+      bytes.size());
+}
+
+Status Session::uploadTokens(int64_t begin, int64_t end) {
+  if (begin >= end)
+    return Status::success();
+  const HostBatch &b = *batch_;
+  const size_t qRow = static_cast<size_t>(b.Hq * b.D),
+               kRow = static_cast<size_t>(b.Hkv * b.D);
+  const size_t n = static_cast<size_t>(end - begin);
+  FLAMIA_RETURN_IF_ERROR(device_.upload(
+      q_ + begin * qRow * 2, b.q.data() + begin * qRow, n * qRow * 2));
+  FLAMIA_RETURN_IF_ERROR(device_.upload(
+      k_ + begin * kRow * 2, b.k.data() + begin * kRow, n * kRow * 2));
+  return device_.upload(v_ + begin * kRow * 2, b.v.data() + begin * kRow,
+                        n * kRow * 2);
+}
+
+} // namespace flamia::run

@@ -1,0 +1,59 @@
+//===- Session.h - One batch on the device through the C API ----*- C++ -*-===//
+#ifndef FLAMIA_TOOLS_FLAMIARUN_SESSION_H
+#define FLAMIA_TOOLS_FLAMIARUN_SESSION_H
+
+#include "Device.h"
+#include "Options.h"
+#include "Workload.h"
+
+#include "flamia/CAPI/Runtime.h"
+#include "flamia/Runtime/Manifest.h"
+
+#include <string>
+#include <vector>
+
+namespace flamia::run {
+
+/// An error of the C API: its status and flamia_last_error().
+runtime::Status capiError(flamia_status status, const std::string &what);
+
+class Session {
+public:
+  ~Session();
+  /// Creates the runtime (C API) first, so that "CUDA driver not available"
+  /// and manifest errors come from it; then the device tensors.
+  runtime::Status open(const RunOptions &options, HostBatch &batch);
+
+  flamia_runtime *runtime() const { return rt_; }
+  Device &device() { return device_; }
+  const HostBatch &batch() const { return *batch_; }
+  /// The manifest, parsed by the tool itself (the C API keeps its own).
+  const runtime::Manifest &manifest() const { return manifest_; }
+  flamia_attention_args args() const;
+
+  /// Fills O and LSE with NaN (0xFF bytes), runs every kernel, waits.
+  runtime::Status forward();
+  runtime::Status downloadOutputs(std::vector<uint16_t> &o,
+                                  std::vector<float> &lse);
+  /// A workspace (or any) buffer of the last call.
+  runtime::Status downloadBuffer(const std::string &name,
+                                 std::vector<uint8_t> &bytes,
+                                 flamia_buffer_info &info);
+  /// Re-uploads tokens [begin, end) of q, k and v from the host batch.
+  runtime::Status uploadTokens(int64_t begin, int64_t end);
+
+  CUdeviceptr o() const { return o_; }
+  CUdeviceptr lse() const { return lse_; }
+
+private:
+  flamia_runtime *rt_ = nullptr;
+  Device device_;
+  runtime::Manifest manifest_;
+  HostBatch *batch_ = nullptr;
+  float softmaxScale_ = 0.0f;
+  CUdeviceptr q_ = 0, k_ = 0, v_ = 0, cu_ = 0, o_ = 0, lse_ = 0;
+};
+
+} // namespace flamia::run
+
+#endif // FLAMIA_TOOLS_FLAMIARUN_SESSION_H

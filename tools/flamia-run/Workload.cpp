@@ -1,0 +1,239 @@
+//===- Workload.cpp - flamia-run's inputs ---------------------------------===//
+
+#include "Workload.h"
+
+#include "flamia/Numerics/Formats.h"
+#include "flamia/Numerics/Parallel.h"
+#include "flamia/Schedule/DeterministicRandom.h"
+#include "flamia/Schedule/StandardWorkloads.h"
+#include "flamia/Support/Npy.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace flamia::run {
+
+float bf16ToFloat(uint16_t bits) { return numerics::bf16ToFloat(bits); }
+uint16_t floatToBf16(float x) { return numerics::floatToBf16(x); }
+
+std::vector<float> toFloat(const std::vector<uint16_t> &x) {
+  std::vector<float> out(x.size());
+  numerics::parallelFor(static_cast<int64_t>((x.size() + 65535) / 65536),
+                        [&](int64_t chunk) {
+                          size_t b = static_cast<size_t>(chunk) * 65536;
+                          size_t e = std::min(x.size(), b + 65536);
+                          for (size_t i = b; i < e; ++i)
+                            out[i] = bf16ToFloat(x[i]);
+                        });
+  return out;
+}
+
+bool makeCuSeqlens(const RunOptions &o, std::vector<int32_t> &cu,
+                   std::string &error) {
+  cu.clear();
+  const bool smallDefault = o.check || o.leakcheck;
+  if (o.workload.compare(0, 5, "docs:") == 0) {
+    std::string list = o.workload.substr(5);
+    cu.push_back(0);
+    int64_t total = 0;
+    size_t pos = 0;
+    while (pos <= list.size()) {
+      size_t comma = list.find(',', pos);
+      std::string item = list.substr(
+          pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      char *end = nullptr;
+      long long length = strtoll(item.c_str(), &end, 10);
+      if (item.empty() || *end || length < 0) {
+        error = "--workload docs: expects comma-separated document lengths "
+                ">= 0, got '" +
+                item + "'";
+        return false;
+      }
+      total += length;
+      if (total > INT32_MAX) {
+        error = "--workload docs: more than 2^31 - 1 tokens";
+        return false;
+      }
+      cu.push_back(static_cast<int32_t>(total));
+      if (comma == std::string::npos)
+        break;
+      pos = comma + 1;
+    }
+    if (o.tokens >= 0 && o.tokens != total) {
+      error = "--tokens " + std::to_string(o.tokens) +
+              " differs from the documents' total " + std::to_string(total);
+      return false;
+    }
+    return true;
+  }
+  std::string name = o.workload == "single" ? "single32k" : o.workload;
+  StandardWorkload w;
+  if (!parseStandardWorkload(name, w, error)) {
+    error = "--workload: expected single, fixed2k, lognormal1k, tiny34 or "
+            "docs:L1,L2,..., got '" +
+            o.workload + "'";
+    return false;
+  }
+  int64_t tokens = o.tokens;
+  if (tokens < 0)
+    tokens = smallDefault ? 4096 : standardWorkloadDefaultTokens(w);
+  if (tokens == 0) {
+    cu = {0, 0};
+    return true;
+  }
+  return makeStandardWorkload(w, tokens, cu, error);
+}
+
+namespace {
+
+constexpr int64_t kChunk = 1 << 16;
+
+uint64_t mix(uint64_t seed, uint64_t a, uint64_t b) {
+  DeterministicRandom r(seed ^ (a * 0x9E3779B97F4A7C15ull) ^
+                        (b * 0xC2B2AE3D27D4EB4Full));
+  return r.next();
+}
+
+void fillNormal(std::vector<uint16_t> &x, uint64_t seed, uint64_t tensor) {
+  const int64_t n = static_cast<int64_t>(x.size());
+  numerics::parallelFor((n + kChunk - 1) / kChunk, [&](int64_t chunk) {
+    DeterministicRandom r(mix(seed, tensor, static_cast<uint64_t>(chunk)));
+    const int64_t b = chunk * kChunk, e = std::min(n, b + kChunk);
+    for (int64_t i = b; i < e; ++i)
+      x[i] = floatToBf16(static_cast<float>(r.normal()));
+  });
+}
+
+void scaleBy100(uint16_t &x) { x = floatToBf16(bf16ToFloat(x) * 100.0f); }
+
+} // namespace
+
+void generateInputs(HostBatch &b, uint64_t seed, bool outliers) {
+  b.q.assign(static_cast<size_t>(b.T * b.Hq * b.D), 0);
+  b.k.assign(static_cast<size_t>(b.T * b.Hkv * b.D), 0);
+  b.v.assign(static_cast<size_t>(b.T * b.Hkv * b.D), 0);
+  fillNormal(b.q, seed, 1);
+  fillNormal(b.k, seed, 2);
+  fillNormal(b.v, seed, 3);
+  if (!outliers)
+    return;
+  const int64_t D = b.D;
+  std::vector<int64_t> channels;
+  for (int64_t c : {int64_t(3), int64_t(17), int64_t(64), D - 5}) {
+    c = ((c % D) + D) % D;
+    bool seen = false;
+    for (int64_t x : channels)
+      seen |= x == c;
+    if (!seen)
+      channels.push_back(c);
+  }
+  for (int64_t t = 0; t < b.T; ++t)
+    for (int64_t h = 0; h < b.Hkv; ++h)
+      for (int64_t c : channels)
+        scaleBy100(b.k[(t * b.Hkv + h) * D + c]);
+  for (int64_t t = 7; t < b.T; t += 61) {
+    for (int64_t i = 0; i < b.Hq * D; ++i)
+      scaleBy100(b.q[t * b.Hq * D + i]);
+    for (int64_t i = 0; i < b.Hkv * D; ++i)
+      scaleBy100(b.v[t * b.Hkv * D + i]);
+  }
+}
+
+static bool readFloatTensor(const std::string &path, const char *what,
+                            NpyArray &a, std::string &error) {
+  if (!readNpy(path, a, error))
+    return false;
+  if (a.dtype != NpyDType::Float32 || a.shape.size() != 3) {
+    error = std::string(what) + " (" + path +
+            ") must be float32 [T, H, D], is " + npyDTypeName(a.dtype) + " " +
+            a.shapeString();
+    return false;
+  }
+  return true;
+}
+
+bool loadNpyInputs(const RunOptions &o, HostBatch &b, std::string &error) {
+  NpyArray q, k, v;
+  if (!readFloatTensor(o.qNpy, "--q", q, error) ||
+      !readFloatTensor(o.kNpy, "--k", k, error) ||
+      !readFloatTensor(o.vNpy, "--v", v, error))
+    return false;
+  if (k.shape != v.shape || k.shape[0] != q.shape[0] ||
+      k.shape[2] != q.shape[2]) {
+    error = "shapes do not match: q " + q.shapeString() + ", k " +
+            k.shapeString() + ", v " + v.shapeString() +
+            " (expected [T, Hq, D], [T, Hkv, D], [T, Hkv, D])";
+    return false;
+  }
+  b.T = q.shape[0];
+  b.Hq = q.shape[1];
+  b.Hkv = k.shape[1];
+  b.D = q.shape[2];
+  auto convert = [&](const NpyArray &a, std::vector<uint16_t> &out,
+                     const char *what) {
+    const float *x = a.data<float>();
+    out.resize(static_cast<size_t>(a.numElements()));
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i] = floatToBf16(x[i]);
+      uint32_t before, after;
+      float back = bf16ToFloat(out[i]);
+      memcpy(&before, &x[i], 4);
+      memcpy(&after, &back, 4);
+      if (before != after && !(std::isnan(x[i]) && std::isnan(back))) {
+        error = std::string(what) + " element " + std::to_string(i) + " (" +
+                std::to_string(x[i]) + ") is not a bf16 value";
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!convert(q, b.q, "--q") || !convert(k, b.k, "--k") ||
+      !convert(v, b.v, "--v"))
+    return false;
+  if (o.cuNpy.empty()) {
+    b.cu = {0, static_cast<int32_t>(b.T)};
+    return true;
+  }
+  NpyArray cu;
+  if (!readNpy(o.cuNpy, cu, error))
+    return false;
+  if (cu.dtype != NpyDType::Int32 || cu.shape.size() != 1) {
+    error = "--cu-seqlens (" + o.cuNpy + ") must be int32 [num_docs + 1], is " +
+            npyDTypeName(cu.dtype) + " " + cu.shapeString();
+    return false;
+  }
+  b.cu.assign(cu.data<int32_t>(), cu.data<int32_t>() + cu.numElements());
+  return true; // validated by the runtime (as a caller's would be)
+}
+
+void perturbTokens(std::vector<uint16_t> &x, int64_t H, int64_t D,
+                   int64_t begin, int64_t end, uint64_t seed, bool outlier) {
+  if (begin >= end)
+    return;
+  DeterministicRandom r(
+      mix(seed, static_cast<uint64_t>(begin), static_cast<uint64_t>(end)));
+  float maxMagnitude = 0.0f;
+  if (outlier)
+    for (uint16_t bits : x)
+      maxMagnitude = std::max(maxMagnitude, std::fabs(bf16ToFloat(bits)));
+  for (int64_t i = begin * H * D; i < end * H * D; ++i)
+    x[i] = floatToBf16(static_cast<float>(r.normal()));
+  if (outlier) {
+    const float big = std::min(maxMagnitude * 1000.0f, 3.38953139e38f);
+    for (int64_t i = 0; i < H * D; ++i)
+      x[begin * H * D + i] = floatToBf16((i % 2 ? -big : big));
+  }
+}
+
+double forwardFlops(const std::vector<int32_t> &cu, int64_t Hq, int64_t D,
+                    bool causal) {
+  double flops = 0;
+  for (size_t d = 0; d + 1 < cu.size(); ++d) {
+    double L = static_cast<double>(cu[d + 1]) - cu[d];
+    flops += (causal ? 2.0 : 4.0) * L * L * static_cast<double>(D) *
+             static_cast<double>(Hq);
+  }
+  return flops;
+}
+
+} // namespace flamia::run

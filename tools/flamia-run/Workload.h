@@ -1,0 +1,63 @@
+//===- Workload.h - flamia-run's inputs -------------------------*- C++ -*-===//
+//
+// The packed batch flamia-run runs: cu_seqlens from a workload name or a
+// list of document lengths, and bf16 Q, K, V generated from a seed (or read
+// from .npy files).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLAMIA_TOOLS_FLAMIARUN_WORKLOAD_H
+#define FLAMIA_TOOLS_FLAMIARUN_WORKLOAD_H
+
+#include "Options.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace flamia::run {
+
+/// A batch on the host; tensors are bf16 bit patterns in the packed layouts
+/// q [T, Hq, D], k and v [T, Hkv, D].
+struct HostBatch {
+  std::vector<int32_t> cu;
+  int64_t T = 0, Hq = 0, Hkv = 0, D = 0;
+  std::vector<uint16_t> q, k, v;
+
+  int64_t numDocs() const { return static_cast<int64_t>(cu.size()) - 1; }
+  int64_t docLength(int64_t d) const { return cu[d + 1] - cu[d]; }
+};
+
+/// cu_seqlens of --workload/--tokens. Errors name the bad part.
+bool makeCuSeqlens(const RunOptions &options, std::vector<int32_t> &cu,
+                   std::string &error);
+
+/// Fills q, k, v with bf16 N(0, 1) samples (deterministic for a seed,
+/// whatever the thread count); with `outliers` the outlier pattern of
+/// numerics' SyntheticInputs.
+void generateInputs(HostBatch &batch, uint64_t seed, bool outliers);
+
+/// Reads --q/--k/--v (float32 holding bf16 values) and --cu-seqlens (int32;
+/// default one document).
+bool loadNpyInputs(const RunOptions &options, HostBatch &batch,
+                   std::string &error);
+
+/// Replaces tokens [begin, end) of a [T, H, D] bf16 tensor with fresh
+/// N(0, 1) samples from `seed`, and (if `outlier`) token `begin` with values
+/// 1000 times the tensor's largest magnitude (saturated to the largest finite
+/// bf16).
+void perturbTokens(std::vector<uint16_t> &x, int64_t H, int64_t D,
+                   int64_t begin, int64_t end, uint64_t seed, bool outlier);
+
+/// FLOPs of the forward: sum over documents of 2 L^2 D Hq (causal; half of
+/// 4 L^2 D Hq), or 4 L^2 D Hq without the causal mask (DESIGN.md section 6).
+double forwardFlops(const std::vector<int32_t> &cu, int64_t Hq, int64_t D,
+                    bool causal);
+
+/// bf16 <-> float.
+float bf16ToFloat(uint16_t bits);
+uint16_t floatToBf16(float x);
+std::vector<float> toFloat(const std::vector<uint16_t> &x);
+
+} // namespace flamia::run
+
+#endif // FLAMIA_TOOLS_FLAMIARUN_WORKLOAD_H

@@ -1,0 +1,199 @@
+//===- flamia-run.cpp - Run, check and time FLAMIA kernels on a GPU -------===//
+//
+// Runs the kernels of an artifact directory through the C API on random (or
+// .npy) packed-document inputs; compares quantized copies, O and LSE with the
+// CPU reference; checks L1/L2 by perturbation; benchmarks. See usage() and
+// docs/runtime.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Bench.h"
+#include "Checks.h"
+#include "Options.h"
+#include "Report.h"
+#include "SelfTest.h"
+#include "Session.h"
+#include "Workload.h"
+
+#include "flamia/Runtime/Manifest.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
+
+using namespace flamia;
+using namespace flamia::run;
+using runtime::ErrorCode;
+using runtime::Status;
+
+namespace {
+
+int exitCodeOf(const Status &s) {
+  switch (s.code) {
+  case ErrorCode::InvalidArgument:
+  case ErrorCode::InvalidManifest:
+  case ErrorCode::InvalidArtifact:
+  case ErrorCode::NotFound:
+    return kExitBadInput;
+  default:
+    return kExitRuntimeError;
+  }
+}
+
+int fail(const Status &s) {
+  const std::string category = runtime::errorCodeString(s.code);
+  if (s.message.compare(0, category.size(), category) == 0)
+    fprintf(stderr, "flamia-run: error: %s\n", s.message.c_str());
+  else
+    fprintf(stderr, "flamia-run: error: %s: %s\n", category.c_str(),
+            s.message.c_str());
+  return exitCodeOf(s);
+}
+
+double seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
+      .count();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  RunOptions options;
+  bool help = false;
+  std::string error;
+  if (!parseOptions(argc, argv, options, help, error)) {
+    fprintf(stderr, "flamia-run: %s\n\n%s", error.c_str(), usage());
+    return kExitBadInput;
+  }
+  if (help) {
+    fputs(usage(), stdout);
+    return kExitPass;
+  }
+  if (!options.dumpDir.empty())
+    mkdir(options.dumpDir.c_str(), 0755);
+  if (options.selfTest) {
+    Report report;
+    Status s = runSelfTest(options, report);
+    if (!s.ok())
+      return fail(s);
+    printf("\n");
+    report.print(stdout);
+    printf("\n%s: %d check%s failed\n", report.pass() ? "PASS" : "FAIL",
+           report.failures(), report.failures() == 1 ? "" : "s");
+    return report.pass() ? kExitPass : kExitCheckFailed;
+  }
+
+  // The manifest first (no driver needed), for the head dim of the inputs.
+  runtime::Manifest manifest;
+  Status s = runtime::loadManifest(options.artifacts, manifest);
+  if (!s.ok())
+    return fail(s);
+
+  HostBatch batch;
+  auto t0 = std::chrono::steady_clock::now();
+  if (!options.qNpy.empty()) {
+    if (!loadNpyInputs(options, batch, error))
+      return fail(runtime::invalidArgument(error));
+  } else {
+    if (!makeCuSeqlens(options, batch.cu, error))
+      return fail(runtime::invalidArgument(error));
+    batch.T = batch.cu.back();
+    batch.Hq = options.heads;
+    batch.Hkv = options.kvHeads;
+    batch.D = manifest.headDim;
+    if (batch.Hq % batch.Hkv != 0)
+      return fail(runtime::invalidArgument(
+          "--heads " + std::to_string(batch.Hq) +
+          " is not a multiple of --kv-heads " + std::to_string(batch.Hkv)));
+    generateInputs(batch, options.seed, options.outliers);
+  }
+  const double inputSeconds = seconds(t0);
+
+  Session session;
+  s = session.open(options, batch);
+  if (!s.ok())
+    return fail(s);
+
+  flamia_device_info dev;
+  memset(&dev, 0, sizeof dev);
+  dev.struct_size = sizeof dev;
+  flamia_runtime_get_device_info(session.runtime(), &dev);
+  int64_t longest = 0, empty = 0;
+  for (int64_t d = 0; d < batch.numDocs(); ++d) {
+    longest = std::max<int64_t>(longest, batch.docLength(d));
+    empty += batch.docLength(d) == 0;
+  }
+  printf("flamia-run: %s (device %d, cc %d.%d, %d SMs, driver %d)\n", dev.name,
+         dev.ordinal, dev.compute_major, dev.compute_minor, dev.num_sms,
+         dev.driver_version);
+  printf("  artifacts %s: target %s, recipe %s, head_dim %lld, %s, %zu "
+         "kernels:",
+         options.artifacts.c_str(), flamia_runtime_target(session.runtime()),
+         manifest.recipe.kind.empty() ? "-" : manifest.recipe.kind.c_str(),
+         static_cast<long long>(manifest.headDim),
+         manifest.causal ? "causal" : "non-causal",
+         flamia_runtime_num_kernels(session.runtime()));
+  for (size_t k = 0; k < flamia_runtime_num_kernels(session.runtime()); ++k)
+    printf(" %s", flamia_runtime_kernel_name(session.runtime(), k));
+  printf("\n  batch: %s, T %lld, %lld documents (%lld empty, longest %lld), "
+         "Hq %lld, Hkv %lld, D %lld, seed %llu%s (%.1f s to make)\n",
+         options.qNpy.empty() ? options.workload.c_str() : "npy",
+         static_cast<long long>(batch.T),
+         static_cast<long long>(batch.numDocs()), static_cast<long long>(empty),
+         static_cast<long long>(longest), static_cast<long long>(batch.Hq),
+         static_cast<long long>(batch.Hkv), static_cast<long long>(batch.D),
+         static_cast<unsigned long long>(options.seed),
+         options.outliers ? ", outliers" : "", inputSeconds);
+  if (options.verbose)
+    for (const runtime::ManifestKernel &k : manifest.kernels)
+      printf("  kernel %s: grid [%s, %s, %s], block [%u, %u, %u], cluster "
+             "[%u, %u, %u], %lld bytes dynamic smem, %zu params\n",
+             k.name.c_str(), k.grid[0].text().c_str(), k.grid[1].text().c_str(),
+             k.grid[2].text().c_str(), k.block[0], k.block[1], k.block[2],
+             k.cluster[0], k.cluster[1], k.cluster[2],
+             static_cast<long long>(k.smemBytes), k.params.size());
+
+  // One forward; everything else compares against it.
+  t0 = std::chrono::steady_clock::now();
+  s = session.forward();
+  if (!s.ok())
+    return fail(s);
+  printf("  forward: ok (%.3f s including host preparation)\n", seconds(t0));
+  std::vector<uint16_t> o;
+  std::vector<float> lse;
+  s = session.downloadOutputs(o, lse);
+  if (!s.ok())
+    return fail(s);
+
+  Report report;
+  checkOutputsWritten(o, lse, report);
+  if (options.check) {
+    t0 = std::chrono::steady_clock::now();
+    s = checkQuantizedCopies(session, options, report);
+    if (!s.ok())
+      return fail(s);
+    s = checkReference(session, options, o, lse, report);
+    if (!s.ok())
+      return fail(s);
+    printf("  reference checks: %.1f s\n", seconds(t0));
+  }
+  if (options.leakcheck) {
+    t0 = std::chrono::steady_clock::now();
+    s = checkLeaks(session, batch, options, o, lse, report);
+    if (!s.ok())
+      return fail(s);
+    printf("  leak checks: %.1f s\n", seconds(t0));
+  }
+  printf("\n");
+  report.print(stdout);
+
+  if (options.bench) {
+    s = runBenchmark(session, options);
+    if (!s.ok())
+      return fail(s);
+  }
+  printf("\n%s: %d check%s failed\n", report.pass() ? "PASS" : "FAIL",
+         report.failures(), report.failures() == 1 ? "" : "s");
+  return report.pass() ? kExitPass : kExitCheckFailed;
+}
