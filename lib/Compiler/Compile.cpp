@@ -360,7 +360,8 @@ std::string buildManifest(ModuleOp module, const AttentionSpec &spec,
       j.field("kind", kind);
       if (kind == "ptr" || kind == "tensormap") {
         j.field("buffer", bufferName.lookup(operand));
-        j.field("dtype", attrString(p.get("dtype")));
+        if (kind == "tensormap")
+          j.field("dtype", attrString(p.get("dtype")));
       } else {
         j.field("value", valueName.lookup(operand));
       }

@@ -351,7 +351,8 @@ Status ManifestReader::read(const JsonValue &root, Manifest &m) {
   FLAMIA_RETURN_IF_ERROR(
       checkKeys(root, "",
                 {"flamia_manifest_version", "target", "recipe", "head_dim",
-                 "causal", "softmax_scale", "schedule", "buffers", "kernels"}));
+                 "heads", "kv_heads", "causal", "varlen", "softmax_scale",
+                 "schedule", "buffers", "kernels"}));
 
   const JsonValue *v;
   FLAMIA_RETURN_IF_ERROR(require(root, "", "flamia_manifest_version", v));
@@ -384,6 +385,20 @@ Status ManifestReader::read(const JsonValue &root, Manifest &m) {
 
   FLAMIA_RETURN_IF_ERROR(require(root, "", "causal", v));
   FLAMIA_RETURN_IF_ERROR(readBool(*v, "causal", m.causal));
+
+  // Optional: the head counts the kernels were compiled for (the buffers'
+  // shapes say the same), and whether documents come from cu_seqlens.
+  if ((v = root.find("heads")))
+    FLAMIA_RETURN_IF_ERROR(readInt(*v, "heads", 1, 1 << 16, m.heads));
+  if ((v = root.find("kv_heads")))
+    FLAMIA_RETURN_IF_ERROR(readInt(*v, "kv_heads", 1, 1 << 16, m.kvHeads));
+  if (m.heads && m.kvHeads && m.heads % m.kvHeads != 0)
+    return fail(*v, "kv_heads",
+                "heads (" + std::to_string(m.heads) +
+                    ") must be a multiple of kv_heads (" +
+                    std::to_string(m.kvHeads) + ")");
+  if ((v = root.find("varlen")))
+    FLAMIA_RETURN_IF_ERROR(readBool(*v, "varlen", m.varlen));
 
   if ((v = root.find("softmax_scale")) && !v->isNull()) {
     if (!v->isNumber())
@@ -624,7 +639,8 @@ Status ManifestReader::readKernel(const JsonValue &v, const std::string &path,
   FLAMIA_RETURN_IF_ERROR(checkKeys(v, path,
                                    {"name", "cubin", "ptx", "grid", "block",
                                     "cluster", "smem_bytes", "tmem_columns",
-                                    "registers", "spill_bytes", "params"}));
+                                    "registers", "spill_bytes", "launch",
+                                    "params"}));
   const JsonValue *x;
   FLAMIA_RETURN_IF_ERROR(require(v, path, "name", x));
   FLAMIA_RETURN_IF_ERROR(readString(*x, path + ".name", k.name));

@@ -128,6 +128,9 @@ struct Manifest {
   ManifestRecipe recipe;
   int64_t headDim = 0;
   bool causal = true;
+  int64_t heads = 0;   ///< query heads the kernels were compiled for (0: unstated)
+  int64_t kvHeads = 0; ///< key/value heads (0: unstated)
+  bool varlen = true;
   bool hasSoftmaxScale = false;
   float softmaxScale = 0.0f; // when hasSoftmaxScale
   ManifestSchedule schedule;
