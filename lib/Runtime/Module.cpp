@@ -118,37 +118,34 @@ Status ModuleSet::load(const CudaDriver &driver, const std::string &dir,
               k.name + "'"));
 
     if (driver.funcGetParamInfo) {
-      // CUDA_ERROR_INVALID_VALUE past the last parameter; any other error
-      // (e.g. not supported for this module) leaves the layout unchecked.
+      // Check the manifest's parameters against the cubin's. Probing past
+      // the last one would answer CUDA_ERROR_INVALID_VALUE, which
+      // compute-sanitizer reports as an API error, so only the manifest's
+      // indices are asked for: a cubin with fewer parameters is caught, one
+      // with extra trailing parameters is not.
       lk.paramLayoutChecked = true;
-      size_t count = 0;
-      for (; count < 4096; ++count) {
+      for (size_t i = 0; i < k.params.size(); ++i) {
         size_t offset = 0, size = 0;
-        CUresult pr =
-            driver.funcGetParamInfo(lk.function, count, &offset, &size);
+        CUresult pr = driver.funcGetParamInfo(lk.function, i, &offset, &size);
         if (pr == CUDA_ERROR_INVALID_VALUE)
-          break;
+          return artifactError("kernel '" + k.name + "' takes " +
+                               std::to_string(i) +
+                               " parameters in the cubin but the manifest "
+                               "lists " +
+                               std::to_string(k.params.size()));
         if (pr != CUDA_SUCCESS) {
-          lk.paramLayoutChecked = false;
+          lk.paramLayoutChecked = false; // not supported for this module
           break;
         }
-        if (count < k.params.size()) {
-          const ManifestParam &p = k.params[count];
-          if (size != paramSizeBytes(p.kind))
-            return artifactError("kernel '" + k.name + "' parameter " +
-                                 std::to_string(count) + " '" + p.name +
-                                 "' is " + paramKindName(p.kind) + " (" +
-                                 std::to_string(paramSizeBytes(p.kind)) +
-                                 " bytes) in the manifest but " +
-                                 std::to_string(size) + " bytes in the cubin");
-        }
+        const ManifestParam &p = k.params[i];
+        if (size != paramSizeBytes(p.kind))
+          return artifactError("kernel '" + k.name + "' parameter " +
+                               std::to_string(i) + " '" + p.name + "' is " +
+                               paramKindName(p.kind) + " (" +
+                               std::to_string(paramSizeBytes(p.kind)) +
+                               " bytes) in the manifest but " +
+                               std::to_string(size) + " bytes in the cubin");
       }
-      if (lk.paramLayoutChecked && count != k.params.size())
-        return artifactError("kernel '" + k.name + "' takes " +
-                             std::to_string(count) +
-                             " parameters in the cubin but the manifest "
-                             "lists " +
-                             std::to_string(k.params.size()));
     }
     kernels_.push_back(lk);
   }

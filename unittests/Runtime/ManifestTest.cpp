@@ -139,7 +139,7 @@ TEST(Manifest, TopLevelErrors) {
   EXPECT_CONTAINS(
       errorAfter("\"causal\": true", "\"causal\": true, \"casual\": 1"),
       "casual: unknown key \"casual\" (expected one of: "
-      "flamia_manifest_version, target, recipe, head_dim, causal, "
+      "flamia_manifest_version, target, recipe, head_dim, heads, kv_heads, causal, varlen, "
       "softmax_scale, schedule, buffers, kernels)");
   EXPECT_CONTAINS(errorAfter("\"causal\": true, ", ""),
                   "missing required key \"causal\"");
