@@ -98,6 +98,22 @@ def Flamia_WarpgroupIdOp : Flamia_Op<"warpgroup_id", [Pure,
   let assemblyFormat = "attr-dict";
 }
 
+def Flamia_TurnOp : Flamia_Op<"turn"> {
+  let summary = "warpgroups of a role take turns issuing their MMAs";
+  let description = [{
+    `flamia.turn "take" among 2`: wait until it is this warpgroup's turn;
+    `flamia.turn "give" among 2`: hand the turn to the next warpgroup of the
+    role (in a ring of `warpgroups`). Bracketing each MMA with take/give makes
+    the consumer warpgroups alternate on the tensor cores, so that one
+    warpgroup's softmax overlaps the other's MMAs ("ping-pong"). The first
+    turn belongs to warpgroup 0: the last warpgroup gives once before its
+    loop.
+  }];
+  let arguments = (ins StrAttr:$action, I64Attr:$warpgroups);
+  let assemblyFormat = "$action `among` $warpgroups attr-dict";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Shared memory, pipelines, work queue
 //===----------------------------------------------------------------------===//

@@ -80,6 +80,17 @@ LogicalResult RoleOp::verify() {
   return success();
 }
 
+LogicalResult TurnOp::verify() {
+  if (getAction() != "take" && getAction() != "give")
+    return emitOpError() << "action must be \"take\" or \"give\", got \""
+                         << getAction() << "\"";
+  if (getWarpgroups() < 2 || getWarpgroups() > 7)
+    return emitOpError() << "turns are taken among 2 to 7 warpgroups (one "
+                            "named barrier each), got "
+                         << getWarpgroups();
+  return success();
+}
+
 LogicalResult PipelineAcquireOp::verify() {
   if (getSide() != "producer" && getSide() != "consumer")
     return emitOpError() << "side must be \"producer\" or \"consumer\", got \""

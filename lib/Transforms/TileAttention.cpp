@@ -240,6 +240,15 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       role.getBody().push_back(rblock);
       OpBuilder rb = OpBuilder::atBlockEnd(rblock);
       Value wg = WarpgroupIdOp::create(rb, loc, i32);
+      // Ping-pong: warpgroup 0 issues its MMAs first.
+      {
+        I32Builder wb{rb, loc};
+        auto lastIf = scf::IfOp::create(
+            rb, loc, wb.cmp(arith::CmpIPredicate::eq, wg, wb.c(1)),
+            /*withElse=*/false);
+        OpBuilder tb = lastIf.getThenBodyBuilder();
+        TurnOp::create(tb, loc, "give", 2);
+      }
       workLoop(rb, "receive", [&](OpBuilder &ab, Value kvIt, Value index) {
         I32Builder eb{ab, loc};
         ItemInfo item = loadItem(eb, items, index, causal, bn);
@@ -269,6 +278,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                                           Value(), /*b_transposed=*/false)
                 .getResult();
           };
+          TurnOp::create(fb, loc, "take", 2);
           Value s;
           if (safe) {
             auto ifOp = scf::IfOp::create(fb, loc, TypeRange{sType}, isSafe,
@@ -280,6 +290,16 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
             s = ifOp.getResult(0);
           } else {
             s = qkMma(fb, qd);
+          }
+          TurnOp::create(fb, loc, "give", 2);
+          // Q is not read after the last S = Q K^T of the item: free it so
+          // that the producer loads the next item's Q meanwhile.
+          {
+            Value last = fib.cmp(arith::CmpIPredicate::eq, kt,
+                                 fib.sub(item.numKeyTiles, fib.c(1)));
+            auto lastIf = scf::IfOp::create(fb, loc, last, /*withElse=*/false);
+            OpBuilder lb = lastIf.getThenBodyBuilder();
+            PipelineReleaseOp::create(lb, loc, qp, qst);
           }
           // Mask the tiles that reach past the document end or (causal)
           // hold the diagonal.
@@ -311,14 +331,15 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
           Value p = FragQuantizeOp::create(fb, loc, pType, sm.getP(), quantized,
                                            pPrecision);
           Value scaled = FragScaleRowsOp::create(fb, loc, accType, o, sm.getAlpha());
+          TurnOp::create(fb, loc, "take", 2);
           Value o2 = WarpgroupMmaOp::create(fb, loc, accType, p, Value(), vs, st,
                                             scaled, /*b_transposed=*/true);
+          TurnOp::create(fb, loc, "give", 2);
           PipelineReleaseOp::create(fb, loc, kvp, st);
           scf::YieldOp::create(fb, loc,
                                ValueRange{fib.add(kv, fib.c(1)), sm.getNewMax(),
                                           sm.getNewSum(), o2});
         }
-        PipelineReleaseOp::create(ab, loc, qp, qst);
         AttnStoreOp::create(ab, loc, forOp.getResult(3), forOp.getResult(1),
                             forOp.getResult(2), out, lse, item.qStart, rowBase,
                             item.qRows, item.qHead, numTokens,

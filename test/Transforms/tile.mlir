@@ -57,20 +57,29 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // rounded (E4M3 * 2^8 off the safe block), O = O alpha + P V, release.
 // CHECK: flamia.role "consumer" warpgroups[1, 3) registers 232
 // CHECK: flamia.warpgroup_id
+// Ping-pong: warpgroup 0 takes the first turn on the tensor cores.
+// CHECK: scf.if
+// CHECK-NEXT: flamia.turn "give" among 2
 // CHECK: flamia.queue.next "receive" %[[QUEUE]]
 // CHECK: flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>
 // CHECK: flamia.frag.zero : !flamia.frag<64x128xf32>
 // CHECK: scf.for {{.*}} -> (i32, !flamia.rows<64 x f32>, !flamia.rows<64 x f32>, !flamia.frag<64x128xf32>)
 // CHECK: flamia.pipeline.acquire "consumer" %[[KVP]]
+// CHECK: flamia.turn "take" among 2
 // CHECK: flamia.wg.mma %[[QS]][%{{.*}}], %[[KS]][%{{.*}}]
 // CHECK: flamia.wg.mma %[[QD]][%{{.*}}], %[[KS]][%{{.*}}]
+// CHECK: flamia.turn "give" among 2
+// Q is free after the item's last S = Q K^T.
+// CHECK: scf.if
+// CHECK-NEXT: flamia.pipeline.release %[[QP]]
 // CHECK: flamia.frag.mask {{.*}} {causal}
 // CHECK: flamia.softmax.update {{.*}} scale %arg11
 // CHECK: flamia.frag.quantize {{.*}} {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>}
 // CHECK: flamia.frag.scale_rows
+// CHECK: flamia.turn "take" among 2
 // CHECK: flamia.wg.mma {{.*}}, %[[VS]][%{{.*}}] acc({{.*}}) {b_transposed}
+// CHECK: flamia.turn "give" among 2
 // CHECK: flamia.pipeline.release %[[KVP]]
-// CHECK: flamia.pipeline.release %[[QP]]
 // CHECK: flamia.attn.store {{.*}} to %arg6, %arg7 {{.*}} {fixed_scale = 8 : i64}
 
 // WRONG: error: 'flamia.kernel' op flamia-tile was asked for target sm_100a but the kernel targets #flamia.target<sm_90a>

@@ -135,7 +135,7 @@ void lowerRoles(KernelOp kernel) {
         id.replaceAllUsesWith(
             ie.sub(ie.udiv(ie.tid(), ie.i32c(128)), ie.i32c(role.getFirstWarpgroup())));
         id.erase();
-      } else if (isa<WarpgroupMmaOp>(op)) {
+      } else if (isa<WarpgroupMmaOp, TurnOp>(op)) {
         op->setAttr(kRoleFirstAttr, b.getI64IntegerAttr(role.getFirstWarpgroup()));
       }
     });

@@ -229,6 +229,34 @@ struct ReturnLowering : OpConversionPattern<ReturnOp> {
   }
 };
 
+/// Turns: named barrier 1 + w belongs to warpgroup w of the role. "take"
+/// is bar.sync on one's own barrier, "give" bar.arrive on the next one's;
+/// each completes with both warpgroups' 128 threads.
+struct TurnLowering : OpConversionPattern<TurnOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TurnOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto roleFirst = op->getAttrOfType<IntegerAttr>(kRoleFirstAttr);
+    if (!roleFirst)
+      return op.emitOpError() << "is not inside a flamia.role";
+    Emitter e(rewriter, op.getLoc());
+    int64_t n = op.getWarpgroups();
+    Value wg = e.sub(e.udiv(e.tid(), e.i32c(128)), e.i32c(roleFirst.getInt()));
+    Value threads = e.i32c(256);
+    if (op.getAction() == "take") {
+      NVVM::BarrierOp::create(rewriter, op.getLoc(), TypeRange{},
+                              e.add(wg, e.i32c(1)), threads, {}, Value());
+    } else {
+      Value next = e.urem(e.add(wg, e.i32c(1)), e.i32c(n));
+      NVVM::BarrierArriveOp::create(rewriter, op.getLoc(),
+                                    e.add(next, e.i32c(1)), threads);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// gpu.block_id in a kernel body (upstream's gpu-to-nvvm would also turn
 /// LLVM math intrinsics into libdevice calls, which these kernels avoid).
 struct BlockIdLowering : OpConversionPattern<gpu::BlockIdOp> {
@@ -273,6 +301,7 @@ void mlir::flamia::populateFlamiaMemoryPatterns(
                BarrierBlockLowering<QueueCreateOp>, PipelineAcquireLowering,
                PipelineExpectLowering, PipelineReleaseLowering, TmaLoadLowering,
                QueueNextLowering, ItemLoadLowering, BlockInfoLoadLowering,
-               ReturnLowering, BlockIdLowering, AttentionTileRejection>(converter,
+               ReturnLowering, BlockIdLowering, TurnLowering,
+               AttentionTileRejection>(converter,
                                                        patterns.getContext());
 }

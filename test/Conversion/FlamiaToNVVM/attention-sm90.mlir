@@ -61,72 +61,86 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
   }
   flamia.role "consumer" warpgroups[1, 3) registers 232 {
     %7 = flamia.warpgroup_id
+    %c1_i32 = arith.constant 1 : i32
+    %8 = arith.cmpi eq, %7, %c1_i32 : i32
+    scf.if %8 {
+      flamia.turn "give" among 2
+    }
     %c0_i32 = arith.constant 0 : i32
     %c0_i32_0 = arith.constant 0 : i32
-    %8:3 = scf.while (%arg13 = %c0_i32, %arg14 = %c0_i32_0) : (i32, i32) -> (i32, i32, i32) {
-      %9 = flamia.queue.next "receive" %6[%arg13]
-      %10 = arith.cmpi slt, %9, %arg9 : i32
-      scf.condition(%10) %arg13, %arg14, %9 : i32, i32, i32
+    %9:3 = scf.while (%arg13 = %c0_i32, %arg14 = %c0_i32_0) : (i32, i32) -> (i32, i32, i32) {
+      %10 = flamia.queue.next "receive" %6[%arg13]
+      %11 = arith.cmpi slt, %10, %arg9 : i32
+      scf.condition(%11) %arg13, %arg14, %10 : i32, i32, i32
     } do {
     ^bb0(%arg13: i32, %arg14: i32, %arg15: i32):
       %q_start, %q_rows, %doc_start, %doc_end, %q_head, %kv_head, %doc_block_base, %q_tile = flamia.item.load %arg8[%arg15] : !flamia.global<?x8xi32>
-      %9 = arith.subi %doc_end, %doc_start : i32
-      %c1_i32 = arith.constant 1 : i32
-      %10 = arith.addi %q_tile, %c1_i32 : i32
-      %11 = flamia.pipeline.acquire "consumer" %4[%arg13] : !flamia.pipeline<1>
-      %c64_i32 = arith.constant 64 : i32
-      %12 = arith.muli %7, %c64_i32 : i32
-      %c128_i32 = arith.constant 128 : i32
-      %13 = arith.muli %q_tile, %c128_i32 : i32
-      %14 = arith.addi %13, %12 : i32
-      %15 = flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>
-      %16 = flamia.rows.fill 0.000000e+00 : !flamia.rows<64 x f32>
-      %17 = flamia.frag.zero : !flamia.frag<64x128xf32>
+      %10 = arith.subi %doc_end, %doc_start : i32
       %c1_i32_1 = arith.constant 1 : i32
-      %c0_i32_2 = arith.constant 0 : i32
-      %18:4 = scf.for %arg16 = %c0_i32_2 to %10 step %c1_i32_1 iter_args(%arg17 = %arg14, %arg18 = %15, %arg19 = %16, %arg20 = %17) -> (i32, !flamia.rows<64 x f32>, !flamia.rows<64 x f32>, !flamia.frag<64x128xf32>)  : i32 {
-        %20 = flamia.pipeline.acquire "consumer" %5[%arg17] : !flamia.pipeline<2>
-        %c1_i32_4 = arith.constant 1 : i32
-        %21 = arith.divsi %q_tile, %c1_i32_4 : i32
+      %11 = arith.addi %q_tile, %c1_i32_1 : i32
+      %12 = flamia.pipeline.acquire "consumer" %4[%arg13] : !flamia.pipeline<1>
+      %c64_i32 = arith.constant 64 : i32
+      %13 = arith.muli %7, %c64_i32 : i32
+      %c128_i32 = arith.constant 128 : i32
+      %14 = arith.muli %q_tile, %c128_i32 : i32
+      %15 = arith.addi %14, %13 : i32
+      %16 = flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>
+      %17 = flamia.rows.fill 0.000000e+00 : !flamia.rows<64 x f32>
+      %18 = flamia.frag.zero : !flamia.frag<64x128xf32>
+      %c1_i32_2 = arith.constant 1 : i32
+      %c0_i32_3 = arith.constant 0 : i32
+      %19:4 = scf.for %arg16 = %c0_i32_3 to %11 step %c1_i32_2 iter_args(%arg17 = %arg14, %arg18 = %16, %arg19 = %17, %arg20 = %18) -> (i32, !flamia.rows<64 x f32>, !flamia.rows<64 x f32>, !flamia.frag<64x128xf32>)  : i32 {
+        %21 = flamia.pipeline.acquire "consumer" %5[%arg17] : !flamia.pipeline<2>
         %c1_i32_5 = arith.constant 1 : i32
-        %22 = arith.divsi %arg16, %c1_i32_5 : i32
-        %23 = arith.cmpi eq, %22, %21 : i32
-        %24 = scf.if %23 -> (!flamia.frag<64x128xf32>) {
-          %36 = flamia.wg.mma %1[%11], %2[%20] : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
-          scf.yield %36 : !flamia.frag<64x128xf32>
+        %22 = arith.divsi %q_tile, %c1_i32_5 : i32
+        %c1_i32_6 = arith.constant 1 : i32
+        %23 = arith.divsi %arg16, %c1_i32_6 : i32
+        %24 = arith.cmpi eq, %23, %22 : i32
+        flamia.turn "take" among 2
+        %25 = scf.if %24 -> (!flamia.frag<64x128xf32>) {
+          %39 = flamia.wg.mma %1[%12], %2[%21] : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
+          scf.yield %39 : !flamia.frag<64x128xf32>
         } else {
-          %36 = flamia.wg.mma %0[%11], %2[%20] : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
-          scf.yield %36 : !flamia.frag<64x128xf32>
+          %39 = flamia.wg.mma %0[%12], %2[%21] : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
+          scf.yield %39 : !flamia.frag<64x128xf32>
         }
-        %c128_i32_6 = arith.constant 128 : i32
-        %25 = arith.muli %arg16, %c128_i32_6 : i32
-        %c128_i32_7 = arith.constant 128 : i32
-        %26 = arith.addi %25, %c128_i32_7 : i32
-        %27 = arith.cmpi sgt, %26, %9 : i32
-        %28 = arith.cmpi eq, %arg16, %q_tile : i32
-        %29 = arith.ori %27, %28 : i1
-        %30 = scf.if %29 -> (!flamia.frag<64x128xf32>) {
-          %36 = flamia.frag.mask %24 query %14 key %25 limit %9 {causal} : !flamia.frag<64x128xf32>
-          scf.yield %36 : !flamia.frag<64x128xf32>
+        flamia.turn "give" among 2
+        %c1_i32_7 = arith.constant 1 : i32
+        %26 = arith.subi %11, %c1_i32_7 : i32
+        %27 = arith.cmpi eq, %arg16, %26 : i32
+        scf.if %27 {
+          flamia.pipeline.release %4[%12] : !flamia.pipeline<1>
+        }
+        %c128_i32_8 = arith.constant 128 : i32
+        %28 = arith.muli %arg16, %c128_i32_8 : i32
+        %c128_i32_9 = arith.constant 128 : i32
+        %29 = arith.addi %28, %c128_i32_9 : i32
+        %30 = arith.cmpi sgt, %29, %10 : i32
+        %31 = arith.cmpi eq, %arg16, %q_tile : i32
+        %32 = arith.ori %30, %31 : i1
+        %33 = scf.if %32 -> (!flamia.frag<64x128xf32>) {
+          %39 = flamia.frag.mask %25 query %15 key %28 limit %10 {causal} : !flamia.frag<64x128xf32>
+          scf.yield %39 : !flamia.frag<64x128xf32>
         } else {
-          scf.yield %24 : !flamia.frag<64x128xf32>
+          scf.yield %25 : !flamia.frag<64x128xf32>
         }
-        %p, %new_max, %new_sum, %alpha = flamia.softmax.update %30 max %arg18 sum %arg19 scale %arg11 : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
+        %p, %new_max, %new_sum, %alpha = flamia.softmax.update %33 max %arg18 sum %arg19 scale %arg11 : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
         %true = arith.constant true
-        %31 = arith.xori %23, %true : i1
-        %32 = flamia.frag.quantize %p quantized %31 {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
-        %33 = flamia.frag.scale_rows %arg20 by %alpha : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
-        %34 = flamia.wg.mma %32, %3[%20] acc(%33 : !flamia.frag<64x128xf32>) {b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
-        flamia.pipeline.release %5[%20] : !flamia.pipeline<2>
-        %c1_i32_8 = arith.constant 1 : i32
-        %35 = arith.addi %arg17, %c1_i32_8 : i32
-        scf.yield %35, %new_max, %new_sum, %34 : i32, !flamia.rows<64 x f32>, !flamia.rows<64 x f32>, !flamia.frag<64x128xf32>
+        %34 = arith.xori %24, %true : i1
+        %35 = flamia.frag.quantize %p quantized %34 {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
+        %36 = flamia.frag.scale_rows %arg20 by %alpha : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
+        flamia.turn "take" among 2
+        %37 = flamia.wg.mma %35, %3[%21] acc(%36 : !flamia.frag<64x128xf32>) {b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
+        flamia.turn "give" among 2
+        flamia.pipeline.release %5[%21] : !flamia.pipeline<2>
+        %c1_i32_10 = arith.constant 1 : i32
+        %38 = arith.addi %arg17, %c1_i32_10 : i32
+        scf.yield %38, %new_max, %new_sum, %37 : i32, !flamia.rows<64 x f32>, !flamia.rows<64 x f32>, !flamia.frag<64x128xf32>
       }
-      flamia.pipeline.release %4[%11] : !flamia.pipeline<1>
-      flamia.attn.store %18#3 max %18#1 sum %18#2 to %arg6, %arg7 rows(%q_start, %12, %q_rows) head %q_head tokens %arg12 {fixed_scale = 8 : i64} : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>, !flamia.global<?x8x128xbf16>, !flamia.global<8x?xf32>
-      %c1_i32_3 = arith.constant 1 : i32
-      %19 = arith.addi %arg13, %c1_i32_3 : i32
-      scf.yield %19, %18#0 : i32, i32
+      flamia.attn.store %19#3 max %19#1 sum %19#2 to %arg6, %arg7 rows(%q_start, %13, %q_rows) head %q_head tokens %arg12 {fixed_scale = 8 : i64} : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>, !flamia.global<?x8x128xbf16>, !flamia.global<8x?xf32>
+      %c1_i32_4 = arith.constant 1 : i32
+      %20 = arith.addi %arg13, %c1_i32_4 : i32
+      scf.yield %20, %19#0 : i32, i32
     }
   }
   flamia.return
@@ -155,7 +169,10 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %arg0, {{.*}}, box[
 // The consumers: S = Q K^T from shared memory ...
 // CHECK: nvvm.setmaxregister  increase 232
+// Ping-pong turns on named barriers 1 and 2 (256 threads).
+// CHECK: nvvm.barrier.arrive id = {{.*}} number_of_threads = {{.*}}
 // CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.barrier id = {{.*}} number_of_threads = {{.*}}
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
