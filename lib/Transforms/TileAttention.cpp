@@ -143,11 +143,14 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     I32Builder ib{b, loc};
     Value qd = SmemAllocOp::create(b, loc, tileType(1));
     Value qs = safe ? SmemAllocOp::create(b, loc, tileType(1)).getResult() : Value();
-    Value ks = SmemAllocOp::create(b, loc, tileType(2));
-    Value vs = SmemAllocOp::create(b, loc, tileType(2));
+    // K/V ring depth: as deep as shared memory allows (two 128 x D bf16
+    // tiles per stage; the Q tiles take the rest).
+    const int64_t stages = d == 64 ? 3 : 2;
+    Value ks = SmemAllocOp::create(b, loc, tileType(stages));
+    Value vs = SmemAllocOp::create(b, loc, tileType(stages));
     Value qp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, 1),
                                         consumerThreads);
-    Value kvp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, 2),
+    Value kvp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, stages),
                                          consumerThreads);
     auto queue = QueueCreateOp::create(b, loc, QueueType::get(ctx), counter,
                                        numItems, consumerThreads);
@@ -241,7 +244,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       OpBuilder rb = OpBuilder::atBlockEnd(rblock);
       Value wg = WarpgroupIdOp::create(rb, loc, i32);
       // Ping-pong: warpgroup 0 issues its MMAs first.
-      {
+      if (pingPong) {
         I32Builder wb{rb, loc};
         auto lastIf = scf::IfOp::create(
             rb, loc, wb.cmp(arith::CmpIPredicate::eq, wg, wb.c(1)),
@@ -278,7 +281,11 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                                           Value(), /*b_transposed=*/false)
                 .getResult();
           };
-          TurnOp::create(fb, loc, "take", 2);
+          auto turn = [&](StringRef action) {
+            if (pingPong)
+              TurnOp::create(fb, loc, action, 2);
+          };
+          turn("take");
           Value s;
           if (safe) {
             auto ifOp = scf::IfOp::create(fb, loc, TypeRange{sType}, isSafe,
@@ -291,7 +298,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
           } else {
             s = qkMma(fb, qd);
           }
-          TurnOp::create(fb, loc, "give", 2);
+          turn("give");
           // Q is not read after the last S = Q K^T of the item: free it so
           // that the producer loads the next item's Q meanwhile.
           {
@@ -331,10 +338,10 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
           Value p = FragQuantizeOp::create(fb, loc, pType, sm.getP(), quantized,
                                            pPrecision);
           Value scaled = FragScaleRowsOp::create(fb, loc, accType, o, sm.getAlpha());
-          TurnOp::create(fb, loc, "take", 2);
+          turn("take");
           Value o2 = WarpgroupMmaOp::create(fb, loc, accType, p, Value(), vs, st,
                                             scaled, /*b_transposed=*/true);
-          TurnOp::create(fb, loc, "give", 2);
+          turn("give");
           PipelineReleaseOp::create(fb, loc, kvp, st);
           scf::YieldOp::create(fb, loc,
                                ValueRange{fib.add(kv, fib.c(1)), sm.getNewMax(),
@@ -352,7 +359,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     kernel->setAttr("tile", b.getDictionaryAttr(
                                 {b.getNamedAttr("block_m", b.getI64IntegerAttr(bm)),
                                  b.getNamedAttr("block_n", b.getI64IntegerAttr(bn)),
-                                 b.getNamedAttr("stages", b.getI64IntegerAttr(2))}));
+                                 b.getNamedAttr("stages", b.getI64IntegerAttr(stages))}));
     return success();
   }
 

@@ -1,4 +1,5 @@
-// RUN: flamia-opt %s --flamia-tile | FileCheck %s
+// RUN: flamia-opt %s --flamia-tile=ping-pong=true | FileCheck %s
+// RUN: flamia-opt %s --flamia-tile | FileCheck %s --check-prefix=NOTURNS
 // RUN: not flamia-opt %s --flamia-tile=target=sm_100a -o /dev/null 2>&1 | FileCheck %s --check-prefix=WRONG
 // The persistent kernel flamia-varlen-schedule{target=sm_90a} writes (GQA: 8
 // query heads, 2 key/value heads, D = 128), expanded into the warp-specialized program.
@@ -83,3 +84,7 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // CHECK: flamia.attn.store {{.*}} to %arg6, %arg7 {{.*}} {fixed_scale = 8 : i64}
 
 // WRONG: error: 'flamia.kernel' op flamia-tile was asked for target sm_100a but the kernel targets #flamia.target<sm_90a>
+
+// By default the warpgroups do not take turns.
+// NOTURNS-LABEL: flamia.kernel @attn_attention_fwd
+// NOTURNS-NOT: flamia.turn

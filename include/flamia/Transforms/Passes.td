@@ -140,7 +140,10 @@ def FlamiaTile : Pass<"flamia-tile", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",
-           "If set, the target every kernel must have (sm_90a, sm_100a)">
+           "If set, the target every kernel must have (sm_90a, sm_100a)">,
+    Option<"pingPong", "ping-pong", "bool", /*default=*/"false",
+           "Consumer warpgroups take turns issuing MMAs (flamia.turn). Off "
+           "by default: measured slower on the H200 (docs/performance.md)">
   ];
 }
 
