@@ -128,13 +128,18 @@ def Flamia_PipelineCreateOp : Flamia_Op<"pipeline.create", [
     HasParent<"KernelOp">]> {
   let summary = "full/empty mbarriers for a ring of stages";
   let description = [{
-    `consumers` is the number of arrivals (consumer threads) that free a
-    stage. The full barrier of a stage completes with the producer's one
-    arrival plus the bytes its TMA copies deliver.
+    `consumers` is the number of arrivals (consumer threads, or one
+    flamia.umma.commit) that free a stage. The full barrier of a stage
+    completes with `producers` arrivals (default 1: the TMA producer's
+    arrive.expect_tx, or a commit) plus the bytes its TMA copies deliver.
   }];
-  let arguments = (ins I64Attr:$consumers);
+  let arguments = (ins I64Attr:$consumers,
+                       DefaultValuedAttr<I64Attr, "1">:$producers);
   let results = (outs Flamia_PipelineType:$pipeline);
-  let assemblyFormat = "`consumers` $consumers attr-dict `:` qualified(type($pipeline))";
+  let assemblyFormat = [{
+    `consumers` $consumers (`producers` $producers^)? attr-dict `:`
+    qualified(type($pipeline))
+  }];
 }
 
 def Flamia_PipelineAcquireOp : Flamia_Op<"pipeline.acquire"> {
@@ -316,9 +321,11 @@ def Flamia_FragQuantizeOp : Flamia_Op<"frag.quantize", [Pure]> {
   let description = [{
     Rounds `p * 2^fixed_scale` to the precision `precision` where
     `quantized` is true (E4M3 for the block-scaled path) and to bf16
-    otherwise (the safe block), returning a bf16 fragment in the A-operand
-    layout. Both are exact in bf16, so one MMA accumulates both, scaled by
-    2^fixed_scale (undone by flamia.attn.store).
+    otherwise (the safe block). With a bf16 result (sm_90a) both roundings
+    are held as bf16 in the A-operand layout: both are exact in bf16, so one
+    MMA accumulates both, scaled by 2^fixed_scale (undone by
+    flamia.attn.store). With an f8E4M3FN result (sm_100a, where the E4M3
+    codes feed a block-scaled MMA directly) `quantized` must be true.
   }];
   let arguments = (ins Flamia_FragmentType:$p, I1:$quantized,
                        Flamia_PrecisionAttr:$precision);
@@ -376,6 +383,20 @@ def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegmen
     and scales `[NB, H, D/32]` at block `block`, one per 32x32 block), and
     optionally the dequantized bf16 values of either (`payload * 2^e`, exact)
     for targets without block-scaled MMAs. Unused outputs are absent.
+
+    For block-scaled MMAs (sm_100a) the scales are also written as the
+    512-byte scale-factor tiles tcgen05 reads (the 128x4 layout,
+    include/flamia/Target/ScaleFactorLayout.h), in `[NB, H, 512]` i8
+    buffers: the tile of the 128 rows starting at token block `b0` (4
+    consecutive blocks) is slot `(b0, head)`, and block `block` writes its
+    part of the four tiles that hold it (`b0 = block - 3 .. block`), so a
+    key or query tile starting at any document-local block finds its tile
+    at slot `(first block, head)`. `per_token_tiles`: rows are tokens,
+    K-blocks channel blocks (operand A of S = Q K^T). `token_block_tiles`
+    with `token_block_tile_rows = "tokens"`: the same for the token-block
+    scales (operand B of S = Q K^T); with `"channels"`: rows are channels and
+    K-blocks the 4 key blocks (operand B of O = P V). The CTA of the last
+    block also fills the tile positions past the last block with scale 1.
   }];
   let arguments = (ins Flamia_GlobalType:$source, I32:$start, I32:$length,
                        I32:$block, I32:$head,
@@ -384,13 +405,18 @@ def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegmen
                        Optional<Flamia_GlobalType>:$per_token_dequant,
                        Optional<Flamia_GlobalType>:$token_block_data,
                        Optional<Flamia_GlobalType>:$token_block_scales,
-                       Optional<Flamia_GlobalType>:$token_block_dequant);
+                       Optional<Flamia_GlobalType>:$token_block_dequant,
+                       Optional<Flamia_GlobalType>:$per_token_tiles,
+                       Optional<Flamia_GlobalType>:$token_block_tiles,
+                       OptionalAttr<StrAttr>:$token_block_tile_rows);
   let assemblyFormat = [{
     $source `rows` `(` $start `,` $length `)` `block` $block `head` $head
     (`per_token` `(` $per_token_data^ `,` $per_token_scales `)`)?
     (`per_token_dequant` `(` $per_token_dequant^ `)`)?
     (`token_block` `(` $token_block_data^ `,` $token_block_scales `)`)?
     (`token_block_dequant` `(` $token_block_dequant^ `)`)?
+    (`per_token_tiles` `(` $per_token_tiles^ `)`)?
+    (`token_block_tiles` `(` $token_block_tiles^ `)`)?
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;

@@ -247,5 +247,6 @@ def Flamia_AttentionBwdOp : Flamia_Op<"attention_bwd",
 }
 
 include "FlamiaKernelOps.td"
+include "FlamiaTcgen05Ops.td"
 
 #endif // FLAMIA_OPS_TD

@@ -113,9 +113,12 @@ def Flamia_FragmentType : Flamia_Type<"Fragment", "frag"> {
   let summary = "a tile distributed over a warpgroup";
   let description = [{
     `!flamia.frag<64x128xf32>`: a matrix tile held collectively by the 128
-    threads of a warpgroup in the matrix unit's accumulator layout (registers
-    on sm_90a, tensor memory or registers on sm_100a). A bf16 fragment is in
-    the A-operand layout of the same shape (the accumulator layout reused).
+    threads of a warpgroup in registers. On sm_90a it is 64 rows in wgmma's
+    accumulator layout, and a bf16 fragment is in the A-operand layout of
+    the same shape (the accumulator layout reused). On sm_100a it is 128
+    rows, thread t holding row t (the rows of TMEM lane t, moved with
+    flamia.tmem.load / flamia.tmem.store); an f8E4M3FN fragment holds E4M3
+    codes.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType);

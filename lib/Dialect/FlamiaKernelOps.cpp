@@ -2,6 +2,7 @@
 #include "flamia/Dialect/FlamiaOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 
@@ -171,10 +172,23 @@ LogicalResult WarpgroupMmaOp::verify() {
 
 LogicalResult FragQuantizeOp::verify() {
   FragmentType in = getP().getType(), out = getResult().getType();
-  if (in.getShape() != out.getShape() || !out.getElementType().isBF16() ||
+  bool toE4M3 = isa<Float8E4M3FNType>(out.getElementType());
+  if (in.getShape() != out.getShape() ||
+      !(out.getElementType().isBF16() || toE4M3) ||
       !in.getElementType().isF32())
-    return emitOpError() << "rounds an f32 fragment into a bf16 fragment of "
-                            "the same shape";
+    return emitOpError() << "rounds an f32 fragment into a bf16 or f8E4M3FN "
+                            "fragment of the same shape";
+  if (toE4M3) {
+    if (getPrecision().getElementType() != out.getElementType())
+      return emitOpError() << "an " << out.getElementType()
+                           << " result needs P's precision to be "
+                           << out.getElementType() << ", got "
+                           << getPrecision();
+    if (matchPattern(getQuantized(), m_Zero()))
+      return emitOpError() << "an " << out.getElementType()
+                           << " result holds quantized P: `quantized` must "
+                              "be true";
+  }
   if (!getPrecision().getFixedScale())
     return emitOpError() << "P is quantized with a fixed scale (P <= 1), got "
                          << getPrecision();
@@ -191,6 +205,36 @@ LogicalResult QuantizeBlockOp::verify() {
   if (getTokenBlockDequant() && !getTokenBlockData())
     return emitOpError() << "a token-block dequantized copy needs the "
                             "token-block quantization";
+  if (getPerTokenTiles() && !getPerTokenData())
+    return emitOpError() << "per-token scale tiles need the per-token "
+                            "quantization";
+  if (getTokenBlockTiles() && !getTokenBlockData())
+    return emitOpError() << "token-block scale tiles need the token-block "
+                            "quantization";
+  if (getTokenBlockTiles() != Value() && !getTokenBlockTileRows())
+    return emitOpError() << "token-block scale tiles need "
+                            "token_block_tile_rows = \"tokens\" or "
+                            "\"channels\"";
+  if (auto rows = getTokenBlockTileRows()) {
+    if (!getTokenBlockTiles())
+      return emitOpError() << "token_block_tile_rows without token-block "
+                              "scale tiles";
+    if (*rows != "tokens" && *rows != "channels")
+      return emitOpError() << "token_block_tile_rows must be \"tokens\" or "
+                              "\"channels\", got \"" << *rows << "\"";
+  }
+  GlobalType source = getSource().getType();
+  for (Value tiles : {getPerTokenTiles(), getTokenBlockTiles()}) {
+    if (!tiles)
+      continue;
+    auto type = cast<GlobalType>(tiles.getType());
+    ArrayRef<int64_t> shape = type.getShape();
+    if (shape.size() != 3 || !type.getElementType().isInteger(8) ||
+        shape[2] != 512 || shape[1] != source.getShape()[1])
+      return emitOpError() << "scale tiles are [NB, H, 512] i8 with H = "
+                           << source.getShape()[1] << " (the source's heads), got "
+                           << type;
+  }
   return success();
 }
 

@@ -161,9 +161,14 @@ LogicalResult SmemType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "shared-memory buffers hold scalars, got "
                        << elementType;
   int64_t bits = elementType.getIntOrFloatBitWidth();
-  if (shape[0] < 1 || shape[1] % 8 != 0 || (shape[2] * bits) % (128 * 8) != 0)
+  // Rows of 32, 64 or a multiple of 128 bytes: one swizzle atom wide (32B,
+  // 64B, 128B swizzling) or several 128-byte atoms.
+  int64_t rowBits = shape[2] * bits;
+  bool rowOk = rowBits == 32 * 8 || rowBits == 64 * 8 ||
+               (rowBits > 0 && rowBits % (128 * 8) == 0);
+  if (shape[0] < 1 || shape[1] % 8 != 0 || !rowOk)
     return emitError() << "a swizzled tile needs a multiple of 8 rows and "
-                          "rows of a multiple of 128 bytes, got "
+                          "rows of 32, 64 or a multiple of 128 bytes, got "
                        << shape[1] << " x " << shape[2] << " x " << elementType;
   return success();
 }

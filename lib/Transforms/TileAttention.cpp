@@ -18,6 +18,8 @@
 // key tile is wholly inside or wholly outside every query's safe block.
 //
 //===----------------------------------------------------------------------===//
+#include "TileAttention.h"
+
 #include "flamia/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -32,62 +34,100 @@ namespace mlir::flamia {
 using namespace mlir;
 using namespace mlir::flamia;
 
-namespace {
+namespace mlir::flamia::tile {
 
-/// Small arith helpers on i32 values.
-struct I32Builder {
-  OpBuilder &b;
-  Location loc;
-  Value c(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y);
+ItemInfo loadItem(I32Builder &ib, Value items, Value index, bool causal,
+                  int64_t blockN) {
+  auto f = ItemLoadOp::create(ib.b, ib.loc, SmallVector<Type>(8, ib.b.getI32Type()),
+                              items, index);
+  ItemInfo info{f.getQStart(), f.getQRows(),  f.getDocStart(),
+                f.getDocEnd(),  f.getQHead(), f.getKvHead(),
+                f.getDocBlockBase(), f.getQTile(), {}, {}};
+  info.docLen = ib.sub(info.docEnd, info.docStart);
+  // Causal with square tiles: keys up to the query tile's own tile.
+  info.numKeyTiles = causal ? ib.add(info.qTile, ib.c(1))
+                            : ib.cdiv(info.docLen, blockN);
+  return info;
+}
+
+Value isSafeTile(I32Builder &ib, Value kt, const ItemInfo &item,
+                 int64_t safeBlock, int64_t tile) {
+  if (safeBlock == 0)
+    return ib.i1(false);
+  int64_t tilesPerSafe = safeBlock / tile;
+  return ib.cmp(arith::CmpIPredicate::eq, ib.div(kt, ib.c(tilesPerSafe)),
+                ib.div(item.qTile, ib.c(tilesPerSafe)));
+}
+
+Value needsMask(I32Builder &ib, Value kt, const ItemInfo &item, bool causal,
+                int64_t blockN) {
+  Value keyBase = ib.mul(kt, ib.c(blockN));
+  Value pastEnd = ib.cmp(arith::CmpIPredicate::sgt,
+                         ib.add(keyBase, ib.c(blockN)), item.docLen);
+  if (!causal)
+    return pastEnd;
+  return arith::OrIOp::create(ib.b, ib.loc, pastEnd,
+                              ib.cmp(arith::CmpIPredicate::eq, kt, item.qTile));
+}
+
+void workLoop(OpBuilder &rb, Location loc, Value queue, Value numItems,
+              StringRef side, ValueRange carried, ItemBody itemBody) {
+  I32Builder rib{rb, loc};
+  Type i32 = rb.getI32Type();
+  SmallVector<Value> init = {rib.c(0)};
+  init.append(carried.begin(), carried.end());
+  SmallVector<Type> types(init.size(), i32);
+  SmallVector<Location> locs(init.size(), loc);
+  SmallVector<Type> afterTypes(types);
+  afterTypes.push_back(i32);
+  SmallVector<Location> afterLocs(afterTypes.size(), loc);
+  auto loop = scf::WhileOp::create(rb, loc, afterTypes, init);
+  Block *before = rb.createBlock(&loop.getBefore(), {}, types, locs);
+  {
+    OpBuilder bb = OpBuilder::atBlockEnd(before);
+    I32Builder bib{bb, loc};
+    Value index = QueueNextOp::create(bb, loc, i32, queue, before->getArgument(0),
+                                      bb.getStringAttr(side));
+    Value more = bib.cmp(arith::CmpIPredicate::slt, index, numItems);
+    SmallVector<Value> forward(before->getArguments());
+    forward.push_back(index);
+    scf::ConditionOp::create(bb, loc, more, forward);
   }
-  Value cdiv(Value x, int64_t d) { return div(add(x, c(d - 1)), c(d)); }
-};
+  Block *after = rb.createBlock(&loop.getAfter(), {}, afterTypes, afterLocs);
+  OpBuilder ab = OpBuilder::atBlockEnd(after);
+  I32Builder aib{ab, loc};
+  Value it = after->getArgument(0);
+  Value index = after->getArguments().back();
+  SmallVector<Value> next = itemBody(
+      ab, it, after->getArguments().slice(1, carried.size()), index);
+  SmallVector<Value> yielded = {aib.add(it, aib.c(1))};
+  yielded.append(next.begin(), next.end());
+  scf::YieldOp::create(ab, loc, yielded);
+  rb.setInsertionPointAfter(loop);
+}
 
-/// The item fields every role needs, and the derived key-tile bounds.
-struct ItemInfo {
-  Value qStart, qRows, docStart, docEnd, qHead, kvHead, qTile;
-  Value docLen, numKeyTiles;
-};
+OpBuilder createRole(OpBuilder &b, Location loc, StringRef name, int64_t first,
+                     int64_t end, int64_t registers, bool singleThread) {
+  auto role = RoleOp::create(b, loc, name, first, end, registers, singleThread);
+  Block *block = new Block();
+  role.getBody().push_back(block);
+  return OpBuilder::atBlockEnd(block);
+}
+
+} // namespace mlir::flamia::tile
+
+using namespace mlir::flamia::tile;
+
+namespace {
 
 struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
   using Base::Base;
 
-  ItemInfo loadItem(I32Builder &ib, Value items, Value index, bool causal,
-                    int64_t blockN) {
-    auto f = ItemLoadOp::create(ib.b, ib.loc, SmallVector<Type>(8, ib.b.getI32Type()),
-                                items, index);
-    ItemInfo info{f.getQStart(), f.getQRows(),  f.getDocStart(), f.getDocEnd(),
-                  f.getQHead(),  f.getKvHead(), f.getQTile(),    {}, {}};
-    info.docLen = ib.sub(info.docEnd, info.docStart);
-    // Causal with square tiles: keys up to the query tile's own tile.
-    info.numKeyTiles = causal ? ib.add(info.qTile, ib.c(1))
-                              : ib.cdiv(info.docLen, blockN);
-    return info;
-  }
-
-  /// True when key tile `kt` lies in the safe block of the item's queries.
-  Value isSafeTile(I32Builder &ib, Value kt, const ItemInfo &item,
-                   int64_t safeBlock, int64_t tile) {
-    if (safeBlock == 0)
-      return arith::ConstantIntOp::create(ib.b, ib.loc, ib.b.getI1Type(), 0);
-    int64_t tilesPerSafe = safeBlock / tile;
-    return ib.cmp(arith::CmpIPredicate::eq, ib.div(kt, ib.c(tilesPerSafe)),
-                  ib.div(item.qTile, ib.c(tilesPerSafe)));
-  }
-
   LogicalResult tile(KernelOp kernel, AttentionTileOp at) {
     MLIRContext *ctx = kernel.getContext();
     Location loc = at.getLoc();
-    if (kernel.getTarget().getChip() != Chip::sm_90a)
-      return at.emitOpError()
-             << "flamia-tile: the " << stringifyChip(kernel.getTarget().getChip())
-             << " attention program is not implemented yet (sm_90a is)";
+    if (kernel.getTarget().getChip() == Chip::sm_100a)
+      return tileSm100(kernel, at);
     int64_t bm = at.getBlockM(), bn = at.getBlockN();
     if (bm != 128 || bn != 128)
       return at.emitOpError() << "flamia-tile: 128 x 128 tiles only, got "
@@ -155,47 +195,15 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     auto queue = QueueCreateOp::create(b, loc, QueueType::get(ctx), counter,
                                        numItems, consumerThreads);
 
-    // The work loop shared by both roles: `body(it, kvIt, index)` returns
-    // the next kvIt.
-    auto workLoop = [&](OpBuilder &rb, StringRef side,
-                        function_ref<Value(OpBuilder &, Value, Value)> itemBody) {
-      I32Builder rib{rb, loc};
-      auto loop = scf::WhileOp::create(rb, loc, TypeRange{i32, i32, i32},
-                                       ValueRange{rib.c(0), rib.c(0)});
-      Block *before = rb.createBlock(&loop.getBefore(), {}, {i32, i32},
-                                     {loc, loc});
-      {
-        OpBuilder bb = OpBuilder::atBlockEnd(before);
-        I32Builder bib{bb, loc};
-        Value index = QueueNextOp::create(bb, loc, i32, queue, before->getArgument(0),
-                                          bb.getStringAttr(side));
-        Value more = bib.cmp(arith::CmpIPredicate::slt, index, numItems);
-        scf::ConditionOp::create(bb, loc, more,
-                                 ValueRange{before->getArgument(0),
-                                            before->getArgument(1), index});
-      }
-      Block *after = rb.createBlock(&loop.getAfter(), {}, {i32, i32, i32},
-                                    {loc, loc, loc});
-      OpBuilder ab = OpBuilder::atBlockEnd(after);
-      I32Builder aib{ab, loc};
-      Value kvNext = itemBody(ab, after->getArgument(1), after->getArgument(2));
-      scf::YieldOp::create(ab, loc,
-                           ValueRange{aib.add(after->getArgument(0), aib.c(1)), kvNext});
-      rb.setInsertionPointAfter(loop);
-      (void)after;
-      return after->getArgument(0);
-    };
-
     // ---- producer ---------------------------------------------------------
     {
-      auto role = RoleOp::create(b, loc, "producer", 0, 1, 40, /*single_thread=*/true);
-      Block *rblock = new Block();
-      role.getBody().push_back(rblock);
-      OpBuilder rb = OpBuilder::atBlockEnd(rblock);
-      workLoop(rb, "fetch", [&](OpBuilder &ab, Value kvIt, Value index) {
+      OpBuilder rb = createRole(b, loc, "producer", 0, 1, 40, /*singleThread=*/true);
+      workLoop(rb, loc, queue, numItems, "fetch", ValueRange{I32Builder{rb, loc}.c(0)},
+               [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
+                   -> SmallVector<Value> {
+        Value kvIt = carried[0];
         I32Builder eb{ab, loc};
         ItemInfo item = loadItem(eb, items, index, causal, bn);
-        Value it = ab.getBlock()->getArgument(0);
         Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
                                               ab.getStringAttr("producer"));
         PipelineExpectOp::create(ab, loc, qp, qst, (safe ? 2 : 1) * tileBytes);
@@ -231,17 +239,14 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
           }
           scf::YieldOp::create(fb, loc, fib.add(kv, fib.c(1)));
         }
-        return forOp.getResult(0);
+        return {forOp.getResult(0)};
       });
       ReturnOp::create(rb, loc);
     }
 
     // ---- consumers --------------------------------------------------------
     {
-      auto role = RoleOp::create(b, loc, "consumer", 1, 3, 232, false);
-      Block *rblock = new Block();
-      role.getBody().push_back(rblock);
-      OpBuilder rb = OpBuilder::atBlockEnd(rblock);
+      OpBuilder rb = createRole(b, loc, "consumer", 1, 3, 232, /*singleThread=*/false);
       Value wg = WarpgroupIdOp::create(rb, loc, i32);
       // Ping-pong: warpgroup 0 issues its MMAs first.
       if (pingPong) {
@@ -252,10 +257,12 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
         OpBuilder tb = lastIf.getThenBodyBuilder();
         TurnOp::create(tb, loc, "give", 2);
       }
-      workLoop(rb, "receive", [&](OpBuilder &ab, Value kvIt, Value index) {
+      workLoop(rb, loc, queue, numItems, "receive", ValueRange{I32Builder{rb, loc}.c(0)},
+               [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
+                   -> SmallVector<Value> {
+        Value kvIt = carried[0];
         I32Builder eb{ab, loc};
         ItemInfo item = loadItem(eb, items, index, causal, bn);
-        Value it = ab.getBlock()->getArgument(0);
         Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
                                               ab.getStringAttr("consumer"));
         Value rowBase = eb.mul(wg, eb.c(64));
@@ -351,7 +358,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                             forOp.getResult(2), out, lse, item.qStart, rowBase,
                             item.qRows, item.qHead, numTokens,
                             *pPrecision.getFixedScale());
-        return forOp.getResult(0);
+        return {forOp.getResult(0)};
       });
       ReturnOp::create(rb, loc);
     }

@@ -197,10 +197,20 @@ struct VarlenSchedulePass
     qsig.add("k_tb_scales", scalesOf(kType));
     qsig.add("v_tb", payloadOf(vType));
     qsig.add("v_tb_scales", scalesOf(vType));
+    // sm_100a: the scales once more as the MMA's scale-factor tiles, one
+    // 512-byte slot per (token block, head) (flamia.quantize_block).
+    auto sfTiles = [&](QTensorType q) {
+      return GlobalType::get(ctx, {ShapedType::kDynamic, q.getNumHeads(), 512},
+                             IntegerType::get(ctx, 8));
+    };
     if (hopper) {
       qsig.add("q_deq", bf16Global(qType));
       qsig.add("k_deq", bf16Global(kType));
       qsig.add("v_deq", bf16Global(vType));
+    } else {
+      qsig.add("q_sf", sfTiles(qType));
+      qsig.add("k_sf", sfTiles(kType));
+      qsig.add("v_sf", sfTiles(vType));
     }
     KernelOp qk = qsig.create(mb, loc, base + "_quantize", targetAttr, "grid",
                               /*threads=*/128);
@@ -217,19 +227,23 @@ struct VarlenSchedulePass
       QuantizeBlockOp::create(b, loc, p("q"), start, length, block, head,
                               p("q_pt"), p("q_pt_scales"),
                               hopper ? p("q_deq") : Value(), p("q_tb"),
-                              p("q_tb_scales"), Value());
+                              p("q_tb_scales"), Value(),
+                              hopper ? Value() : p("q_sf"), Value(),
+                              StringAttr());
       // K and V: 32x32, only the key/value heads.
       Value kvHeads = constI32(b, loc, kType.getNumHeads());
       Value isKv = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                          head, kvHeads);
       auto ifOp = scf::IfOp::create(b, loc, isKv, /*withElse=*/false);
       OpBuilder tb = ifOp.getThenBodyBuilder();
-      for (auto [src, data, scales, deq] :
-           {std::make_tuple("k", "k_tb", "k_tb_scales", "k_deq"),
-            std::make_tuple("v", "v_tb", "v_tb_scales", "v_deq")})
+      for (auto [src, data, scales, deq, tiles, rows] :
+           {std::make_tuple("k", "k_tb", "k_tb_scales", "k_deq", "k_sf", "tokens"),
+            std::make_tuple("v", "v_tb", "v_tb_scales", "v_deq", "v_sf", "channels")})
         QuantizeBlockOp::create(tb, loc, p(src), start, length, block, head,
                                 Value(), Value(), Value(), p(data), p(scales),
-                                hopper ? p(deq) : Value());
+                                hopper ? p(deq) : Value(), Value(),
+                                hopper ? Value() : p(tiles),
+                                hopper ? StringAttr() : tb.getStringAttr(rows));
       ReturnOp::create(b, loc);
     }
 
@@ -241,11 +255,11 @@ struct VarlenSchedulePass
       asig.add("v_deq", bf16Global(vType));
     } else {
       asig.add("q_pt", payloadOf(qType));
-      asig.add("q_pt_scales", scalesOf(qType));
+      asig.add("q_sf", sfTiles(qType));
       asig.add("k_tb", payloadOf(kType));
-      asig.add("k_tb_scales", scalesOf(kType));
+      asig.add("k_sf", sfTiles(kType));
       asig.add("v_tb", payloadOf(vType));
-      asig.add("v_tb_scales", scalesOf(vType));
+      asig.add("v_sf", sfTiles(vType));
     }
     bool safe = fwd.getRecipe().hasSafeBlock();
     if (safe) {
@@ -297,9 +311,9 @@ struct VarlenSchedulePass
           k = {p("k_deq")};
           v = {p("v_deq")};
         } else {
-          q = {p("q_pt"), p("q_pt_scales")};
-          k = {p("k_tb"), p("k_tb_scales")};
-          v = {p("v_tb"), p("v_tb_scales")};
+          q = {p("q_pt"), p("q_sf")};
+          k = {p("k_tb"), p("k_sf")};
+          v = {p("v_tb"), p("v_sf")};
         }
         if (safe)
           safeOps = {p("q"), p("k"), p("v")};
@@ -371,7 +385,8 @@ struct VarlenSchedulePass
     auto workspace = [&](StringRef kind, StringRef name, Type type) {
       // Token-block scales and the block list have one row per scale block.
       StringRef symbol = "T";
-      if (name.ends_with("tb_scales") || name == "block_info")
+      if (name.ends_with("tb_scales") || name.ends_with("_sf") ||
+          name == "block_info")
         symbol = "NB";
       else if (name == "items")
         symbol = "NUM_ITEMS";
@@ -390,6 +405,10 @@ struct VarlenSchedulePass
       workspace("workspace", "q_deq", bf16Global(qType));
       workspace("workspace", "k_deq", bf16Global(kType));
       workspace("workspace", "v_deq", bf16Global(vType));
+    } else {
+      workspace("workspace", "q_sf", sfTiles(qType));
+      workspace("workspace", "k_sf", sfTiles(kType));
+      workspace("workspace", "v_sf", sfTiles(vType));
     }
     workspace("schedule", "block_info", blockInfoType);
     workspace("schedule", "items", itemsType);

@@ -56,8 +56,19 @@ func.func @attn(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x?
 // MMAs), not dequantized copies, and the cost model is Blackwell's.
 // SM100-LABEL: flamia.kernel @attn_quantize
 // SM100-NOT: q_deq
+// SM100-SAME: {flamia.param = "q_sf"}, %{{.*}}: !flamia.global<?x2x512xi8> {flamia.param = "k_sf"}, %{{.*}}: !flamia.global<?x2x512xi8> {flamia.param = "v_sf"}
+// The scale-factor tiles of Q (per token), K (rows = keys) and V (rows =
+// channels), next to the logical scales.
+// SM100: flamia.quantize_block %arg0 {{.*}} per_token(%arg4, %arg5) token_block(%arg6, %arg7) per_token_tiles(%arg12)
+// SM100: flamia.quantize_block %arg1 {{.*}} token_block(%arg8, %arg9) token_block_tiles(%arg13) {token_block_tile_rows = "tokens"}
+// SM100: flamia.quantize_block %arg2 {{.*}} token_block(%arg10, %arg11) token_block_tiles(%arg14) {token_block_tile_rows = "channels"}
 // SM100-LABEL: flamia.kernel @attn_attention_fwd
-// SM100-SAME: {flamia.param = "q_pt"}
-// SM100-SAME: {flamia.param = "q_pt_scales"}
+// SM100-SAME: {flamia.param = "q_pt"}, %arg1: !flamia.global<?x8x512xi8> {flamia.param = "q_sf"}
+// SM100-SAME: {flamia.param = "k_tb"}, %arg3: !flamia.global<?x2x512xi8> {flamia.param = "k_sf"}
+// SM100-SAME: {flamia.param = "v_tb"}, %arg5: !flamia.global<?x2x512xi8> {flamia.param = "v_sf"}
 // SM100-SAME: cost_model = "sm_100a"
 // SM100: flamia.attention_tile %arg11[%{{.*}}] q(%arg0, %arg1) k(%arg2, %arg3) v(%arg4, %arg5) safe(%arg6, %arg7, %arg8)
+// One 512-byte tile slot per (token block, head):
+// SM100: flamia.workspace "workspace" "q_sf" dims ["NB", "8", "512"] : !flamia.global<?x8x512xi8>
+// SM100: flamia.workspace "workspace" "k_sf" dims ["NB", "2", "512"] : !flamia.global<?x2x512xi8>
+// SM100: flamia.workspace "workspace" "v_sf" dims ["NB", "2", "512"] : !flamia.global<?x2x512xi8>

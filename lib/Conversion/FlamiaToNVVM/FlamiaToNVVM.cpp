@@ -55,16 +55,23 @@ FlamiaTypeConverter::FlamiaTypeConverter(MLIRContext *ctx, Chip chip)
               LLVM::LLVMPointerType::get(ctx, AddressSpace::Shared)});
   });
   addConversion([ctx](FragmentType t) -> Type {
-    // 128 threads share a 64-row warpgroup fragment.
+    // The 128 threads of a warpgroup share the fragment: on sm_90a 64 rows
+    // in wgmma's layouts, on sm_100a 128 rows, one per thread. Narrow
+    // elements are packed into 32-bit registers, the lower column in the
+    // low bits.
     int64_t perThread = t.getRows() * t.getCols() / 128;
     if (t.getElementType().isF32())
       return LLVM::LLVMStructType::getLiteral(
           ctx, SmallVector<Type>(perThread, Float32Type::get(ctx)));
+    int64_t perWord = 32 / t.getElementType().getIntOrFloatBitWidth();
     return LLVM::LLVMStructType::getLiteral(
-        ctx, SmallVector<Type>(perThread / 2, IntegerType::get(ctx, 32)));
+        ctx, SmallVector<Type>(perThread / perWord, IntegerType::get(ctx, 32)));
   });
-  addConversion([ctx](RowsType) {
+  addConversion([ctx, chip](RowsType) {
+    // A thread holds two rows of a wgmma accumulator, one on sm_100a.
     auto f32 = Float32Type::get(ctx);
+    if (chip == Chip::sm_100a)
+      return LLVM::LLVMStructType::getLiteral(ctx, {f32});
     return LLVM::LLVMStructType::getLiteral(ctx, {f32, f32});
   });
   auto cast = [](OpBuilder &b, Type type, ValueRange inputs, Location loc) {
@@ -94,11 +101,17 @@ int64_t smemLimit(Chip chip) {
 /// The register count a role asks for, as setmaxnreg's action.
 constexpr int64_t kDefaultRegisters = 168;
 
-/// Roles become branches on the warpgroup index.
+/// Roles become an if / else-if chain on the warpgroup index. The chain
+/// (rather than one `if` per role) keeps each role's code unreachable from
+/// the others, so that ptxas applies each role's setmaxnreg budget to its
+/// own code only.
 void lowerRoles(KernelOp kernel) {
   SmallVector<RoleOp> roles(kernel.getBody().front().getOps<RoleOp>());
+  if (roles.empty())
+    return;
+  OpBuilder chain(roles.front());
   for (RoleOp role : roles) {
-    OpBuilder b(role);
+    OpBuilder &b = chain;
     Location loc = role.getLoc();
     Emitter e(b, loc);
     Value tid = e.tid();
@@ -106,7 +119,7 @@ void lowerRoles(KernelOp kernel) {
     Value inRole = e.band(
         e.icmp(LLVM::ICmpPredicate::uge, wg, e.i32c(role.getFirstWarpgroup())),
         e.icmp(LLVM::ICmpPredicate::ult, wg, e.i32c(role.getEndWarpgroup())));
-    auto ifOp = scf::IfOp::create(b, loc, inRole, /*withElse=*/false);
+    auto ifOp = scf::IfOp::create(b, loc, inRole, /*withElse=*/true);
     OpBuilder tb = ifOp.getThenBodyBuilder();
     int64_t regs = role.getRegisters();
     NVVM::SetMaxRegisterOp::create(
@@ -141,6 +154,8 @@ void lowerRoles(KernelOp kernel) {
     });
     (void)wgInRole;
     role.erase();
+    // The next role goes in the else branch.
+    chain.setInsertionPoint(ifOp.elseBlock()->getTerminator());
   }
 }
 
@@ -241,7 +256,7 @@ struct ConvertFlamiaToNVVMPass
       int64_t base = cast<IntegerAttr>(p->getAttr(kSmemOffsetAttr)).getInt();
       int64_t stages = p.getPipeline().getType().getStages();
       for (int64_t s = 0; s < stages; ++s) {
-        barriers.push_back({base + KernelPlan::fullBarrier(s), 1});
+        barriers.push_back({base + KernelPlan::fullBarrier(s), p.getProducers()});
         barriers.push_back({base + KernelPlan::emptyBarrier(stages, s),
                             p.getConsumers()});
       }
@@ -329,15 +344,15 @@ struct ConvertFlamiaToNVVMPass
 
     for (gpu::GPUModuleOp gm : gpuModules) {
       Chip c = chipOf[gm];
-      if (c != Chip::sm_90a) {
-        gm.emitError() << "convert-flamia-to-nvvm: the " << stringifyChip(c)
-                       << " fragment lowering is not implemented";
-        return signalPassFailure();
-      }
       FlamiaTypeConverter converter(ctx, c);
       RewritePatternSet patterns(ctx);
       populateFlamiaMemoryPatterns(converter, patterns);
-      populateSm90FragmentPatterns(converter, patterns);
+      if (c == Chip::sm_90a) {
+        populateSm90FragmentPatterns(converter, patterns);
+      } else {
+        populateSm100FragmentPatterns(converter, patterns);
+        populateSm100TensorMemoryPatterns(converter, patterns);
+      }
       populateQuantizeBlockPatterns(converter, patterns);
       ConversionTarget target(*ctx);
       target.addIllegalDialect<FlamiaDialect>();

@@ -30,6 +30,12 @@ FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel, int64_t smemLimit) {
     q->setAttr(kSmemOffsetAttr, b.getI64IntegerAttr(offset));
     offset += kQueueBytes;
   }
+  // The address tcgen05.alloc writes.
+  for (auto alloc : body.getOps<TmemAllocOp>()) {
+    offset = alignTo(offset, 16);
+    alloc->setAttr(kSmemOffsetAttr, b.getI64IntegerAttr(offset));
+    offset += 16;
+  }
   bool quantizes = false;
   kernel.walk([&](QuantizeBlockOp op) {
     quantizes = true;
@@ -55,12 +61,11 @@ FailureOr<KernelPlan> KernelPlan::build(KernelOp kernel, int64_t smemLimit) {
         pointerUse.insert(arg.getArgNumber());
         continue;
       }
-      SmemType dst = tma.getDest().getType();
-      int64_t elemBytes = dst.getElementType().getIntOrFloatBitWidth() / 8;
-      TensorMapView view{dst.getRows(), 128 / elemBytes, 128};
+      TensorMapView view = TensorMapView::of(tma.getDest().getType());
       auto [it, inserted] = plan.tensorMaps.try_emplace(arg.getArgNumber(), view);
       if (!inserted && (it->second.boxRows != view.boxRows ||
-                        it->second.boxCols != view.boxCols))
+                        it->second.boxCols != view.boxCols ||
+                        it->second.swizzleBytes != view.swizzleBytes))
         return tma.emitOpError() << "parameter " << arg.getArgNumber()
                                  << " is read through TMA with two box shapes";
     }

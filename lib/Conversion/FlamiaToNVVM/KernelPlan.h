@@ -14,6 +14,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <algorithm>
+
 namespace mlir::flamia {
 
 /// Attribute holding an op's byte offset in dynamic shared memory.
@@ -26,6 +28,14 @@ constexpr int64_t kQuantizeScratchBytes = 256;
 /// How a TMA-read parameter is viewed (docs/runtime-abi.md, `tensormap`).
 struct TensorMapView {
   int64_t boxRows = 0, boxCols = 0, swizzleBytes = 128;
+
+  /// The view that fills `tile`: boxes of the tile's rows x one swizzle
+  /// atom (128 bytes, or the whole row when it is 32 or 64 bytes).
+  static TensorMapView of(SmemType tile) {
+    int64_t elemBytes = tile.getElementType().getIntOrFloatBitWidth() / 8;
+    int64_t atomBytes = std::min<int64_t>(128, tile.getCols() * elemBytes);
+    return {tile.getRows(), atomBytes / elemBytes, atomBytes};
+  }
 };
 
 struct KernelPlan {

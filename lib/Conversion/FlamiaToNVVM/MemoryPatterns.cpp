@@ -35,6 +35,13 @@ std::pair<Value, Value> stageAndParity(Emitter &e, Value it, int64_t stages) {
   return {e.urem(it, s), e.band(e.udiv(it, s), e.i32c(1))};
 }
 
+/// Whether the patterns lower for sm_100a (tensor-memory ops need
+/// tcgen05 fences around the mbarrier hand-offs).
+bool onSm100(const TypeConverter *converter) {
+  return static_cast<const FlamiaTypeConverter *>(converter)->getChip() ==
+         Chip::sm_100a;
+}
+
 /// A barrier at `base + byteOffset(stage)` (byteOffset = 8 * index).
 Value barrierAt(Emitter &e, Value base, Value index) {
   return e.gep(base, e.mul(index, e.i32c(8)));
@@ -91,6 +98,11 @@ struct PipelineAcquireLowering : OpConversionPattern<PipelineAcquireOp> {
       bar = barrierAt(e, adaptor.getPipeline(), stage);
     }
     e.mbarrierWait(bar, parity);
+    // tcgen05 work after the wait (MMAs, TMEM loads) is ordered after what
+    // the barrier published.
+    if (onSm100(getTypeConverter()))
+      NVVM::Tcgen05FenceOp::create(rewriter, op.getLoc(),
+                                   NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
     rewriter.replaceOp(op, stage);
     return success();
   }
@@ -116,6 +128,11 @@ struct PipelineReleaseLowering : OpConversionPattern<PipelineReleaseOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
     int64_t stages = op.getPipeline().getType().getStages();
+    // The thread's tensor-memory loads are complete (tcgen05.wait::ld in
+    // flamia.tmem.load); the fence orders them before the arrival.
+    if (onSm100(getTypeConverter()))
+      NVVM::Tcgen05FenceOp::create(rewriter, op.getLoc(),
+                                   NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
     e.mbarrierArrive(barrierAt(e, adaptor.getPipeline(),
                                e.add(adaptor.getStage(), e.i32c(stages))));
     rewriter.eraseOp(op);
@@ -123,7 +140,50 @@ struct PipelineReleaseLowering : OpConversionPattern<PipelineReleaseOp> {
   }
 };
 
-/// One TMA copy per 128-byte column atom of the destination tile.
+/// A producer without TMA: one arrival on the full barrier.
+struct PipelineArriveLowering : OpConversionPattern<PipelineArriveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PipelineArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    if (onSm100(getTypeConverter()))
+      NVVM::Tcgen05FenceOp::create(rewriter, op.getLoc(),
+                                   NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+    e.mbarrierArrive(barrierAt(e, adaptor.getPipeline(), adaptor.getStage()));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// cp.async.bulk of one destination tile's bytes, completing on the stage's
+/// full barrier.
+struct BulkLoadLowering : OpConversionPattern<BulkLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BulkLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    int64_t bytes = op.getDest().getType().getTileBytes();
+    Value offset = e.mul(e.zext(e.i64(), adaptor.getChunk()), e.i64c(bytes));
+    Value src = LLVM::AddrSpaceCastOp::create(
+        rewriter, loc, e.ptr(AddressSpace::Global),
+        LLVM::GEPOp::create(rewriter, loc, e.ptr(), e.i8(), adaptor.getSource(),
+                            ArrayRef<LLVM::GEPArg>{offset}));
+    Value tile = e.gep(adaptor.getDest(), e.mul(adaptor.getStage(), e.i32c(bytes)));
+    Value dst = LLVM::AddrSpaceCastOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext(), 7), tile);
+    Value bar = barrierAt(e, adaptor.getPipeline(), adaptor.getStage());
+    NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+        rewriter, loc, dst, src, bar, e.i32c(bytes), Value(), Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// One TMA copy per swizzle-atom column of the destination tile (128
+/// bytes, or the whole row when it is narrower).
 struct TmaLoadLowering : OpConversionPattern<TmaLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -131,9 +191,10 @@ struct TmaLoadLowering : OpConversionPattern<TmaLoadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
     SmemType dst = op.getDest().getType();
+    TensorMapView view = TensorMapView::of(dst);
     int64_t elemBytes = dst.getElementType().getIntOrFloatBitWidth() / 8;
-    int64_t atomCols = 128 / elemBytes;
-    int64_t atomBytes = dst.getRows() * 128;
+    int64_t atomCols = view.boxCols;
+    int64_t atomBytes = dst.getRows() * atomCols * elemBytes;
     Value tile = e.gep(adaptor.getDest(),
                        e.mul(adaptor.getStage(), e.i32c(dst.getTileBytes())));
     Value bar = barrierAt(e, adaptor.getPipeline(), adaptor.getStage());
@@ -299,7 +360,8 @@ void mlir::flamia::populateFlamiaMemoryPatterns(
     const FlamiaTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<SmemAllocLowering, BarrierBlockLowering<PipelineCreateOp>,
                BarrierBlockLowering<QueueCreateOp>, PipelineAcquireLowering,
-               PipelineExpectLowering, PipelineReleaseLowering, TmaLoadLowering,
+               PipelineExpectLowering, PipelineReleaseLowering,
+               PipelineArriveLowering, BulkLoadLowering, TmaLoadLowering,
                QueueNextLowering, ItemLoadLowering, BlockInfoLoadLowering,
                ReturnLowering, BlockIdLowering, TurnLowering,
                AttentionTileRejection>(converter,

@@ -29,6 +29,16 @@ void populateFlamiaMemoryPatterns(const FlamiaTypeConverter &converter,
 void populateSm90FragmentPatterns(const FlamiaTypeConverter &converter,
                                   RewritePatternSet &patterns);
 
+/// Fragments one row per thread (sm_100a): masking, online softmax, P
+/// rounding, row scaling, epilogue.
+void populateSm100FragmentPatterns(const FlamiaTypeConverter &converter,
+                                   RewritePatternSet &patterns);
+
+/// Tensor memory and tcgen05: allocation, loads and stores, scale-factor
+/// copies, MMAs, commits (sm_100a).
+void populateSm100TensorMemoryPatterns(const FlamiaTypeConverter &converter,
+                                       RewritePatternSet &patterns);
+
 /// flamia.quantize_block: the fused quantization of one token block.
 void populateQuantizeBlockPatterns(const FlamiaTypeConverter &converter,
                                    RewritePatternSet &patterns);

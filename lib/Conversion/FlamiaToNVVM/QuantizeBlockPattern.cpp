@@ -153,9 +153,67 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
       }
     };
 
+    // Scale-factor tiles (ScaleFactorLayout.h): the tile of the 128 rows
+    // from block b0 = block - j (j = 0..3) holds this block at position j.
+    // "tokens" (Q per token, K per block): row 32 j + r, K-block = channel
+    // block cb: byte r * 16 + j * 4 + cb. "channels" (V): rows are the
+    // channels 32 cb + r, K-block j: byte r * 16 + cb * 4 + j. Thread (r, cb)
+    // writes its byte into each of the four tiles.
+    // The CTA of the last block writes scale 1 (127) where blocks past the
+    // end would go, so that no MMA reads an uninitialized (possibly NaN)
+    // scale for the zero rows TMA fills in there.
+    auto writeTiles = [&](Value tiles, Value byte, bool channelRows) {
+      auto rowOk = scf::IfOp::create(
+          rewriter, loc, e.icmp(LLVM::ICmpPredicate::ult, row, e.i32c(32)),
+          /*withElse=*/false);
+      OpBuilder tb = rowOk.getThenBodyBuilder();
+      Emitter te(tb, loc);
+      auto store = [&](Emitter &se, Value b0, int64_t j, Value value) {
+        Value offsetInTile =
+            channelRows ? se.add(se.add(se.mul(row, se.i32c(16)),
+                                        se.mul(cb, se.i32c(4))),
+                                 se.i32c(j))
+                        : se.add(se.add(se.mul(row, se.i32c(16)), se.i32c(4 * j)),
+                                 cb);
+        Value slot = se.add(se.mul(b0, se.i32c(heads)), adaptor.getHead());
+        Value offset = se.add(se.mul(se.zext(se.i64(), slot), se.i64c(512)),
+                              se.zext(se.i64(), offsetInTile));
+        Value ptr = LLVM::GEPOp::create(se.b, loc, tiles.getType(), se.i8(), tiles,
+                                        ArrayRef<LLVM::GEPArg>{offset});
+        se.store(value, ptr, 1);
+      };
+      auto forEachTile = [&](Emitter &fe, int64_t firstJ, int64_t blockShift,
+                             Value value) {
+        for (int64_t j = firstJ; j < 4; ++j) {
+          Value b0 = fe.sub(fe.add(adaptor.getBlock(), fe.i32c(blockShift)),
+                            fe.i32c(j));
+          auto inside = scf::IfOp::create(
+              fe.b, loc, fe.icmp(LLVM::ICmpPredicate::sge, b0, fe.i32c(0)),
+              /*withElse=*/false);
+          OpBuilder ib = inside.getThenBodyBuilder();
+          Emitter ie(ib, loc);
+          store(ie, b0, j, value);
+        }
+      };
+      forEachTile(te, 0, 0, byte);
+      Value numBlocks = NVVM::GridDimXOp::create(tb, loc, te.i32());
+      auto lastBlock = scf::IfOp::create(
+          tb, loc,
+          te.icmp(LLVM::ICmpPredicate::eq, adaptor.getBlock(),
+                  te.sub(numBlocks, te.i32c(1))),
+          /*withElse=*/false);
+      OpBuilder lb = lastBlock.getThenBodyBuilder();
+      Emitter le(lb, loc);
+      Value one = le.trunc(le.i8(), le.i32c(127));
+      for (int64_t past = 1; past < 4; ++past)
+        forEachTile(le, past, past, one);
+    };
+
     if (Value data = adaptor.getPerTokenData()) {
       Scale s = scaleOf(e, amax);
       storeCopy(s, data, adaptor.getPerTokenDequant());
+      if (Value tiles = adaptor.getPerTokenTiles())
+        writeTiles(tiles, s.byte, /*channelRows=*/false);
       auto ifOp = scf::IfOp::create(rewriter, loc, valid, /*withElse=*/false);
       OpBuilder tb = ifOp.getThenBodyBuilder();
       Emitter te(tb, loc);
@@ -194,6 +252,9 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
       NVVM::Barrier0Op::create(rewriter, loc);
       Scale s = scaleOf(e, blockMax);
       storeCopy(s, data, adaptor.getTokenBlockDequant());
+      if (Value tiles = adaptor.getTokenBlockTiles())
+        writeTiles(tiles, s.byte,
+                   /*channelRows=*/*op.getTokenBlockTileRows() == "channels");
       auto firstRow = scf::IfOp::create(
           rewriter, loc, e.icmp(LLVM::ICmpPredicate::eq, row, e.i32c(0)),
           /*withElse=*/false);

@@ -1,0 +1,203 @@
+//===- FlamiaTcgen05Ops.td - sm_100a block-level operations -*- tablegen -*-===//
+//
+// The block level of sm_100a: tensor memory (TMEM), the single-thread MMA
+// issue of tcgen05, block-scale copies and completion tracking through
+// mbarriers. On sm_100a a fragment `!flamia.frag<128xNxT>` is one row per
+// thread of a warpgroup (thread t holds row t: TMEM lane t); fragments move
+// between registers and TMEM with flamia.tmem.load / flamia.tmem.store, and
+// the other fragment ops (frag.mask, softmax.update, frag.quantize,
+// frag.scale_rows, attn.store) apply to them unchanged.
+//
+// TMEM addresses are i32 values (lane << 16 | column, PTX ISA 9.0, 9.7.16.1:
+// 128 lanes x 512 columns of 32 bits): flamia.tmem.alloc's base, or a
+// column inside the allocation computed from it; ops add their static
+// `column` to the address they are given.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLAMIA_TCGEN05_OPS_TD
+#define FLAMIA_TCGEN05_OPS_TD
+
+include "FlamiaTypes.td"
+include "mlir/IR/OpBase.td"
+
+def Flamia_TmemAllocOp : Flamia_Op<"tmem.alloc", [HasParent<"KernelOp">]> {
+  let summary = "the kernel's tensor memory";
+  let description = [{
+    `%tmem = flamia.tmem.alloc columns 512 by_warpgroup 2`: every thread of
+    the CTA gets the base address of `columns` TMEM columns (all 128 lanes),
+    allocated by the first warp of warpgroup `by_warpgroup` before the roles
+    start. That warp must free them: a `flamia.tmem.dealloc` in the role
+    that starts at that warpgroup, after the last use.
+  }];
+  let arguments = (ins I64Attr:$columns, I64Attr:$by_warpgroup);
+  let results = (outs I32:$base);
+  let assemblyFormat = "`columns` $columns `by_warpgroup` $by_warpgroup attr-dict";
+  let hasVerifier = 1;
+}
+
+def Flamia_TmemDeallocOp : Flamia_Op<"tmem.dealloc", [HasParent<"RoleOp">]> {
+  let summary = "free the kernel's tensor memory";
+  let description = [{
+    Run by every thread of a role; the first warp of the role frees the
+    columns flamia.tmem.alloc allocated. Every MMA that writes them and every
+    load from them must have completed.
+  }];
+  let arguments = (ins I32:$base, I64Attr:$columns);
+  let assemblyFormat = "$base `columns` $columns attr-dict";
+  let hasVerifier = 1;
+}
+
+def Flamia_TmemLoadOp : Flamia_Op<"tmem.load"> {
+  let summary = "a warpgroup reads a 128-row f32 tile from tensor memory";
+  let description = [{
+    `flamia.tmem.load %tmem[256] : !flamia.frag<128x128xf32>`: thread t of
+    the executing warpgroup reads lane t, columns `[column, column + N)`
+    (tcgen05.ld.32x32b), and waits for the data. Ordered after the mbarrier
+    wait that observed the MMA writing them (tcgen05.fence).
+  }];
+  let arguments = (ins I32:$base, I64Attr:$column);
+  let results = (outs Flamia_FragmentType:$result);
+  let assemblyFormat = "$base `[` $column `]` attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Flamia_TmemStoreOp : Flamia_Op<"tmem.store"> {
+  let summary = "a warpgroup writes a 128-row tile to tensor memory";
+  let description = [{
+    Thread t writes its row of `value` to lane t from column `column`: f32
+    one element per column, bf16 two and f8E4M3FN four per 32-bit column,
+    the first element in the low bits (the A-operand layout of tcgen05.mma
+    with A in tensor memory). Waits until the stores are done.
+  }];
+  let arguments = (ins Flamia_FragmentType:$value, I32:$base, I64Attr:$column);
+  let assemblyFormat = [{
+    $value `,` $base `[` $column `]` attr-dict `:` qualified(type($value))
+  }];
+  let hasVerifier = 1;
+}
+
+def Flamia_TmemFillOp : Flamia_Op<"tmem.fill"> {
+  let summary = "a warpgroup fills tensor-memory columns with a constant";
+  let description = [{
+    Every lane of columns `[column, column + columns)` gets the 32-bit
+    `value` (e.g. the scale factors of a matrix with a fixed scale).
+  }];
+  let arguments = (ins I32:$base, I64Attr:$column, I64Attr:$columns,
+                       I32Attr:$value);
+  let assemblyFormat = [{
+    $base `[` $column `]` `columns` $columns `value` $value attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Flamia_UmmaScalesOp : Flamia_Op<"umma.scales"> {
+  let summary = "copy a block-scale tile from shared to tensor memory";
+  let description = [{
+    Stage `stage` of `source` holds one 512-byte scale-factor tile (128 rows
+    x 4 K-blocks of E8M0 in the 128x4 tiled layout,
+    include/flamia/Target/ScaleFactorLayout.h); it is copied to columns
+    `[column, column + 4)` of every lane quadrant
+    (tcgen05.cp.cta_group::1.32x128b.warpx4), where a block-scaled
+    flamia.umma reads it. Asynchronous; ordered before the MMAs this thread
+    issues next, and tracked by flamia.umma.commit.
+  }];
+  let arguments = (ins Flamia_SmemType:$source, I32:$stage, I32:$base,
+                       I64Attr:$column);
+  let assemblyFormat = [{
+    $source `[` $stage `]` `->` $base `[` $column `]` attr-dict `:`
+    qualified(type($source))
+  }];
+  let hasVerifier = 1;
+}
+
+def Flamia_UmmaOp : Flamia_Op<"umma", [AttrSizedOperandSegments]> {
+  let summary = "one thread issues D = A B (+ D) on the tensor cores";
+  let description = [{
+    D is the 128 x N f32 tile in TMEM columns `[d_column, d_column + N)`.
+    A is 128 x K: stage `a_stage` of the shared-memory tile `a` (K-major),
+    or, without `a`, TMEM columns from `a_column` holding elements of
+    `a_type` (flamia.tmem.store's layout). B is stage `b_stage` of `b`, read
+    as N x K (rows x columns of the tile: S = Q K^T) or, with
+    `b_transposed`, as K x N (O = P V). With `accumulate` false D is
+    overwritten. bf16 operands use kind::f16; f8E4M3FN operands are block
+    scaled (kind::mxf8f6f4, one E8M0 scale per 32 K): their scale factors
+    are in the 4-column chunks at the TMEM addresses `scale_a` and
+    `scale_b`, and K-block j of the MMA reads byte j of each 32-bit cell.
+    `tmem` is a TMEM address (the allocation's base, or a column inside it);
+    D and A's columns count from it. Asynchronous: flamia.umma.commit tracks
+    completion.
+  }];
+  let arguments = (ins I32:$tmem, I64Attr:$d_column,
+                       Optional<Flamia_SmemType>:$a, Optional<I32>:$a_stage,
+                       OptionalAttr<I64Attr>:$a_column,
+                       OptionalAttr<TypeAttr>:$a_type,
+                       Flamia_SmemType:$b, I32:$b_stage,
+                       UnitAttr:$b_transposed, I1:$accumulate,
+                       Optional<I32>:$scale_a, Optional<I32>:$scale_b);
+  let assemblyFormat = [{
+    $tmem `[` $d_column `]` (`a` $a^ `[` $a_stage `]`)? `b` $b `[` $b_stage `]`
+    `accumulate` $accumulate (`scales` `(` $scale_a^ `,` $scale_b `)`)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The element type of A (the smem tile's, or `a_type`).
+    Type getAElementType();
+    /// N and K of the MMA (from B's tile and `b_transposed`).
+    int64_t getN();
+    int64_t getK();
+  }];
+}
+
+def Flamia_UmmaCommitOp : Flamia_Op<"umma.commit"> {
+  let summary = "arrive on a pipeline barrier when this thread's MMAs are done";
+  let description = [{
+    tcgen05.commit: the `full` or `empty` barrier of stage `stage` of
+    `pipeline` receives one arrival once every flamia.umma and
+    flamia.umma.scales the executing thread issued before has completed.
+    `full` publishes a result in TMEM; `empty` frees the shared-memory
+    (or TMEM) inputs of the stage.
+  }];
+  let arguments = (ins Flamia_PipelineType:$pipeline, I32:$stage,
+                       StrAttr:$barrier);
+  let assemblyFormat = [{
+    $barrier $pipeline `[` $stage `]` attr-dict `:` qualified(type($pipeline))
+  }];
+  let hasVerifier = 1;
+}
+
+def Flamia_PipelineArriveOp : Flamia_Op<"pipeline.arrive"> {
+  let summary = "a producer without TMA publishes a stage";
+  let description = [{
+    One arrival per executing thread on the full barrier of stage `stage`
+    (the pipeline's `producers` count them), after the thread's tensor-memory
+    stores (tcgen05.fence::before_thread_sync on sm_100a).
+  }];
+  let arguments = (ins Flamia_PipelineType:$pipeline, I32:$stage);
+  let assemblyFormat = [{
+    $pipeline `[` $stage `]` attr-dict `:` qualified(type($pipeline))
+  }];
+}
+
+def Flamia_BulkLoadOp : Flamia_Op<"bulk.load"> {
+  let summary = "a bulk copy of one contiguous tile into a stage";
+  let description = [{
+    Copies the `T` bytes of chunk `chunk` of `source` (bytes
+    `[chunk * T, (chunk + 1) * T)`, `T` the destination tile size) into
+    stage `stage` of `dest` (cp.async.bulk), completing on the stage's full
+    barrier of `pipeline`. Used for scale-factor tiles, which the quantizer
+    writes in the MMA's layout.
+  }];
+  let arguments = (ins Flamia_GlobalType:$source, I32:$chunk,
+                       Flamia_SmemType:$dest, I32:$stage,
+                       Flamia_PipelineType:$pipeline);
+  let assemblyFormat = [{
+    $source `[` $chunk `]` `->` $dest `[` $stage `]` `on` $pipeline attr-dict
+    `:` qualified(type($source)) `,` qualified(type($dest)) `,`
+    qualified(type($pipeline))
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // FLAMIA_TCGEN05_OPS_TD

@@ -1,0 +1,364 @@
+//===- Sm100TensorMemoryPatterns.cpp - tensor memory and tcgen05 ----------===//
+//
+// Lowers the sm_100a block ops to NVVM's tcgen05 ops (PTX ISA 9.0, 9.7.16):
+//
+//   flamia.tmem.alloc    the allocating warp runs tcgen05.alloc (the address
+//                        lands in shared memory) and gives up the permit;
+//                        fence / bar.sync / fence; every thread loads it.
+//   flamia.tmem.dealloc  bar.sync of the role's warpgroup (all its warps are
+//                        done with TMEM), then its first warp deallocates.
+//   flamia.tmem.load     tcgen05.ld.32x32b.x<N> at (lane 32 (warp % 4),
+//   flamia.tmem.store    column) + tcgen05.wait::ld / ::st.
+//   flamia.umma.scales   tcgen05.cp.cta_group::1.32x128b.warpx4 from a
+//                        512-byte tile (descriptor: ScaleFactorLayout.h).
+//   flamia.umma          K / K_mma tcgen05.mma (kind::f16) or
+//                        tcgen05.mma.block_scale (kind::mxf8f6f4, block32)
+//                        with descriptors from include/flamia/Target: the
+//                        shared-memory descriptors of the tiles TMA wrote
+//                        and the instruction descriptor (scale-factor IDs
+//                        = K-block).
+//   flamia.umma.commit   tcgen05.commit.cta_group::1 on the barrier.
+//
+//===----------------------------------------------------------------------===//
+#include "Emitter.h"
+#include "KernelPlan.h"
+#include "Patterns.h"
+
+#include "flamia/Dialect/FlamiaOps.h"
+#include "flamia/Target/Sm100InstrDescriptor.h"
+#include "flamia/Target/Sm100SmemDescriptor.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::flamia;
+using ::flamia::AtomOrder;
+using ::flamia::OperandMajor;
+using ::flamia::SmemOperandTile;
+
+namespace {
+
+constexpr unsigned kTensorAddressSpace = 6;
+constexpr int64_t kLoadChunk = 32;
+
+Value tmemPtr(Emitter &e, Value address) {
+  return LLVM::IntToPtrOp::create(
+      e.b, e.loc, LLVM::LLVMPointerType::get(e.b.getContext(), kTensorAddressSpace),
+      address);
+}
+
+/// The TMEM address of the executing warp's 32 lanes at `column` of `base`.
+Value warpLanes(Emitter &e, Value base, int64_t column) {
+  Value quadrant = e.urem(e.udiv(e.tid(), e.i32c(32)), e.i32c(4));
+  Value lane = e.shl(e.mul(quadrant, e.i32c(32)), e.i32c(16));
+  return e.add(e.add(base, lane), e.i32c(column));
+}
+
+struct TmemAllocLowering : OpConversionPattern<TmemAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmemAllocOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    int64_t offset = cast<IntegerAttr>(op->getAttr(kSmemOffsetAttr)).getInt();
+    Value slot = e.gep(e.smemBase(), offset);
+    Value warp = e.udiv(e.tid(), e.i32c(32));
+    auto ifOp = scf::IfOp::create(
+        rewriter, loc,
+        e.icmp(LLVM::ICmpPredicate::eq, warp, e.i32c(4 * op.getByWarpgroup())),
+        /*withElse=*/false);
+    {
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      Emitter te(tb, loc);
+      NVVM::Tcgen05AllocOp::create(tb, loc, slot, te.i32c(op.getColumns()));
+      NVVM::Tcgen05RelinquishAllocPermitOp::create(tb, loc);
+    }
+    NVVM::Tcgen05FenceOp::create(rewriter, loc,
+                                 NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+    NVVM::Barrier0Op::create(rewriter, loc);
+    NVVM::Tcgen05FenceOp::create(rewriter, loc,
+                                 NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    rewriter.replaceOp(op, e.load(e.i32(), slot, 4));
+    return success();
+  }
+};
+
+struct TmemDeallocLowering : OpConversionPattern<TmemDeallocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmemDeallocOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    // Named barrier 15 with the role's 128 threads: every warp of the
+    // warpgroup has finished its tensor-memory loads.
+    NVVM::Tcgen05FenceOp::create(rewriter, loc,
+                                 NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+    NVVM::BarrierOp::create(rewriter, loc, TypeRange{}, e.i32c(15), e.i32c(128),
+                            {}, Value());
+    NVVM::Tcgen05FenceOp::create(rewriter, loc,
+                                 NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    Value firstWarp = e.icmp(LLVM::ICmpPredicate::ult,
+                             e.urem(e.tid(), e.i32c(128)), e.i32c(32));
+    auto ifOp = scf::IfOp::create(rewriter, loc, firstWarp, /*withElse=*/false);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    Emitter te(tb, loc);
+    NVVM::Tcgen05DeallocOp::create(tb, loc, tmemPtr(te, adaptor.getBase()),
+                                   te.i32c(op.getColumns()));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+auto shape32x32b(MLIRContext *ctx) {
+  return NVVM::Tcgen05LdStShapeAttr::get(ctx, NVVM::Tcgen05LdStShape::SHAPE_32X32B);
+}
+
+struct TmemLoadLowering : OpConversionPattern<TmemLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmemLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    int64_t n = op.getResult().getType().getCols();
+    // Loads of at most kLoadChunk columns: each needs its registers as one
+    // contiguous block, which a 128-register load makes hard to place.
+    int64_t chunk = std::min<int64_t>(n, kLoadChunk);
+    auto vecType = VectorType::get({chunk}, e.i32());
+    Value lanes = warpLanes(e, adaptor.getBase(), op.getColumn());
+    SmallVector<Value> chunks;
+    for (int64_t c = 0; c < n; c += chunk)
+      chunks.push_back(NVVM::Tcgen05LdOp::create(
+          rewriter, loc, vecType, UnitAttr(), shape32x32b(rewriter.getContext()),
+          tmemPtr(e, e.add(lanes, e.i32c(c))), Value()));
+    NVVM::Tcgen05WaitOp::create(rewriter, loc, NVVM::Tcgen05WaitKind::LOAD);
+    SmallVector<Value> values;
+    for (int64_t i = 0; i < n; ++i)
+      values.push_back(e.bitcast(
+          e.f32(), LLVM::ExtractElementOp::create(rewriter, loc, chunks[i / chunk],
+                                                  e.i32c(i % chunk))));
+    Type type = getTypeConverter()->convertType(op.getResult().getType());
+    rewriter.replaceOp(op, e.pack(type, values));
+    return success();
+  }
+};
+
+/// tcgen05.st.32x32b of `words` (one per column) at the warp's lanes.
+void storeWords(Emitter &e, Value base, int64_t column, ArrayRef<Value> words) {
+  auto vecType = VectorType::get({static_cast<int64_t>(words.size())}, e.i32());
+  Value vec = e.undef(vecType);
+  for (auto [i, w] : llvm::enumerate(words))
+    vec = LLVM::InsertElementOp::create(e.b, e.loc, vec, w,
+                                        e.i32c(static_cast<int64_t>(i)));
+  NVVM::Tcgen05StOp::create(e.b, e.loc, UnitAttr(), shape32x32b(e.b.getContext()),
+                            tmemPtr(e, warpLanes(e, base, column)), vec, Value());
+  NVVM::Tcgen05WaitOp::create(e.b, e.loc, NVVM::Tcgen05WaitKind::STORE);
+}
+
+struct TmemStoreLowering : OpConversionPattern<TmemStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmemStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    SmallVector<Value> words = e.unpack(adaptor.getValue());
+    for (Value &w : words)
+      if (w.getType().isF32())
+        w = e.bitcast(e.i32(), w);
+    storeWords(e, adaptor.getBase(), op.getColumn(), words);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TmemFillLowering : OpConversionPattern<TmemFillOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmemFillOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    SmallVector<Value> words(op.getColumns(),
+                             e.i32c(static_cast<int32_t>(op.getValue())));
+    storeWords(e, adaptor.getBase(), op.getColumn(), words);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The shared-memory address of stage `stage` of a tile buffer.
+Value stageAddress(Emitter &e, Value buffer, Value stage, SmemType type) {
+  return e.add(e.smemAddress(buffer), e.mul(stage, e.i32c(type.getTileBytes())));
+}
+
+/// A descriptor template (start address = offset from the tile) plus the
+/// tile's runtime address >> 4.
+Value withBase(Emitter &e, uint64_t templ, Value address) {
+  return e.add(e.i64c(static_cast<int64_t>(templ)),
+               e.zext(e.i64(), e.lshr(address, e.i32c(4))));
+}
+
+struct UmmaScalesLowering : OpConversionPattern<UmmaScalesOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(UmmaScalesOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    uint64_t templ = 0;
+    std::string error;
+    if (!::flamia::makeSm100ScaleFactorCopyDescriptor(0, templ, error))
+      return op.emitOpError() << "scale-factor copy descriptor: " << error;
+    Value src = withBase(e, templ,
+                         stageAddress(e, adaptor.getSource(), adaptor.getStage(),
+                                      op.getSource().getType()));
+    Value dst = tmemPtr(e, e.add(adaptor.getBase(), e.i32c(op.getColumn())));
+    NVVM::Tcgen05CpOp::create(
+        rewriter, loc, NVVM::Tcgen05CpShape::SHAPE_32x128b,
+        NVVM::CTAGroupKind::CTA_1, NVVM::Tcgen05CpMulticast::WARPX4,
+        NVVM::Tcgen05CpSrcFormatAttr(), dst, src);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The canonical layout TMA leaves a [rows, cols] tile in, as an operand:
+/// K-major (rows = M or N) or MN-major (rows = K).
+SmemOperandTile operandTile(SmemType type, OperandMajor major) {
+  SmemOperandTile tile;
+  tile.major = major;
+  tile.elementBits = type.getElementType().getIntOrFloatBitWidth();
+  int64_t rowBytes = type.getCols() * tile.elementBits / 8;
+  tile.swizzle = ::flamia::widestSmemSwizzleFor(
+      static_cast<uint32_t>(std::min<int64_t>(rowBytes, 128)));
+  if (major == OperandMajor::K) {
+    tile.mnExtent = type.getRows();
+    tile.kExtent = type.getCols();
+    tile.order = AtomOrder::MNFastest;
+  } else {
+    tile.mnExtent = type.getCols();
+    tile.kExtent = type.getRows();
+    tile.order = AtomOrder::KFastest;
+  }
+  return tile;
+}
+
+::flamia::Sm100ElementType elementTypeOf(Type t) {
+  return t.isBF16() ? ::flamia::Sm100ElementType::BF16
+                    : ::flamia::Sm100ElementType::E4M3;
+}
+
+struct UmmaLowering : OpConversionPattern<UmmaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(UmmaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    MLIRContext *ctx = rewriter.getContext();
+    Type element = op.getAElementType();
+    bool scaled = isa<Float8E4M3FNType>(element);
+    int64_t n = op.getN(), k = op.getK();
+    int64_t kStep = scaled ? 32 : 16;
+    SmemType bType = op.getB().getType();
+    OperandMajor bMajor = op.getBTransposed() ? OperandMajor::MN : OperandMajor::K;
+
+    ::flamia::Sm100MmaConfig config;
+    config.kind = scaled ? ::flamia::Sm100MmaKind::MXF8F6F4
+                         : ::flamia::Sm100MmaKind::F16;
+    config.aType = config.bType = elementTypeOf(element);
+    config.dType = ::flamia::Sm100AccumType::F32;
+    config.aMajor = OperandMajor::K;
+    config.bMajor = bMajor;
+    config.m = 128;
+    config.n = static_cast<uint32_t>(n);
+    config.scaleType = ::flamia::Sm100ScaleType::UE8M0;
+    config.scaleVec = ::flamia::Sm100ScaleVec::X1;
+
+    std::string error;
+    Value dAddr = tmemPtr(e, e.add(adaptor.getTmem(), e.i32c(op.getDColumn())));
+    Value bBase = stageAddress(e, adaptor.getB(), adaptor.getBStage(), bType);
+    Value aBase;
+    if (op.getA())
+      aBase = stageAddress(e, adaptor.getA(), adaptor.getAStage(),
+                           op.getA().getType());
+    Value accumulate = adaptor.getAccumulate();
+    for (int64_t kk = 0; kk < k / kStep; ++kk) {
+      uint32_t k0 = static_cast<uint32_t>(kk * kStep);
+      uint64_t bT = 0;
+      if (!::flamia::makeSm100OperandDescriptor(operandTile(bType, bMajor), 0, k0,
+                                                bT, error))
+        return op.emitOpError() << "B descriptor: " << error;
+      Value bDesc = withBase(e, bT, bBase);
+      Value a;
+      if (op.getA()) {
+        uint64_t aT = 0;
+        if (!::flamia::makeSm100OperandDescriptor(
+                operandTile(op.getA().getType(), OperandMajor::K), 0, k0, aT, error))
+          return op.emitOpError() << "A descriptor: " << error;
+        a = withBase(e, aT, aBase);
+      } else {
+        // A in TMEM: K-step kk starts kk * K_mma * bits / 32 columns on.
+        int64_t column = *op.getAColumn() +
+                         kk * kStep * element.getIntOrFloatBitWidth() / 32;
+        a = tmemPtr(e, e.add(adaptor.getTmem(), e.i32c(column)));
+      }
+      config.aScaleFactorId = config.bScaleFactorId =
+          scaled ? static_cast<uint8_t>(kk) : 0;
+      uint32_t idesc = 0;
+      if (!::flamia::encodeSm100InstrDescriptor(config, idesc, error))
+        return op.emitOpError() << "instruction descriptor: " << error;
+      Value enableD = kk == 0 ? accumulate : e.i1c(true);
+      Value idescV = e.i32c(static_cast<int32_t>(idesc));
+      if (scaled) {
+        NVVM::Tcgen05MMABlockScaleOp::create(
+            rewriter, loc,
+            NVVM::MMABlockScaleKindAttr::get(ctx, NVVM::MMABlockScaleKind::MXF8F6F4),
+            NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_1),
+            NVVM::Tcgen05MMABlockScaleAttr::get(ctx, NVVM::Tcgen05MMABlockScale::BLOCK32),
+            NVVM::Tcgen05MMACollectorOpAttr::get(ctx, NVVM::Tcgen05MMACollectorOp::DISCARD),
+            dAddr, a, bDesc, idescV, enableD, tmemPtr(e, adaptor.getScaleA()),
+            tmemPtr(e, adaptor.getScaleB()));
+      } else {
+        NVVM::Tcgen05MMAOp::create(
+            rewriter, loc,
+            NVVM::Tcgen05MMAKindAttr::get(ctx, NVVM::Tcgen05MMAKind::F16),
+            NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_1),
+            NVVM::Tcgen05MMACollectorOpAttr::get(ctx, NVVM::Tcgen05MMACollectorOp::DISCARD),
+            UnitAttr(), dAddr, a, bDesc, idescV, enableD, Value(), Value());
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct UmmaCommitLowering : OpConversionPattern<UmmaCommitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(UmmaCommitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    int64_t stages = op.getPipeline().getType().getStages();
+    Value index = adaptor.getStage();
+    if (op.getBarrier() == "empty")
+      index = e.add(index, e.i32c(stages));
+    Value bar = e.gep(adaptor.getPipeline(), e.mul(index, e.i32c(8)));
+    NVVM::Tcgen05CommitOp::create(rewriter, op.getLoc(), bar, Value(),
+                                  NVVM::CTAGroupKind::CTA_1);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::flamia::populateSm100TensorMemoryPatterns(
+    const FlamiaTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<TmemAllocLowering, TmemDeallocLowering, TmemLoadLowering,
+               TmemStoreLowering, TmemFillLowering, UmmaScalesLowering,
+               UmmaLowering, UmmaCommitLowering>(converter, patterns.getContext());
+}

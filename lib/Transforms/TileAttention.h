@@ -1,0 +1,71 @@
+//===- TileAttention.h - Pieces shared by the flamia-tile programs -*- C++ -*-===//
+//
+// flamia-tile writes one program per target (TileAttention.cpp: sm_90a,
+// TileAttentionSm100.cpp: sm_100a). Both read the scheduled items the same
+// way and run the same persistent work loop in every role.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLAMIA_LIB_TRANSFORMS_TILEATTENTION_H
+#define FLAMIA_LIB_TRANSFORMS_TILEATTENTION_H
+
+#include "flamia/Dialect/FlamiaOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::flamia::tile {
+
+/// Small arith helpers on i32 values.
+struct I32Builder {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value cdiv(Value x, int64_t d) { return div(add(x, c(d - 1)), c(d)); }
+  Value i1(bool v) { return arith::ConstantIntOp::create(b, loc, b.getI1Type(), v); }
+};
+
+/// The item fields every role needs, and the derived key-tile bounds.
+struct ItemInfo {
+  Value qStart, qRows, docStart, docEnd, qHead, kvHead, docBlockBase, qTile;
+  Value docLen, numKeyTiles;
+};
+
+/// Reads item `index`; causal items visit the key tiles up to their own.
+ItemInfo loadItem(I32Builder &ib, Value items, Value index, bool causal,
+                  int64_t blockN);
+
+/// True when key tile `kt` lies in the safe block of the item's queries
+/// (`safeBlock` a multiple of `tile`; 0: never).
+Value isSafeTile(I32Builder &ib, Value kt, const ItemInfo &item,
+                 int64_t safeBlock, int64_t tile);
+
+/// True for the key tiles that need masking: past the document end or
+/// (causal) the diagonal tile.
+Value needsMask(I32Builder &ib, Value kt, const ItemInfo &item, bool causal,
+                int64_t blockN);
+
+/// The persistent work loop of one role: takes item indices from `queue`
+/// (`side` "fetch" or "receive") until `numItems`, carrying `carried` i32
+/// values; `body(builder, iteration, carried, index)` returns their next
+/// values.
+using ItemBody = function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange, Value)>;
+void workLoop(OpBuilder &b, Location loc, Value queue, Value numItems,
+              StringRef side, ValueRange carried, ItemBody body);
+
+/// A role with an empty body; returns a builder at its end.
+OpBuilder createRole(OpBuilder &b, Location loc, StringRef name, int64_t first,
+                     int64_t end, int64_t registers, bool singleThread);
+
+/// The sm_100a program (TileAttentionSm100.cpp).
+LogicalResult tileSm100(KernelOp kernel, AttentionTileOp at);
+
+} // namespace mlir::flamia::tile
+
+#endif // FLAMIA_LIB_TRANSFORMS_TILEATTENTION_H
