@@ -344,7 +344,8 @@ std::string buildManifest(ModuleOp module, const AttentionSpec &spec,
     j.endArray();
     j.field("launch", attrString(info.get("launch")));
     j.field("smem_bytes", cast<IntegerAttr>(info.get("smem_bytes")).getInt());
-    j.field("tmem_columns", 0);
+    auto tmem = dyn_cast_or_null<IntegerAttr>(info.get("tmem_columns"));
+    j.field("tmem_columns", tmem ? tmem.getInt() : 0);
     if (ck) {
       j.field("registers", ck->registers);
       j.field("spill_bytes", ck->spillStoreBytes + ck->spillLoadBytes);
@@ -448,7 +449,8 @@ bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
     return true;
   };
   if (!run([&](OpPassManager &pm) {
-        buildGraphToKernelsPipeline(pm, spec.target, /*tile=*/false);
+        buildGraphToKernelsPipeline(pm, spec.target, /*tile=*/false,
+                                    spec.scaleTiles);
       }, "graph passes and scheduling"))
     return false;
   result.graphIR = printModule(*module);

@@ -14,11 +14,12 @@ using namespace mlir;
 namespace flamia {
 
 void buildGraphToKernelsPipeline(OpPassManager &pm, const std::string &target,
-                                 bool tile) {
+                                 bool tile, bool scaleTiles) {
   mlir::flamia::GraphPipelineOptions graph;
   mlir::flamia::buildGraphPipeline(pm, graph);
   mlir::flamia::FlamiaVarlenScheduleOptions schedule;
   schedule.target = target;
+  schedule.scaleTiles = scaleTiles;
   pm.addPass(mlir::flamia::createFlamiaVarlenSchedule(schedule));
   if (tile)
     pm.addPass(mlir::flamia::createFlamiaTile());

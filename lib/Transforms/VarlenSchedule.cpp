@@ -157,6 +157,9 @@ struct VarlenSchedulePass
     MLIRContext *ctx = func.getContext();
     Location loc = fwd.getLoc();
     bool hopper = target == "sm_90a";
+    // sm_100a's MMA reads the scale-factor tiles; on sm_90a they are only
+    // written on request (to check them).
+    bool tiles = !hopper || scaleTiles;
     auto chip = symbolizeChip(target);
     if (!chip)
       return fwd.emitOpError() << "flamia-varlen-schedule: unknown target '"
@@ -207,7 +210,8 @@ struct VarlenSchedulePass
       qsig.add("q_deq", bf16Global(qType));
       qsig.add("k_deq", bf16Global(kType));
       qsig.add("v_deq", bf16Global(vType));
-    } else {
+    }
+    if (tiles) {
       qsig.add("q_sf", sfTiles(qType));
       qsig.add("k_sf", sfTiles(kType));
       qsig.add("v_sf", sfTiles(vType));
@@ -228,7 +232,7 @@ struct VarlenSchedulePass
                               p("q_pt"), p("q_pt_scales"),
                               hopper ? p("q_deq") : Value(), p("q_tb"),
                               p("q_tb_scales"), Value(),
-                              hopper ? Value() : p("q_sf"), Value(),
+                              tiles ? p("q_sf") : Value(), Value(),
                               StringAttr());
       // K and V: 32x32, only the key/value heads.
       Value kvHeads = constI32(b, loc, kType.getNumHeads());
@@ -236,14 +240,14 @@ struct VarlenSchedulePass
                                          head, kvHeads);
       auto ifOp = scf::IfOp::create(b, loc, isKv, /*withElse=*/false);
       OpBuilder tb = ifOp.getThenBodyBuilder();
-      for (auto [src, data, scales, deq, tiles, rows] :
+      for (auto [src, data, scales, deq, sf, rows] :
            {std::make_tuple("k", "k_tb", "k_tb_scales", "k_deq", "k_sf", "tokens"),
             std::make_tuple("v", "v_tb", "v_tb_scales", "v_deq", "v_sf", "channels")})
         QuantizeBlockOp::create(tb, loc, p(src), start, length, block, head,
                                 Value(), Value(), Value(), p(data), p(scales),
                                 hopper ? p(deq) : Value(), Value(),
-                                hopper ? Value() : p(tiles),
-                                hopper ? StringAttr() : tb.getStringAttr(rows));
+                                tiles ? p(sf) : Value(),
+                                tiles ? tb.getStringAttr(rows) : StringAttr());
       ReturnOp::create(b, loc);
     }
 
@@ -405,7 +409,8 @@ struct VarlenSchedulePass
       workspace("workspace", "q_deq", bf16Global(qType));
       workspace("workspace", "k_deq", bf16Global(kType));
       workspace("workspace", "v_deq", bf16Global(vType));
-    } else {
+    }
+    if (tiles) {
       workspace("workspace", "q_sf", sfTiles(qType));
       workspace("workspace", "k_sf", sfTiles(kType));
       workspace("workspace", "v_sf", sfTiles(vType));

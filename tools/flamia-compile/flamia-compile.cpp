@@ -40,6 +40,10 @@ static cl::opt<std::string> ptxas("ptxas", cl::desc("ptxas to use"),
                                   cl::init(""));
 static cl::opt<bool> ptxOnly("ptx-only",
                              cl::desc("Write PTX even when ptxas is missing"));
+static cl::opt<bool> scaleTiles(
+    "scale-tiles",
+    cl::desc("sm_90a: also write sm_100a's scale-factor tiles (q_sf, k_sf, "
+             "v_sf), to check the quantizer's tile layout on a Hopper GPU"));
 static cl::opt<bool> emitIR("emit-ir", cl::desc("Also write graph.mlir and "
                                                 "block.mlir"));
 static cl::opt<std::string> outDir("o", cl::desc("Output directory"),
@@ -57,6 +61,7 @@ int main(int argc, char **argv) {
   spec.causal = causal;
   spec.varlen = varlen;
   spec.safeBlock = safeBlock;
+  spec.scaleTiles = scaleTiles;
   if (softmaxScale != 0)
     spec.softmaxScale = softmaxScale;
   flamia::CompileOptions options;

@@ -8,6 +8,7 @@
 #include "flamia/Numerics/RecipeConfig.h"
 #include "flamia/Numerics/ReferenceAttention.h"
 #include "flamia/Support/Npy.h"
+#include "flamia/Target/ScaleFactorLayout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -99,6 +100,82 @@ bool parseCopyName(const std::string &name, const nm::RecipeConfig &recipe,
   return true;
 }
 
+/// The scale-factor tiles the quantizer writes for sm_100a
+/// (flamia.quantize_block): slot (b0, h) holds the 128 rows of the four
+/// token blocks b0 .. b0 + 3 in the 128x4 tiled layout, scale 1 (127) where
+/// a block would lie past the last one. `blocks` gives the token blocks
+/// (document order), `scales` the logical scales: per token for q
+/// ([T, H, C]; rows past a short block's end hold the scale of zero, 0),
+/// per block for k (rows = keys) and v (rows = channels, K-blocks = the
+/// four blocks). Offsets come from include/flamia/Target/ScaleFactorLayout.h,
+/// not from the kernel's arithmetic.
+CheckRow checkScaleTiles(const std::string &name, char tensor,
+                         const nm::QuantizedTensor &blocks,
+                         const nm::QuantizedTensor &scales,
+                         const std::vector<uint8_t> &gpu) {
+  const int64_t NB = blocks.blocks.numBlocks(), H = blocks.numHeads,
+                C = blocks.scaleChannels;
+  CheckRow row;
+  row.check = name + " (scale-factor tiles, 128x4 layout)";
+  const size_t expectedBytes = static_cast<size_t>(NB * H) * kSfTileBytes;
+  if (gpu.size() != expectedBytes) {
+    row.verdict = Verdict::Fail;
+    row.detail = "the buffer has " + std::to_string(gpu.size()) +
+                 " bytes, expected NB x H x 512 = " +
+                 std::to_string(expectedBytes);
+    return row;
+  }
+  int64_t compared = 0, mismatches = 0;
+  std::string firstText;
+  for (int64_t b0 = 0; b0 < NB; ++b0)
+    for (int64_t h = 0; h < H; ++h) {
+      const uint8_t *tile = gpu.data() + (b0 * H + h) * kSfTileBytes;
+      for (uint32_t j = 0; j < 4; ++j) {
+        const int64_t blk = b0 + j;
+        for (uint32_t r = 0; r < 32; ++r)
+          for (uint32_t c = 0; c < static_cast<uint32_t>(C); ++c) {
+            uint8_t expected = 127;
+            uint32_t offset;
+            if (tensor == 'v') {
+              offset = sfTileOffset(32 * c + r, j);
+              if (blk < NB)
+                expected = blocks.scales[(blk * H + h) * C + c];
+            } else {
+              offset = sfTileOffset(32 * j + r, c);
+              if (blk < NB && tensor == 'k') {
+                expected = blocks.scales[(blk * H + h) * C + c];
+              } else if (blk < NB) {
+                const int64_t token = blocks.blocks.begin[blk] + r;
+                expected = token < blocks.blocks.end[blk]
+                               ? scales.scales[(token * H + h) * C + c]
+                               : 0;
+              }
+            }
+            ++compared;
+            if (tile[offset] == expected)
+              continue;
+            if (mismatches++ == 0) {
+              char buf[128];
+              snprintf(buf, sizeof buf,
+                       "first: slot (block %lld, head %lld) byte %u (block "
+                       "%lld, row %u, channel block %u): gpu %u, expected %u",
+                       static_cast<long long>(b0), static_cast<long long>(h),
+                       offset, static_cast<long long>(blk), r, c, tile[offset],
+                       expected);
+              firstText = buf;
+            }
+          }
+      }
+    }
+  row.compared = compared;
+  row.maxAbsDiff = 0;
+  row.verdict = mismatches == 0 ? Verdict::Pass : Verdict::Fail;
+  row.detail = mismatches == 0
+                   ? "every scale byte of every slot where the MMA reads it"
+                   : std::to_string(mismatches) + " bytes differ; " + firstText;
+  return row;
+}
+
 } // namespace
 
 void checkOutputsWritten(const std::vector<uint16_t> &o,
@@ -163,6 +240,18 @@ Status checkQuantizedCopies(Session &session, const RunOptions &options,
   for (const runtime::ManifestBuffer &buffer : m.buffers) {
     if (buffer.role != runtime::BufferRole::Workspace)
       continue;
+    if (buffer.name == "q_sf" || buffer.name == "k_sf" || buffer.name == "v_sf") {
+      // sm_100a's scale-factor tiles: the same scales in the MMA's layout.
+      const char tensor = buffer.name[0];
+      const nm::QuantizedTensor *blocks = nullptr, *scales = nullptr;
+      FLAMIA_RETURN_IF_ERROR(quantized(tensor, true, blocks));
+      FLAMIA_RETURN_IF_ERROR(quantized(tensor, tensor != 'q', scales));
+      std::vector<uint8_t> gpu;
+      flamia_buffer_info info;
+      FLAMIA_RETURN_IF_ERROR(session.downloadBuffer(buffer.name, gpu, info));
+      report.add(checkScaleTiles(buffer.name, tensor, *blocks, *scales, gpu));
+      continue;
+    }
     CopySpec spec;
     if (!parseCopyName(buffer.name, recipe, spec)) {
       report.add({"workspace " + buffer.name, 0, 0, Verdict::Info,

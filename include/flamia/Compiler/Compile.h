@@ -31,6 +31,9 @@ struct AttentionSpec {
   bool varlen = true;      ///< packed documents with cu_seqlens
   int64_t safeBlock = 128; ///< 0: none (rejected as leaky)
   std::optional<double> softmaxScale; ///< default 1/sqrt(D)
+  /// sm_90a: also write sm_100a's scale-factor tiles (to check them on a
+  /// Hopper GPU; the sm_90a kernels do not read them).
+  bool scaleTiles = false;
 };
 
 struct CompileOptions {

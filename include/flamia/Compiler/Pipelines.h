@@ -11,10 +11,11 @@ class OpPassManager;
 
 namespace flamia {
 
-/// flamia-graph-pipeline, then flamia-varlen-schedule{target}, then (if
-/// `tile`) flamia-tile.
+/// flamia-graph-pipeline, then flamia-varlen-schedule{target, scale-tiles},
+/// then (if `tile`) flamia-tile.
 void buildGraphToKernelsPipeline(mlir::OpPassManager &pm,
-                                 const std::string &target, bool tile);
+                                 const std::string &target, bool tile,
+                                 bool scaleTiles = false);
 
 /// convert-flamia-to-nvvm, convert-nvvm-to-llvm, reconcile-unrealized-casts,
 /// gpu-module-to-binary{format=isa}: one PTX object per kernel.

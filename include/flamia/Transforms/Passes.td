@@ -122,7 +122,11 @@ def FlamiaVarlenSchedule : Pass<"flamia-varlen-schedule", "::mlir::ModuleOp"> {
     Option<"target", "target", "std::string", /*default=*/"\"sm_100a\"",
            "Target whose operand forms and cost model to use (sm_90a, sm_100a)">,
     Option<"blockM", "block-m", "int64_t", /*default=*/"128", "Query tile rows">,
-    Option<"blockN", "block-n", "int64_t", /*default=*/"128", "Key tile columns">
+    Option<"blockN", "block-n", "int64_t", /*default=*/"128", "Key tile columns">,
+    Option<"scaleTiles", "scale-tiles", "bool", /*default=*/"false",
+           "On sm_90a too, let the quantizer write the scale-factor tiles "
+           "sm_100a's MMA reads (q_sf, k_sf, v_sf), so that their layout can "
+           "be checked on a Hopper GPU">
   ];
 }
 

@@ -280,6 +280,9 @@ struct ConvertFlamiaToNVVMPass
       NVVM::FenceMbarrierInitOp::create(tb, loc);
       NVVM::Barrier0Op::create(eb, loc);
     }
+    int64_t tmemColumns = 0;
+    for (auto alloc : body.getOps<TmemAllocOp>())
+      tmemColumns += alloc.getColumns();
     // The body follows the prologue.
     Block *bodyBlock = &body;
     bodyBlock->getParent()->getBlocks().remove(bodyBlock);
@@ -294,6 +297,7 @@ struct ConvertFlamiaToNVVMPass
         b.getNamedAttr("launch", kernel.getLaunchAttr()),
         b.getNamedAttr("threads", kernel.getThreadsAttr()),
         b.getNamedAttr("smem_bytes", b.getI64IntegerAttr(plan.smemBytes)),
+        b.getNamedAttr("tmem_columns", b.getI64IntegerAttr(tmemColumns)),
         b.getNamedAttr("params", b.getArrayAttr(paramInfos))};
     for (StringRef extra : {"schedule", "tile"})
       if (Attribute a = kernel->getAttr(extra))
