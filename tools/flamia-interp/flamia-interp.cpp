@@ -378,6 +378,13 @@ int main(int argc, char **argv) {
       argc, argv,
       "FLAMIA graph-level interpreter: runs a function of flamia IR with the "
       "CPU reference of the numerics contract on seeded random inputs\n");
+  if (tokenSpread > 30) {
+    llvm::errs() << "flamia-interp: error: --token-spread must be at most "
+                    "30 (scores of rows scaled by 2^N stay far from float's "
+                    "range), got "
+                 << tokenSpread << "\n";
+    return 1;
+  }
   if (splitInputFile &&
       (!outputFile.empty() || !dumpInputs.empty() || !dumpOutputs.empty())) {
     llvm::errs() << "flamia-interp: error: -o, --dump-inputs and "
