@@ -20,6 +20,7 @@ tools = [
     "flamia-ref",
     "flamia-desc",
     "flamia-compile",
+    "flamia-interp",
     ToolSubst("flamia-run", unresolved="ignore"),
     ToolSubst("mlir-translate", unresolved="ignore"),
     ToolSubst("llc", unresolved="ignore"),

@@ -34,7 +34,7 @@ struct GraphPipelineOptions
 };
 
 /// quantize-attention, reuse-scale-layouts, causal-safe-scales,
-/// fwd-bwd-consistency, verify-causality (then cse and canonicalize).
+/// fwd-bwd-consistency, cse, verify-causality (docs/passes.md).
 void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options);
 
 /// Registers the flamia passes and the `flamia-graph-pipeline` pipeline.
