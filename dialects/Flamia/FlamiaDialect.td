@@ -29,6 +29,14 @@ def Flamia_Dialect : Dialect {
     heads, head dim); document boundaries come from an i32 `cu_seqlens`
     tensor (`[num_docs + 1]`, starting at 0, non-decreasing, ending at T).
     Without `cu_seqlens` the whole tensor is one document.
+
+    The *block level* is the kernel program: `flamia.kernel` with warp roles
+    (`flamia.role`), shared-memory buffers and pipelines of stages filled by
+    TMA (`!flamia.smem`, `!flamia.pipeline`), a persistent work queue, and
+    warpgroup fragments (`!flamia.frag`, `!flamia.rows`) for the MMAs, the
+    online softmax and the epilogue; `flamia.launch` and `flamia.workspace`
+    describe the host's launch plan. `flamia-varlen-schedule` and
+    `flamia-tile` write it, `convert-flamia-to-nvvm` lowers it.
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;

@@ -31,8 +31,10 @@ def Flamia_KernelOp : Flamia_Op<"kernel", [
     every CTA runs. `target` selects the lowering; `launch` is `persistent`
     (one CTA per multiprocessor taking items from a work queue) or `grid`
     (`grid` gives the grid as the manifest's expressions); `threads` is the
-    CTA size. Other attributes describe the kernel to the runtime manifest
-    (tile sizes, schedule).
+    CTA size, whole warpgroups up to 1024. Other attributes describe the
+    kernel to the runtime manifest (tile sizes, schedule). Its roles cover
+    disjoint warpgroup ranges inside the CTA and together ask for at most
+    the 65536 registers of a multiprocessor.
 
     ```mlir
     flamia.kernel @flamia_attention_fwd(%q: !flamia.global<?x16x128xbf16>, ...)
@@ -78,7 +80,9 @@ def Flamia_RoleOp : Flamia_Op<"role", [
     (`setmaxnreg` on sm_90a/sm_100a). Roles of a kernel cover disjoint
     warpgroups; values defined before the roles are shared. With
     `single_thread`, one thread of the role runs the body (a producer that
-    only issues TMA copies and takes work items).
+    only issues TMA copies and takes work items): such a role has one
+    warpgroup and holds no warpgroup-wide op (MMAs, fragments, turns,
+    `flamia.quantize_block`).
   }];
   let arguments = (ins StrAttr:$role_name, I64Attr:$first_warpgroup,
                        I64Attr:$end_warpgroup, I64Attr:$registers,
@@ -107,7 +111,8 @@ def Flamia_TurnOp : Flamia_Op<"turn"> {
     the consumer warpgroups alternate on the tensor cores, so that one
     warpgroup's softmax overlaps the other's MMAs ("ping-pong"). The first
     turn belongs to warpgroup 0: the last warpgroup gives once before its
-    loop.
+    loop. A turn is taken inside a `flamia.role` among all of its
+    warpgroups (2 to 7: one named barrier each).
   }];
   let arguments = (ins StrAttr:$action, I64Attr:$warpgroups);
   let assemblyFormat = "$action `among` $warpgroups attr-dict";
@@ -129,9 +134,11 @@ def Flamia_PipelineCreateOp : Flamia_Op<"pipeline.create", [
   let summary = "full/empty mbarriers for a ring of stages";
   let description = [{
     `consumers` is the number of arrivals (consumer threads, or one
-    flamia.umma.commit) that free a stage. The full barrier of a stage
-    completes with `producers` arrivals (default 1: the TMA producer's
-    arrive.expect_tx, or a commit) plus the bytes its TMA copies deliver.
+    flamia.umma.commit) that free a stage: at least one, at most the
+    kernel's threads. The full barrier of a stage completes with
+    `producers` arrivals (default 1: the TMA producer's arrive.expect_tx,
+    or a commit; at most the kernel's threads) plus the bytes its TMA
+    copies deliver.
   }];
   let arguments = (ins I64Attr:$consumers,
                        DefaultValuedAttr<I64Attr, "1">:$producers);
@@ -140,6 +147,7 @@ def Flamia_PipelineCreateOp : Flamia_Op<"pipeline.create", [
     `consumers` $consumers (`producers` $producers^)? attr-dict `:`
     qualified(type($pipeline))
   }];
+  let hasVerifier = 1;
 }
 
 def Flamia_PipelineAcquireOp : Flamia_Op<"pipeline.acquire"> {
@@ -161,18 +169,30 @@ def Flamia_PipelineAcquireOp : Flamia_Op<"pipeline.acquire"> {
 
 def Flamia_PipelineExpectOp : Flamia_Op<"pipeline.expect"> {
   let summary = "producer: arm a stage's full barrier for the bytes TMA will write";
+  let description = [{
+    `bytes` is the transaction count of the stage's TMA copies, in
+    `[1, 2^20)` (the mbarrier's range). A constant `stage`, or one that
+    `flamia.pipeline.acquire` returned, must belong to `pipeline`.
+  }];
   let arguments = (ins Flamia_PipelineType:$pipeline, I32:$stage, I64Attr:$bytes);
   let assemblyFormat = [{
     $pipeline `[` $stage `]` `bytes` $bytes attr-dict `:` qualified(type($pipeline))
   }];
+  let hasVerifier = 1;
 }
 
 def Flamia_PipelineReleaseOp : Flamia_Op<"pipeline.release"> {
   let summary = "consumer: this warpgroup is done with the stage";
+  let description = [{
+    Every consumer thread arrives on the stage's empty barrier. A constant
+    `stage`, or one that `flamia.pipeline.acquire` returned, must belong to
+    `pipeline`.
+  }];
   let arguments = (ins Flamia_PipelineType:$pipeline, I32:$stage);
   let assemblyFormat = [{
     $pipeline `[` $stage `]` attr-dict `:` qualified(type($pipeline))
   }];
+  let hasVerifier = 1;
 }
 
 def Flamia_TmaLoadOp : Flamia_Op<"tma.load"> {
@@ -183,6 +203,9 @@ def Flamia_TmaLoadOp : Flamia_Op<"tma.load"> {
     (`R x C` its tile shape), completing on the stage's full barrier of
     `pipeline`. Rows past the end of the tensor read as zeros; rows past the
     end of the document are loaded and must be masked by the consumer.
+    `source` and `dest` have the same element type, `dest` and `pipeline`
+    the same number of stages; a tile has at most 256 rows (a TMA box) and
+    at most `H * D` columns.
   }];
   let arguments = (ins Flamia_GlobalType:$source, I32:$row, I32:$col,
                        Flamia_SmemType:$dest, I32:$stage,
@@ -199,7 +222,9 @@ def Flamia_QueueCreateOp : Flamia_Op<"queue.create", [HasParent<"KernelOp">]> {
   let summary = "the work queue of a persistent kernel";
   let description = [{
     `receivers` is the number of threads of the receiving roles: a published
-    index slot is reused once all of them have read it.
+    index slot is reused once all of them have read it (at most the kernel's
+    threads). `counter` is the one-element i32 device counter the runtime
+    zeroes; the kernel is `persistent`.
   }];
   let arguments = (ins Flamia_GlobalType:$counter, I32:$num_items,
                        DefaultValuedAttr<I64Attr, "0">:$receivers);
@@ -208,6 +233,7 @@ def Flamia_QueueCreateOp : Flamia_Op<"queue.create", [HasParent<"KernelOp">]> {
     $counter `,` $num_items (`receivers` $receivers^)? attr-dict `:`
     qualified(type($counter))
   }];
+  let hasVerifier = 1;
 }
 
 def Flamia_QueueNextOp : Flamia_Op<"queue.next"> {
@@ -228,13 +254,14 @@ def Flamia_ItemLoadOp : Flamia_Op<"item.load", [Pure]> {
   let summary = "the fields of a scheduled work item";
   let description = [{
     Reads item `index` of the `[num_items, 8]` int32 item array
-    (include/flamia/Schedule/ScheduleMetadata.h).
+    (include/flamia/Schedule/ScheduleMetadata.h); `items` has that type.
   }];
   let arguments = (ins Flamia_GlobalType:$items, I32:$index);
   let results = (outs I32:$q_start, I32:$q_rows, I32:$doc_start, I32:$doc_end,
                       I32:$q_head, I32:$kv_head, I32:$doc_block_base,
                       I32:$q_tile);
   let assemblyFormat = "$items `[` $index `]` attr-dict `:` qualified(type($items))";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -263,6 +290,12 @@ def Flamia_WarpgroupMmaOp : Flamia_Op<"wg.mma", [AttrSizedOperandSegments]> {
     S = Q K^T) or, with `b_transposed`, as `K x N` (keys x head dim: O = P V).
     Without `acc` the accumulator starts at zero. The result is complete
     (the MMA has been waited for) when the op returns.
+
+    The verifier checks the shapes: the result is an f32 `M x N` fragment
+    (N at most 256), A provides `M` rows (a fragment) or tiles of a multiple
+    of `M` rows, enough for every warpgroup of the enclosing role; A and B
+    agree on the element type and on K, a multiple of 16; constant stages
+    and stages from `flamia.pipeline.acquire` fit the buffers.
   }];
   let arguments = (ins AnyTypeOf<[Flamia_SmemType, Flamia_FragmentType]>:$a,
                        Optional<I32>:$a_stage,
@@ -286,7 +319,7 @@ def Flamia_FragMaskOp : Flamia_Op<"frag.mask", [Pure,
     Sets entry (r, c) to -inf where key `key_base + c` is at or past
     `key_limit` (the document's end, document-local) or, when `causal`,
     after query `query_base + r`. Positions are document-local; `query_base`
-    already includes this warpgroup's row offset.
+    already includes this warpgroup's row offset. Scores are f32.
   }];
   let arguments = (ins Flamia_FragmentType:$scores, I32:$query_base,
                        I32:$key_base, I32:$key_limit, UnitAttr:$causal);
@@ -295,6 +328,7 @@ def Flamia_FragMaskOp : Flamia_Op<"frag.mask", [Pure,
     $scores `query` $query_base `key` $key_base `limit` $key_limit attr-dict
     `:` qualified(type($scores))
   }];
+  let hasVerifier = 1;
 }
 
 def Flamia_SoftmaxUpdateOp : Flamia_Op<"softmax.update", [Pure,
@@ -304,7 +338,7 @@ def Flamia_SoftmaxUpdateOp : Flamia_Op<"softmax.update", [Pure,
   let description = [{
     With t = scores * scale_log2 (log2 domain): m' = max(m, rowmax t),
     p = exp2(t - m'), alpha = exp2(m - m'), l' = l * alpha + rowsum p.
-    Returns (p, m', l', alpha).
+    Returns (p, m', l', alpha). Scores are f32 with as many rows as `max`.
   }];
   let arguments = (ins Flamia_FragmentType:$scores, Flamia_RowsType:$max,
                        Flamia_RowsType:$sum, F32:$scale_log2);
@@ -314,6 +348,7 @@ def Flamia_SoftmaxUpdateOp : Flamia_Op<"softmax.update", [Pure,
     $scores `max` $max `sum` $sum `scale` $scale_log2 attr-dict `:`
     qualified(type($scores)) `,` qualified(type($max))
   }];
+  let hasVerifier = 1;
 }
 
 def Flamia_FragQuantizeOp : Flamia_Op<"frag.quantize", [Pure]> {
@@ -340,12 +375,16 @@ def Flamia_FragQuantizeOp : Flamia_Op<"frag.quantize", [Pure]> {
 def Flamia_FragScaleRowsOp : Flamia_Op<"frag.scale_rows", [Pure,
     AllTypesMatch<["frag", "result"]>]> {
   let summary = "multiply every row by its factor";
+  let description = [{
+    `frag` is an f32 fragment with as many rows as `factors`.
+  }];
   let arguments = (ins Flamia_FragmentType:$frag, Flamia_RowsType:$factors);
   let results = (outs Flamia_FragmentType:$result);
   let assemblyFormat = [{
     $frag `by` $factors attr-dict `:` qualified(type($frag)) `,`
     qualified(type($factors))
   }];
+  let hasVerifier = 1;
 }
 
 def Flamia_AttnStoreOp : Flamia_Op<"attn.store", [
@@ -354,7 +393,9 @@ def Flamia_AttnStoreOp : Flamia_Op<"attn.store", [
   let description = [{
     O = acc / (2^fixed_scale * sum) rounded to bf16 is written to rows
     `[q_start + row_base, +rows)` (only rows below `q_rows`) of head `head`
-    of `o`; LSE = (max + log2 sum) * ln 2 to `lse[head, row]`.
+    of `o`; LSE = (max + log2 sum) * ln 2 to `lse[head, row]`. `acc` is an
+    f32 fragment with as many rows as `max` and `D` columns; `o` is a bf16
+    `[T, H, D]` tensor, `lse` an f32 `[H, T]` one.
   }];
   let arguments = (ins Flamia_FragmentType:$acc, Flamia_RowsType:$max,
                        Flamia_RowsType:$sum, Flamia_GlobalType:$o,
@@ -367,6 +408,7 @@ def Flamia_AttnStoreOp : Flamia_Op<"attn.store", [
     qualified(type($acc)) `,` qualified(type($max)) `,` qualified(type($o))
     `,` qualified(type($lse))
   }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -382,7 +424,10 @@ def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegmen
     `[T, H, D/32]`, one per token and 32 channels), `token_block` (payload
     and scales `[NB, H, D/32]` at block `block`, one per 32x32 block), and
     optionally the dequantized bf16 values of either (`payload * 2^e`, exact)
-    for targets without block-scaled MMAs. Unused outputs are absent.
+    for targets without block-scaled MMAs. Unused outputs are absent. The
+    verifier checks every output against `source`: payloads `f8E4M3FN`, scales
+    `f8E8M0FNU` over `D/32` channel blocks, dequantized copies bf16, all with
+    the source's `H` and `D`.
 
     For block-scaled MMAs (sm_100a) the scales are also written as the
     512-byte scale-factor tiles tcgen05 reads (the 128x4 layout,
@@ -434,7 +479,10 @@ def Flamia_AttentionTileOp : Flamia_Op<"attention_tile", [AttrSizedOperandSegmen
     document) from the quantized operands `q`, `k`, `v` and, inside each
     query's safe block, the bf16 originals `q_safe`, `k_safe`, `v_safe`.
     `flamia-tile` expands it, with the work loop around it, into a
-    pipelined, warp-specialized program for the kernel's target.
+    pipelined, warp-specialized program for the kernel's target. `safe`
+    holds the three bf16 originals exactly when the recipe has a safe block;
+    `p` has a fixed scale; `o` is `[T, H, D]` with `q`'s `H` and `D` and
+    `lse` is `[H, T]`.
   }];
   let arguments = (ins Flamia_GlobalType:$items, I32:$index,
                        Variadic<Flamia_GlobalType>:$q, Variadic<Flamia_GlobalType>:$k,
@@ -490,9 +538,14 @@ def Flamia_RuntimeValueOp : Flamia_Op<"runtime_value", [Pure]> {
 
 def Flamia_BlockInfoLoadOp : Flamia_Op<"block_info.load", [Pure]> {
   let summary = "start token and length of a document-local token block";
+  let description = [{
+    Reads row `block` of the `[NB, 2]` int32 block list the runtime builds
+    from `cu_seqlens`; `block_info` has that type.
+  }];
   let arguments = (ins Flamia_GlobalType:$block_info, I32:$block);
   let results = (outs I32:$start, I32:$length);
   let assemblyFormat = "$block_info `[` $block `]` attr-dict `:` qualified(type($block_info))";
+  let hasVerifier = 1;
 }
 
 def Flamia_LaunchOp : Flamia_Op<"launch", [

@@ -60,11 +60,13 @@ def Flamia_GlobalType : Flamia_Type<"Global", "global"> {
   let description = [{
     `!flamia.global<?x16x128xbf16>`: a row-major tensor in device memory. A
     kernel reads it through TMA (the lowering passes a tensor map) or through
-    plain loads and stores (a pointer), as its uses require.
+    plain loads and stores (a pointer), as its uses require. It has rank 1 or
+    more (dimensions may be dynamic, `?`) and integer or float elements.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType);
   let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
 }
 
 def Flamia_SmemType : Flamia_Type<"Smem", "smem"> {
@@ -74,7 +76,8 @@ def Flamia_SmemType : Flamia_Type<"Smem", "smem"> {
     in the 128-byte-swizzled K-major layout that TMA writes and the matrix
     units read: each tile is split along its columns into atoms of 128 bytes
     per row (64 bf16 or 128 FP8 columns), each atom `rows x 128` bytes with
-    the 16-byte chunks of row r XOR-ed by r % 8.
+    the 16-byte chunks of row r XOR-ed by r % 8. Hence: at least one stage,
+    a multiple of 8 rows and rows of a multiple of 128 bytes, all static.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType);
@@ -96,9 +99,12 @@ def Flamia_PipelineType : Flamia_Type<"Pipeline", "pipeline"> {
     fills it (TMA loads completing on the stage's full barrier); consumers
     wait for the full barrier and release the stage. Phases are derived from
     an explicit iteration counter: stage `it % S`, phase `(it / S) % 2`.
+    A pipeline has at least one stage; the shared-memory buffers it guards
+    have as many (`flamia.tma.load` checks it).
   }];
   let parameters = (ins "int64_t":$stages);
   let assemblyFormat = "`<` $stages `>`";
+  let genVerifyDecl = 1;
 }
 
 def Flamia_QueueType : Flamia_Type<"Queue", "queue"> {
@@ -118,11 +124,15 @@ def Flamia_FragmentType : Flamia_Type<"Fragment", "frag"> {
     the same shape (the accumulator layout reused). On sm_100a it is 128
     rows, thread t holding row t (the rows of TMEM lane t, moved with
     flamia.tmem.load / flamia.tmem.store); an f8E4M3FN fragment holds E4M3
-    codes.
+    codes. A fragment is `rows x cols` (static), rows a multiple of 64 (the
+    rows of a warpgroup's MMA), cols a multiple of 8, its elements `f32`
+    (accumulators, scores), `bf16` (MMA A operands) or `f8E4M3FN` (P for a
+    block-scaled MMA).
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType);
   let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     int64_t getRows() const { return getShape()[0]; }
     int64_t getCols() const { return getShape()[1]; }
@@ -132,11 +142,13 @@ def Flamia_FragmentType : Flamia_Type<"Fragment", "frag"> {
 def Flamia_RowsType : Flamia_Type<"Rows", "rows"> {
   let summary = "one value per row of a fragment";
   let description = [{
-    `!flamia.rows<64xf32>`: per-row values (running max, row sum) held like
-    the rows of a fragment of the same height.
+    `!flamia.rows<64 x f32>`: per-row values (running max, row sum) held
+    like the rows of a fragment of the same height (a multiple of 64), in
+    `f32`.
   }];
   let parameters = (ins "int64_t":$rows, "::mlir::Type":$elementType);
   let assemblyFormat = "`<` $rows `x` $elementType `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // FLAMIA_KERNEL_TYPES_TD

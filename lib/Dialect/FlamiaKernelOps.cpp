@@ -10,6 +10,79 @@ using namespace mlir;
 using namespace mlir::flamia;
 
 //===----------------------------------------------------------------------===//
+// Shared checks
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The registers of a multiprocessor's register file (sm_90a, sm_100a): the
+/// roles' setmaxnreg budgets must fit in it together.
+constexpr int64_t kRegisterFileSize = 64 * 1024;
+/// mbarrier arrival and transaction counts are below 2^20.
+constexpr int64_t kMbarrierCountLimit = (1 << 20) - 1;
+/// A TMA box has at most 256 elements along each dimension.
+constexpr int64_t kTmaBoxMaxRows = 256;
+/// One wgmma / tcgen05.mma produces at most 256 columns.
+constexpr int64_t kMmaMaxN = 256;
+/// The K step of a 16-bit MMA instruction.
+constexpr int64_t kMmaKStep = 16;
+
+/// Checks a stage index used with a buffer or pipeline of `stages` stages
+/// (`what` names it): a constant must be in range, and a stage that
+/// flamia.pipeline.acquire returned must come from a pipeline of as many
+/// stages (stage `it % S` of another ring would index the wrong tile).
+LogicalResult verifyStage(Operation *op, Value stage, int64_t stages,
+                          StringRef what) {
+  APInt value;
+  if (matchPattern(stage, m_ConstantInt(&value)) &&
+      (value.isNegative() || value.getSExtValue() >= stages))
+    return op->emitOpError() << "stage " << value.getSExtValue()
+                             << " is out of range: " << what << " has "
+                             << stages << " stage(s)";
+  if (auto acquire = stage.getDefiningOp<PipelineAcquireOp>()) {
+    int64_t from = acquire.getPipeline().getType().getStages();
+    if (from != stages)
+      return op->emitOpError() << "the stage comes from a pipeline of " << from
+                               << " stage(s) but " << what << " has "
+                               << stages;
+  }
+  return success();
+}
+
+/// `[rows, columns]` i32 schedule arrays (items, block_info).
+LogicalResult verifyI32Table(Operation *op, GlobalType type, int64_t columns,
+                             StringRef what) {
+  if (type.getShape().size() != 2 || type.getShape()[1] != columns ||
+      !type.getElementType().isInteger(32))
+    return op->emitOpError() << what << " must be an [N, " << columns
+                             << "] i32 array, got " << type;
+  return success();
+}
+
+/// The threads of the kernel around `op` (0 when it is not inside one).
+int64_t kernelThreads(Operation *op) {
+  auto kernel = op->getParentOfType<KernelOp>();
+  return kernel ? static_cast<int64_t>(kernel.getThreads()) : 0;
+}
+
+/// A packed [T, H, D] buffer with static H and D.
+bool isPackedTensor(GlobalType type) {
+  ArrayRef<int64_t> shape = type.getShape();
+  return shape.size() == 3 && !ShapedType::isDynamic(shape[1]) &&
+         !ShapedType::isDynamic(shape[2]);
+}
+
+/// Ops that need every thread of a warpgroup: they work on warpgroup-wide
+/// fragments, synchronize warpgroups, or split a block over 128 threads.
+bool isWarpgroupWide(Operation *op) {
+  return isa<WarpgroupMmaOp, FragZeroOp, RowsFillOp, FragMaskOp,
+             SoftmaxUpdateOp, FragQuantizeOp, FragScaleRowsOp, AttnStoreOp,
+             TurnOp, QuantizeBlockOp>(op);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
 // flamia.kernel
 //===----------------------------------------------------------------------===//
 
@@ -36,21 +109,23 @@ LogicalResult KernelOp::verify() {
   if (!getFunctionType().getResults().empty())
     return emitOpError() << "a kernel returns nothing; it writes its outputs "
                             "to global parameters";
-  if (getThreads() <= 0 || getThreads() % 128 != 0 || getThreads() > 1024)
+  // I64Attr getters are unsigned: read the attributes as signed values.
+  int64_t threads = getThreadsAttr().getInt();
+  if (threads <= 0 || threads % 128 != 0 || threads > 1024)
     return emitOpError() << "threads must be whole warpgroups (a multiple of "
                             "128) up to 1024, got "
-                         << getThreads();
+                         << threads;
   if (getLaunch() != "persistent" && getLaunch() != "grid")
     return emitOpError() << "launch must be \"persistent\" or \"grid\", got \""
                          << getLaunch() << "\"";
-  if (getBody().empty() || getBody().front().getNumArguments() !=
-                               getFunctionType().getNumInputs())
-    return emitOpError() << "the body must take the kernel parameters as "
-                            "block arguments";
+  // The body's arguments match the parameters: FunctionOpInterface checks
+  // it, and the region holds exactly one block (SizedRegion<1>).
   // Roles cover disjoint warpgroups inside the CTA.
   SmallVector<std::pair<int64_t, int64_t>> taken;
+  int64_t registers = 0;
   for (auto role : getBody().front().getOps<RoleOp>()) {
-    int64_t first = role.getFirstWarpgroup(), end = role.getEndWarpgroup();
+    int64_t first = role.getFirstWarpgroupAttr().getInt();
+    int64_t end = role.getEndWarpgroupAttr().getInt();
     if (end > getNumWarpgroups())
       return role.emitOpError() << "warpgroups [" << first << ", " << end
                                 << ") exceed the kernel's "
@@ -61,7 +136,13 @@ LogicalResult KernelOp::verify() {
                                   << ") overlap another role's [" << f << ", "
                                   << e << ")";
     taken.push_back({first, end});
+    registers += role.getRegistersAttr().getInt() * 128 * (end - first);
   }
+  if (registers > kRegisterFileSize)
+    return emitOpError() << "the roles ask for " << registers
+                         << " registers (registers x 128 threads per "
+                            "warpgroup), more than the "
+                         << kRegisterFileSize << " of a multiprocessor";
   return success();
 }
 
@@ -70,14 +151,35 @@ LogicalResult KernelOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult RoleOp::verify() {
-  if (getFirstWarpgroup() < 0 || getEndWarpgroup() <= getFirstWarpgroup())
-    return emitOpError() << "warpgroup range [" << getFirstWarpgroup() << ", "
-                         << getEndWarpgroup() << ") is empty";
-  int64_t regs = getRegisters();
+  int64_t first = getFirstWarpgroupAttr().getInt();
+  int64_t end = getEndWarpgroupAttr().getInt();
+  if (first < 0)
+    return emitOpError() << "the first warpgroup must be 0 or more, got "
+                         << first;
+  if (end <= first)
+    return emitOpError() << "warpgroup range [" << first << ", " << end
+                         << ") is empty";
+  int64_t regs = getRegistersAttr().getInt();
   if (regs < 24 || regs > 256 || regs % 8 != 0)
     return emitOpError() << "registers must be a multiple of 8 in [24, 256] "
                             "(setmaxnreg), got "
                          << regs;
+  if (getSingleThread()) {
+    if (end - first != 1)
+      return emitOpError() << "a single_thread role runs on one thread of one "
+                              "warpgroup, got warpgroups ["
+                           << first << ", " << end << ")";
+    WalkResult walk = getBody().walk([&](Operation *op) {
+      if (!isWarpgroupWide(op))
+        return WalkResult::advance();
+      op->emitOpError() << "needs every thread of a warpgroup but is in the "
+                           "single_thread role \""
+                        << getRoleName() << "\"";
+      return WalkResult::interrupt();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
   return success();
 }
 
@@ -88,7 +190,30 @@ LogicalResult TurnOp::verify() {
   if (getWarpgroups() < 2 || getWarpgroups() > 7)
     return emitOpError() << "turns are taken among 2 to 7 warpgroups (one "
                             "named barrier each), got "
-                         << getWarpgroups();
+                         << getWarpgroupsAttr().getInt();
+  auto role = (*this)->getParentOfType<RoleOp>();
+  if (!role)
+    return emitOpError() << "takes turns among the warpgroups of a "
+                            "flamia.role but is not inside one";
+  int64_t roleWarpgroups =
+      role.getEndWarpgroupAttr().getInt() - role.getFirstWarpgroupAttr().getInt();
+  if (static_cast<int64_t>(getWarpgroups()) != roleWarpgroups)
+    return emitOpError() << "is taken among " << getWarpgroups()
+                         << " warpgroups but role \"" << role.getRoleName()
+                         << "\" has " << roleWarpgroups;
+  return success();
+}
+
+LogicalResult PipelineCreateOp::verify() {
+  int64_t consumers = getConsumersAttr().getInt();
+  if (consumers < 1 || consumers > kMbarrierCountLimit)
+    return emitOpError() << "consumers must be in [1, " << kMbarrierCountLimit
+                         << "] (an mbarrier's arrival count), got "
+                         << consumers;
+  int64_t threads = kernelThreads(*this);
+  if (threads && consumers > threads)
+    return emitOpError() << consumers << " consumers exceed the kernel's "
+                         << threads << " threads";
   return success();
 }
 
@@ -97,6 +222,50 @@ LogicalResult PipelineAcquireOp::verify() {
     return emitOpError() << "side must be \"producer\" or \"consumer\", got \""
                          << getSide() << "\"";
   return success();
+}
+
+LogicalResult PipelineExpectOp::verify() {
+  int64_t bytes = getBytesAttr().getInt();
+  if (bytes < 1 || bytes > kMbarrierCountLimit)
+    return emitOpError() << "bytes must be in [1, " << kMbarrierCountLimit
+                         << "] (an mbarrier's transaction count), got "
+                         << bytes;
+  return verifyStage(*this, getStage(), getPipeline().getType().getStages(),
+                     "the pipeline");
+}
+
+LogicalResult PipelineReleaseOp::verify() {
+  return verifyStage(*this, getStage(), getPipeline().getType().getStages(),
+                     "the pipeline");
+}
+
+LogicalResult QueueCreateOp::verify() {
+  GlobalType counter = getCounter().getType();
+  if (counter.getShape() != ArrayRef<int64_t>{1} ||
+      !counter.getElementType().isInteger(32))
+    return emitOpError() << "the counter must be a one-element i32 buffer "
+                            "(!flamia.global<1xi32>), got "
+                         << counter;
+  int64_t receivers = getReceiversAttr().getInt();
+  int64_t threads = kernelThreads(*this);
+  if (receivers < 0 || (threads && receivers > threads))
+    return emitOpError() << "receivers must be in [0, " << threads
+                         << "] (the kernel's threads), got " << receivers;
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (kernel && kernel.getLaunch() != "persistent")
+    return emitOpError() << "a work queue belongs to a persistent kernel, but "
+                            "the kernel's launch is \""
+                         << kernel.getLaunch() << "\"";
+  return success();
+}
+
+LogicalResult ItemLoadOp::verify() {
+  return verifyI32Table(*this, getItems().getType(), 8, "the item array");
+}
+
+LogicalResult BlockInfoLoadOp::verify() {
+  return verifyI32Table(*this, getBlockInfo().getType(), 2,
+                        "the block list");
 }
 
 LogicalResult QueueNextOp::verify() {
@@ -121,7 +290,16 @@ LogicalResult TmaLoadOp::verify() {
     return emitOpError() << "tile columns " << dst.getCols()
                          << " exceed a row of the source (H * D = "
                          << src.getShape()[1] * src.getShape()[2] << ")";
-  return success();
+  if (dst.getRows() > kTmaBoxMaxRows)
+    return emitOpError() << "tile rows " << dst.getRows()
+                         << " exceed a TMA box (" << kTmaBoxMaxRows
+                         << " rows)";
+  int64_t pipelineStages = getPipeline().getType().getStages();
+  if (dst.getStages() != pipelineStages)
+    return emitOpError() << "the destination has " << dst.getStages()
+                         << " stage(s) but its pipeline has "
+                         << pipelineStages;
+  return verifyStage(*this, getStage(), dst.getStages(), "the destination");
 }
 
 //===----------------------------------------------------------------------===//
@@ -137,6 +315,11 @@ LogicalResult WarpgroupMmaOp::verify() {
   if (bN != n)
     return emitOpError() << "B provides N = " << bN << " but the result has "
                          << n << " columns";
+  if (n > kMmaMaxN)
+    return emitOpError() << "N = " << n << " exceeds the " << kMmaMaxN
+                         << " columns of one MMA";
+  if (failed(verifyStage(*this, getBStage(), b.getStages(), "B")))
+    return failure();
   int64_t aK;
   if (auto aSmem = dyn_cast<SmemType>(getA().getType())) {
     if (!getAStage())
@@ -146,6 +329,18 @@ LogicalResult WarpgroupMmaOp::verify() {
     if (aSmem.getRows() % m != 0)
       return emitOpError() << "A tiles of " << aSmem.getRows()
                            << " rows do not split into warpgroup rows of " << m;
+    // Warpgroup w of the role reads rows [m * w, m * (w + 1)).
+    if (auto role = (*this)->getParentOfType<RoleOp>()) {
+      int64_t warpgroups = role.getEndWarpgroupAttr().getInt() -
+                           role.getFirstWarpgroupAttr().getInt();
+      if (warpgroups * m > aSmem.getRows())
+        return emitOpError()
+               << "the " << warpgroups << " warpgroups of role \""
+               << role.getRoleName() << "\" read rows [0, " << warpgroups * m
+               << ") of A tiles of " << aSmem.getRows() << " rows";
+    }
+    if (failed(verifyStage(*this, getAStage(), aSmem.getStages(), "A")))
+      return failure();
     aK = aSmem.getCols();
   } else {
     auto aFrag = cast<FragmentType>(getA().getType());
@@ -154,6 +349,10 @@ LogicalResult WarpgroupMmaOp::verify() {
     if (aFrag.getRows() != m)
       return emitOpError() << "A has " << aFrag.getRows()
                            << " rows but the result " << m;
+    if (!aFrag.getElementType().isBF16())
+      return emitOpError() << "a fragment A operand is bf16 (the MMA's "
+                              "A-operand layout), got "
+                           << aFrag.getElementType();
     if (aFrag.getElementType() != b.getElementType())
       return emitOpError() << "A fragment element type "
                            << aFrag.getElementType() << " differs from B's "
@@ -163,10 +362,65 @@ LogicalResult WarpgroupMmaOp::verify() {
   if (aK != bK)
     return emitOpError() << "contraction mismatch: A has K = " << aK
                          << ", B has K = " << bK;
+  if (aK % kMmaKStep != 0)
+    return emitOpError() << "K = " << aK << " is not a multiple of "
+                         << kMmaKStep << " (the MMA's K step)";
   if (getAcc() && getAcc().getType() != result)
     return emitOpError() << "the accumulator must have the result type";
   if (!result.getElementType().isF32())
     return emitOpError() << "the accumulator is f32";
+  return success();
+}
+
+LogicalResult FragMaskOp::verify() {
+  if (!getScores().getType().getElementType().isF32())
+    return emitOpError() << "masks f32 scores, got " << getScores().getType();
+  return success();
+}
+
+LogicalResult SoftmaxUpdateOp::verify() {
+  FragmentType scores = getScores().getType();
+  if (!scores.getElementType().isF32())
+    return emitOpError() << "the scores must be f32, got " << scores;
+  if (getMax().getType().getRows() != scores.getRows())
+    return emitOpError() << "the per-row values have "
+                         << getMax().getType().getRows()
+                         << " rows but the scores " << scores.getRows();
+  return success();
+}
+
+LogicalResult FragScaleRowsOp::verify() {
+  FragmentType frag = getFrag().getType();
+  if (!frag.getElementType().isF32())
+    return emitOpError() << "scales an f32 fragment, got " << frag;
+  if (getFactors().getType().getRows() != frag.getRows())
+    return emitOpError() << "the factors have "
+                         << getFactors().getType().getRows()
+                         << " rows but the fragment " << frag.getRows();
+  return success();
+}
+
+LogicalResult AttnStoreOp::verify() {
+  FragmentType acc = getAcc().getType();
+  if (!acc.getElementType().isF32())
+    return emitOpError() << "the accumulator must be f32, got " << acc;
+  if (getMax().getType().getRows() != acc.getRows())
+    return emitOpError() << "the per-row values have "
+                         << getMax().getType().getRows()
+                         << " rows but the accumulator " << acc.getRows();
+  GlobalType o = getO().getType();
+  if (!isPackedTensor(o) || !o.getElementType().isBF16())
+    return emitOpError() << "O must be a bf16 [T, H, D] tensor with static H "
+                            "and D, got "
+                         << o;
+  if (o.getShape()[2] != acc.getCols())
+    return emitOpError() << "the accumulator has " << acc.getCols()
+                         << " columns but O's head dim is " << o.getShape()[2];
+  GlobalType lse = getLse().getType();
+  if (lse.getShape().size() != 2 || !lse.getElementType().isF32() ||
+      lse.getShape()[0] != o.getShape()[1])
+    return emitOpError() << "LSE must be an f32 [H, T] tensor with O's "
+                         << o.getShape()[1] << " heads, got " << lse;
   return success();
 }
 
@@ -205,6 +459,43 @@ LogicalResult QuantizeBlockOp::verify() {
   if (getTokenBlockDequant() && !getTokenBlockData())
     return emitOpError() << "a token-block dequantized copy needs the "
                             "token-block quantization";
+  GlobalType src = getSource().getType();
+  if (!isPackedTensor(src) || !src.getElementType().isBF16() ||
+      src.getShape()[2] % 32 != 0)
+    return emitOpError() << "the source must be a bf16 [T, H, D] tensor with "
+                            "static H and D a multiple of 32, got "
+                         << src;
+  int64_t heads = src.getShape()[1], d = src.getShape()[2];
+  // Every output: [rows, H, cols] of the given element type.
+  auto isE4M3 = [](Type t) { return isa<Float8E4M3FNType>(t); };
+  auto isE8M0 = [](Type t) { return isa<Float8E8M0FNUType>(t); };
+  auto isBF16 = [](Type t) { return t.isBF16(); };
+  auto check = [&](Value v, StringRef what, int64_t cols,
+                   function_ref<bool(Type)> isElement,
+                   StringRef element) -> LogicalResult {
+    if (!v)
+      return success();
+    auto type = cast<GlobalType>(v.getType());
+    ArrayRef<int64_t> shape = type.getShape();
+    if (shape.size() != 3 || shape[1] != heads || shape[2] != cols ||
+        !isElement(type.getElementType()))
+      return emitOpError() << what << " must be [N, " << heads << ", " << cols
+                           << "] of " << element << ", got " << type;
+    return success();
+  };
+  if (failed(check(getPerTokenData(), "the per-token payload", d, isE4M3,
+                   "f8E4M3FN")) ||
+      failed(check(getPerTokenScales(), "the per-token scales", d / 32, isE8M0,
+                   "f8E8M0FNU")) ||
+      failed(check(getPerTokenDequant(), "the per-token dequantized copy", d,
+                   isBF16, "bf16")) ||
+      failed(check(getTokenBlockData(), "the token-block payload", d, isE4M3,
+                   "f8E4M3FN")) ||
+      failed(check(getTokenBlockScales(), "the token-block scales", d / 32,
+                   isE8M0, "f8E8M0FNU")) ||
+      failed(check(getTokenBlockDequant(), "the token-block dequantized copy",
+                   d, isBF16, "bf16")))
+    return failure();
   if (getPerTokenTiles() && !getPerTokenData())
     return emitOpError() << "per-token scale tiles need the per-token "
                             "quantization";
@@ -223,16 +514,15 @@ LogicalResult QuantizeBlockOp::verify() {
       return emitOpError() << "token_block_tile_rows must be \"tokens\" or "
                               "\"channels\", got \"" << *rows << "\"";
   }
-  GlobalType source = getSource().getType();
   for (Value tiles : {getPerTokenTiles(), getTokenBlockTiles()}) {
     if (!tiles)
       continue;
     auto type = cast<GlobalType>(tiles.getType());
     ArrayRef<int64_t> shape = type.getShape();
     if (shape.size() != 3 || !type.getElementType().isInteger(8) ||
-        shape[2] != 512 || shape[1] != source.getShape()[1])
+        shape[2] != 512 || shape[1] != heads)
       return emitOpError() << "scale tiles are [NB, H, 512] i8 with H = "
-                           << source.getShape()[1] << " (the source's heads), got "
+                           << heads << " (the source's heads), got "
                            << type;
   }
   return success();
@@ -249,6 +539,25 @@ LogicalResult AttentionTileOp::verify() {
     return emitOpError() << "the recipe has safe_block = "
                          << getRecipe().getSafeBlock()
                          << ": give the bf16 q, k, v in safe(...)";
+  if (!getRecipe().hasSafeBlock() && !getSafe().empty())
+    return emitOpError() << "the recipe has no safe block but safe(...) has "
+                         << getSafe().size() << " operand(s)";
+  if (!getP().getFixedScale())
+    return emitOpError() << "P is quantized with a fixed scale (P <= 1), got "
+                         << getP();
+  if (failed(verifyI32Table(*this, getItems().getType(), 8, "the item array")))
+    return failure();
+  auto q = cast<GlobalType>(getQ().front().getType());
+  GlobalType o = getO().getType(), lse = getLse().getType();
+  if (!isPackedTensor(q) || !isPackedTensor(o) ||
+      o.getShape()[1] != q.getShape()[1] || o.getShape()[2] != q.getShape()[2])
+    return emitOpError() << "q and o must be [T, H, D] tensors of the same H "
+                            "and D, got "
+                         << q << " and " << o;
+  if (lse.getShape().size() != 2 || !lse.getElementType().isF32() ||
+      lse.getShape()[0] != o.getShape()[1])
+    return emitOpError() << "LSE must be an f32 [H, T] tensor with O's "
+                         << o.getShape()[1] << " heads, got " << lse;
   if (getBlockM() <= 0 || getBlockN() <= 0 || getBlockM() % 64 != 0 ||
       getBlockN() % 64 != 0)
     return emitOpError() << "tile sizes must be positive multiples of 64, got "
@@ -260,7 +569,7 @@ LogicalResult WorkspaceOp::verify() {
   if (getKind() != "workspace" && getKind() != "schedule")
     return emitOpError() << "kind must be \"workspace\" or \"schedule\", got \""
                          << getKind() << "\"";
-  if (static_cast<int64_t>(getDims().size()) != getBuffer().getType().getShape().size())
+  if (getDims().size() != getBuffer().getType().getShape().size())
     return emitOpError() << "dims has " << getDims().size()
                          << " expressions for a rank-"
                          << getBuffer().getType().getShape().size() << " buffer";

@@ -128,14 +128,27 @@ void printShapeAndElement(AsmPrinter &printer, ArrayRef<int64_t> shape,
 } // namespace
 
 Type GlobalType::parse(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
   SmallVector<int64_t> shape;
   Type element;
   if (failed(parseShapeAndElement(parser, /*allowDynamic=*/true, shape, element)))
     return {};
-  return GlobalType::get(parser.getContext(), shape, element);
+  return GlobalType::getChecked([&] { return parser.emitError(loc); },
+                                parser.getContext(), shape, element);
 }
 void GlobalType::print(AsmPrinter &printer) const {
   printShapeAndElement(printer, getShape(), getElementType());
+}
+
+LogicalResult GlobalType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<int64_t> shape, Type elementType) {
+  if (shape.empty())
+    return emitError() << "a global buffer has rank 1 or more; a scalar "
+                          "parameter is a plain i32 or f32";
+  if (!elementType.isIntOrFloat())
+    return emitError() << "global buffers hold integers or floats, got "
+                       << elementType;
+  return success();
 }
 
 Type SmemType::parse(AsmParser &parser) {
@@ -161,12 +174,15 @@ LogicalResult SmemType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "shared-memory buffers hold scalars, got "
                        << elementType;
   int64_t bits = elementType.getIntOrFloatBitWidth();
+  if (shape[0] < 1)
+    return emitError() << "a shared-memory buffer has at least one stage, got "
+                       << shape[0];
   // Rows of 32, 64 or a multiple of 128 bytes: one swizzle atom wide (32B,
   // 64B, 128B swizzling) or several 128-byte atoms.
   int64_t rowBits = shape[2] * bits;
   bool rowOk = rowBits == 32 * 8 || rowBits == 64 * 8 ||
                (rowBits > 0 && rowBits % (128 * 8) == 0);
-  if (shape[0] < 1 || shape[1] % 8 != 0 || !rowOk)
+  if (shape[1] < 1 || shape[2] < 1 || shape[1] % 8 != 0 || !rowOk)
     return emitError() << "a swizzled tile needs a multiple of 8 rows and "
                           "rows of 32, 64 or a multiple of 128 bytes, got "
                        << shape[1] << " x " << shape[2] << " x " << elementType;
@@ -178,12 +194,58 @@ int64_t SmemType::getTileBytes() const {
 }
 
 Type FragmentType::parse(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
   SmallVector<int64_t> shape;
   Type element;
   if (failed(parseShapeAndElement(parser, /*allowDynamic=*/false, shape, element)))
     return {};
-  return FragmentType::get(parser.getContext(), shape, element);
+  return FragmentType::getChecked([&] { return parser.emitError(loc); },
+                                  parser.getContext(), shape, element);
 }
 void FragmentType::print(AsmPrinter &printer) const {
   printShapeAndElement(printer, getShape(), getElementType());
+}
+
+LogicalResult FragmentType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   ArrayRef<int64_t> shape, Type elementType) {
+  if (shape.size() != 2)
+    return emitError() << "a fragment is a rows x cols tile, got rank "
+                       << shape.size();
+  if (shape[0] < 64 || shape[0] % 64 != 0)
+    return emitError() << "fragment rows must be a positive multiple of 64 "
+                          "(a warpgroup's MMA rows), got "
+                       << shape[0];
+  if (shape[1] < 8 || shape[1] % 8 != 0)
+    return emitError() << "fragment columns must be a positive multiple of 8, "
+                          "got "
+                       << shape[1];
+  if (!elementType.isF32() && !elementType.isBF16() &&
+      !isa<Float8E4M3FNType>(elementType))
+    return emitError() << "fragments hold f32 (accumulators), bf16 (MMA A "
+                          "operands) or f8E4M3FN (P for a block-scaled MMA), "
+                          "got "
+                       << elementType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pipelines and per-row values
+//===----------------------------------------------------------------------===//
+
+LogicalResult PipelineType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   int64_t stages) {
+  if (stages < 1)
+    return emitError() << "a pipeline has at least one stage, got " << stages;
+  return success();
+}
+
+LogicalResult RowsType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               int64_t rows, Type elementType) {
+  if (rows < 64 || rows % 64 != 0)
+    return emitError() << "rows must be a positive multiple of 64 (the rows "
+                          "of a fragment), got "
+                       << rows;
+  if (!elementType.isF32())
+    return emitError() << "per-row values are f32, got " << elementType;
+  return success();
 }
