@@ -18,39 +18,43 @@
 
 namespace cl = llvm::cl;
 
+// --help lists these, not the LLVM back ends' options linked in with MLIR.
+static cl::OptionCategory compileCategory("flamia-compile options");
+
 static cl::opt<std::string> target("target", cl::desc("sm_90a or sm_100a"),
-                                   cl::init("sm_100a"));
+                                   cl::init("sm_100a"), cl::cat(compileCategory));
 static cl::opt<std::string> recipe("recipe", cl::desc("Recipe (mxfp8)"),
-                                   cl::init("mxfp8"));
+                                   cl::init("mxfp8"), cl::cat(compileCategory));
 static cl::opt<int64_t> headDim("head-dim", cl::desc("Head dim (64, 128)"),
-                                cl::init(128));
-static cl::opt<int64_t> heads("heads", cl::desc("Query heads"), cl::init(16));
+                                cl::init(128), cl::cat(compileCategory));
+static cl::opt<int64_t> heads("heads", cl::desc("Query heads"), cl::init(16), cl::cat(compileCategory));
 static cl::opt<int64_t> kvHeads("kv-heads",
                                 cl::desc("Key/value heads (default: heads)"),
-                                cl::init(0));
-static cl::opt<bool> causal("causal", cl::desc("Causal attention"));
+                                cl::init(0), cl::cat(compileCategory));
+static cl::opt<bool> causal("causal", cl::desc("Causal attention"), cl::cat(compileCategory));
 static cl::opt<bool> varlen("varlen",
-                            cl::desc("Packed documents with cu_seqlens"));
+                            cl::desc("Packed documents with cu_seqlens"), cl::cat(compileCategory));
 static cl::opt<int64_t> safeBlock("safe-block", cl::desc("Safe block"),
-                                  cl::init(128));
+                                  cl::init(128), cl::cat(compileCategory));
 static cl::opt<double> softmaxScale(
     "softmax-scale", cl::desc("Softmax scale (default 1/sqrt(D))"),
-    cl::init(0));
+    cl::init(0), cl::cat(compileCategory));
 static cl::opt<std::string> ptxas("ptxas", cl::desc("ptxas to use"),
-                                  cl::init(""));
+                                  cl::init(""), cl::cat(compileCategory));
 static cl::opt<bool> ptxOnly("ptx-only",
-                             cl::desc("Write PTX even when ptxas is missing"));
+                             cl::desc("Write PTX even when ptxas is missing"), cl::cat(compileCategory));
 static cl::opt<bool> scaleTiles(
     "scale-tiles",
     cl::desc("sm_90a: also write sm_100a's scale-factor tiles (q_sf, k_sf, "
-             "v_sf), to check the quantizer's tile layout on a Hopper GPU"));
+             "v_sf), to check the quantizer's tile layout on a Hopper GPU"), cl::cat(compileCategory));
 static cl::opt<bool> emitIR("emit-ir", cl::desc("Also write graph.mlir and "
-                                                "block.mlir"));
+                                                "block.mlir"), cl::cat(compileCategory));
 static cl::opt<std::string> outDir("o", cl::desc("Output directory"),
-                                   cl::value_desc("DIR"), cl::Required);
+                                   cl::value_desc("DIR"), cl::Required, cl::cat(compileCategory));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(compileCategory);
   cl::ParseCommandLineOptions(argc, argv, "FLAMIA attention compiler\n");
   flamia::AttentionSpec spec;
   spec.target = target;

@@ -45,11 +45,30 @@ for k in kernels:
 q, fwd = kernels
 expect(q["grid"] == ["NB", "Hq", "1"] and q["block"] == [128, 1, 1], "quantize launch")
 expect(fwd["grid"] == ["NUM_SMS", "1", "1"] and fwd["block"] == [384, 1, 1] and fwd["launch"] == "persistent", "fwd launch")
+expect(0 < fwd["smem_bytes"] <= 232448, "fwd shared memory within the 227 KiB opt-in limit")
 maps = [p for p in fwd["params"] if p["kind"] == "tensormap"]
 expect(len(maps) == 6, "six tensor maps")
+ELEM_BYTES = {"bf16": 2, "u8": 1}
 for p in maps:
-    heads = H if p["buffer"] in ("q", "q_deq") else HKV
-    expect(p["dims"] == ["T", str(int(heads) * a.head_dim)] and p["box"] == [128, 64] and p["swizzle"] == 128, "map " + p["name"])
+    heads = H if p["buffer"] in ("q", "q_deq", "q_pt") else HKV
+    row_bytes = a.head_dim * ELEM_BYTES[p["dtype"]]
+    # One TMA box is 128 rows of at most one 128-byte swizzle atom per row.
+    atom = min(row_bytes, 128)
+    expect(p["dims"] == ["T", str(int(heads) * a.head_dim)]
+           and p["box"] == [128, atom // ELEM_BYTES[p["dtype"]]]
+           and p["swizzle"] == atom, "map " + p["name"])
+if a.target == "sm_100a":
+    # Blackwell: the MMA reads fp8 payloads (per-token Q, token-block K and V)
+    # through TMA and their scales from the 128x4 tiled scale-factor buffers,
+    # which it copies into tensor memory; S, O and P live in all 512 columns.
+    expect(fwd["tmem_columns"] == 512 and q["tmem_columns"] == 0, "tensor memory columns")
+    expect(sorted(p["buffer"] for p in maps) == ["k", "k_tb", "q", "q_pt", "v", "v_tb"], "sm_100a maps")
+    for sf, heads in (("q_sf", H), ("k_sf", HKV), ("v_sf", HKV)):
+        expect(buffers[sf]["shape"] == ["NB", heads, "512"] and buffers[sf]["dtype"] == "u8", sf + " tile buffer")
+        expect(any(p["buffer"] == sf for p in q["params"]), "quantizer writes " + sf)
+        expect(any(p["buffer"] == sf for p in fwd["params"]), "forward reads " + sf)
+else:
+    expect(fwd["tmem_columns"] == 0, "no tensor memory on sm_90a")
 if errors:
     print("manifest check FAILED:", errors)
     sys.exit(1)
