@@ -2,13 +2,17 @@
 //
 //   flamia-compile --target sm_100a --recipe mxfp8 --head-dim 128 --causal
 //                  --varlen -o DIR
+//   flamia-compile --target sm_100a FILE.mlir -o DIR
 //
+// The second form compiles every graph-level flamia.attention in FILE (its
+// shapes, causal flag, cu_seqlens and recipe give the spec). Each form
 // writes DIR/<kernel>.ptx, DIR/<kernel>.cubin (ptxas from CUDA 13,
 // overridable with --ptxas or $FLAMIA_PTXAS) and DIR/manifest.json
 // (docs/runtime-abi.md). --emit-ir also writes the graph- and block-level IR.
 //
 //===----------------------------------------------------------------------===//
 #include "flamia/Compiler/Compile.h"
+#include "flamia/Compiler/SpecFromIR.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -49,6 +53,9 @@ static cl::opt<bool> scaleTiles(
              "v_sf), to check the quantizer's tile layout on a Hopper GPU"), cl::cat(compileCategory));
 static cl::opt<bool> emitIR("emit-ir", cl::desc("Also write graph.mlir and "
                                                 "block.mlir"), cl::cat(compileCategory));
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("[graph-level FILE.mlir]"),
+                                      cl::init(""), cl::cat(compileCategory));
 static cl::opt<std::string> outDir("o", cl::desc("Output directory"),
                                    cl::value_desc("DIR"), cl::Required, cl::cat(compileCategory));
 
@@ -56,38 +63,80 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(compileCategory);
   cl::ParseCommandLineOptions(argc, argv, "FLAMIA attention compiler\n");
-  flamia::AttentionSpec spec;
-  spec.target = target;
-  spec.recipe = recipe;
-  spec.headDim = headDim;
-  spec.heads = heads;
-  spec.kvHeads = kvHeads ? kvHeads : heads;
-  spec.causal = causal;
-  spec.varlen = varlen;
-  spec.safeBlock = safeBlock;
-  spec.scaleTiles = scaleTiles;
-  if (softmaxScale != 0)
-    spec.softmaxScale = softmaxScale;
   flamia::CompileOptions options;
   options.ptxas = ptxas;
   options.requireCubin = !ptxOnly;
-  flamia::CompileResult result;
+
+  // (name, output directory, spec) of every kernel set to compile.
+  std::vector<flamia::NamedSpec> specs;
   std::string error;
-  if (!flamia::compileAttention(spec, options, result, error) ||
-      !flamia::writeArtifacts(result, outDir, error)) {
-    llvm::errs() << "flamia-compile: error: " << error << "\n";
-    return 1;
+  if (!inputFile.empty()) {
+    for (cl::Option *shapeFlag :
+         std::initializer_list<cl::Option *>{&recipe, &headDim, &heads, &kvHeads,
+                                             &causal, &varlen, &safeBlock,
+                                             &softmaxScale}) {
+      if (shapeFlag->getNumOccurrences()) {
+        llvm::errs() << "flamia-compile: error: --" << shapeFlag->ArgStr
+                     << " conflicts with " << inputFile
+                     << ": the file's flamia.attention gives the spec\n";
+        return 1;
+      }
+    }
+    std::vector<std::string> notes;
+    if (!flamia::specsFromFile(inputFile, specs, notes, error)) {
+      llvm::errs() << "flamia-compile: error: " << error << "\n";
+      return 1;
+    }
+    for (const std::string &note : notes)
+      llvm::outs() << "note: " << note << "\n";
+  } else {
+    flamia::NamedSpec named;
+    named.name = "attention";
+    flamia::AttentionSpec &spec = named.spec;
+    spec.recipe = recipe;
+    spec.headDim = headDim;
+    spec.heads = heads;
+    spec.kvHeads = kvHeads ? kvHeads : heads;
+    spec.causal = causal;
+    spec.varlen = varlen;
+    spec.safeBlock = safeBlock;
+    if (softmaxScale != 0)
+      spec.softmaxScale = softmaxScale;
+    specs.push_back(named);
   }
-  if (emitIR) {
-    std::error_code ec;
-    llvm::raw_fd_ostream(outDir + "/graph.mlir", ec) << result.graphIR;
-    llvm::raw_fd_ostream(outDir + "/block.mlir", ec) << result.blockIR;
+
+  for (flamia::NamedSpec &named : specs) {
+    named.spec.target = target;
+    named.spec.scaleTiles = scaleTiles;
+    // One kernel set goes to DIR itself, several to DIR/<function>.
+    std::string dir = specs.size() == 1 ? std::string(outDir)
+                                        : outDir + "/" + named.name;
+    if (!named.location.empty())
+      llvm::outs() << named.name << " (" << named.location << "): D = "
+                   << named.spec.headDim << ", " << named.spec.heads
+                   << " query / " << named.spec.kvHeads << " key-value heads, "
+                   << (named.spec.causal ? "causal" : "non-causal") << ", "
+                   << (named.spec.varlen ? "packed documents" : "one sequence")
+                   << " -> " << dir << "\n";
+    flamia::CompileResult result;
+    if (!flamia::compileAttention(named.spec, options, result, error) ||
+        !flamia::writeArtifacts(result, dir, error)) {
+      llvm::errs() << "flamia-compile: error: "
+                   << (named.location.empty() ? "" : named.location + ": ")
+                   << error << "\n";
+      return 1;
+    }
+    if (emitIR) {
+      std::error_code ec;
+      llvm::raw_fd_ostream(dir + "/graph.mlir", ec) << result.graphIR;
+      llvm::raw_fd_ostream(dir + "/block.mlir", ec) << result.blockIR;
+    }
+    for (const flamia::CompiledKernel &k : result.kernels)
+      llvm::outs() << k.name << ": " << k.registers << " registers, "
+                   << k.spillStoreBytes << "+" << k.spillLoadBytes
+                   << " bytes spilled\n";
+    llvm::outs() << "compile time (spec to PTX): "
+                 << llvm::format("%.3f", result.compileSeconds) << " s\n";
   }
-  for (const flamia::CompiledKernel &k : result.kernels)
-    llvm::outs() << k.name << ": " << k.registers << " registers, "
-                 << k.spillStoreBytes << "+" << k.spillLoadBytes
-                 << " bytes spilled\n";
-  llvm::outs() << "compile time (spec to PTX): "
-               << llvm::format("%.3f", result.compileSeconds) << " s\n";
   return 0;
 }
