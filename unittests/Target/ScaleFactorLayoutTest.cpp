@@ -173,7 +173,7 @@ TEST(ScaleFactorLayout, QueryTileIsPerToken) {
   EXPECT_EQ(tile[sfTileOffset(5, 2)], (205 + 14) % 256);
   EXPECT_EQ(tile[sfTileOffset(99, 3)], (299 + 21) % 256);
   EXPECT_EQ(tile[sfTileOffset(100, 0)], 0);
-  // P's constant scale: every byte 2^-8.
+  // A constant tile (P's alternative 2^-8 encoding; the kernel uses 1.0).
   fillSfTile(tile, [](uint32_t, uint32_t) { return kFixedPScaleE8M0; });
   for (uint8_t b : tile)
     EXPECT_EQ(b, 119);

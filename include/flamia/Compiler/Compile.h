@@ -55,7 +55,7 @@ struct CompiledKernel {
 struct CompileResult {
   std::vector<CompiledKernel> kernels;
   std::string manifestJson;
-  std::string graphIR;  ///< after flamia-graph-pipeline
+  std::string graphIR;  ///< after flamia-varlen-schedule (before flamia-tile)
   std::string blockIR;  ///< after flamia-tile
   double compileSeconds = 0; ///< spec to PTX (MLIR + LLVM), without ptxas
 };

@@ -16,9 +16,10 @@ def ConvertFlamiaToNVVM : Pass<"convert-flamia-to-nvvm", "::mlir::ModuleOp"> {
     pointers; roles become warpgroup branches with `setmaxnreg`; pipelines
     and the work queue become mbarrier protocols; fragments become the
     registers of the target's matrix instructions (sm_90a: wgmma
-    accumulator and A-operand layouts). The host launch plan is left in
-    place; each kernel carries a `flamia.kernel_info` attribute describing
-    its parameters and resources for the manifest.
+    accumulator and A-operand layouts; sm_100a: one tensor-memory row per
+    thread). The host launch plan is left in place; the module attribute
+    `flamia.kernel_infos` lists each kernel's parameters and resources for
+    the manifest.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",

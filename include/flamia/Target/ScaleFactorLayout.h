@@ -27,7 +27,8 @@
 //   S = Q K^T: A = Q   rows = queries,  k-blocks = channel blocks
 //              B = K   rows = keys,     k-blocks = channel blocks
 //                      (each token-block scale repeated over its 32 rows)
-//   O = P V:   A = P   the fixed scale (every row, every key block)
+//   O = P V:   A = P   a constant (every row, every key block): the
+//                      sm_100a kernel uses E8M0 1.0 (see kFixedPScaleE8M0)
 //              B = V   rows = channels, k-blocks = key blocks:
 //                      SFB[n][kb] = vscale[kb][h][n / 32]
 //
@@ -50,9 +51,13 @@ constexpr uint32_t kSfTileBytes = 512;
 /// Tokens (or channels) one scale factor covers in FLAMIA's MXFP8 recipe.
 constexpr uint32_t kScaleBlock = 32;
 
-/// The E8M0 byte of the dequantization scale of P: P is quantized to E4M3 as
-/// P * 2^8 (DESIGN.md section 4, "fixed scale 2^8"), so the MMA multiplies
-/// by 2^-8 = 2^(119 - 127).
+/// P's scale byte in the alternative encoding where the MMA undoes the fixed
+/// scale: P's E4M3 codes hold P * 2^8 (DESIGN.md section 4, "fixed scale
+/// 2^8"), and a scale of 2^-8 = 2^(119 - 127) would give P V directly. The
+/// sm_100a kernel does not use it: it fills P's scale factors with E8M0 1.0
+/// (byte 127; kUnitScales in lib/Transforms/TileAttentionSm100.cpp), so
+/// that O accumulates P * 2^8 V like the bf16 safe-block P, and
+/// flamia.attn.store divides O by 2^8 once. Both are exact (powers of two).
 constexpr uint8_t kFixedPScaleE8M0 = 119;
 
 /// Byte offset of (row, kBlock) inside a 512-byte tile.

@@ -134,10 +134,17 @@ def FlamiaTile : Pass<"flamia-tile", "::mlir::ModuleOp"> {
   let summary = "Tile sizes, pipeline depth and warp specialization";
   let description = [{
     Expands each persistent kernel's work loop around `flamia.attention_tile`
-    into the target's pipelined, warp-specialized program: a producer role
-    that takes items and issues TMA copies into a 2-stage ring of 128-key
-    tiles, and consumer warpgroups that run the MMAs, the masking, the online
-    softmax, the rounding of P and the epilogue (docs/passes.md).
+    into the target's pipelined, warp-specialized program. Both targets have
+    a producer role (warpgroup 0, one thread) that takes items and issues
+    TMA copies into a ring of 128-key K/V tiles.
+    sm_90a: a 2-stage ring at D = 128, 3 at D = 64; two consumer warpgroups
+    (64 query rows each) run the wgmma MMAs, the masking, the online
+    softmax, the rounding of P and the epilogue.
+    sm_100a: a 3-stage ring at D = 128 with a safe block, else 4; an "mma"
+    role (warpgroup 1, one thread) issues tcgen05.mma into tensor memory and
+    a "softmax" role (warpgroup 2, one query row per thread) masks, runs the
+    online softmax, rounds P and writes the epilogue (docs/passes.md,
+    docs/lowering.md).
   }];
   let dependentDialects = ["::mlir::flamia::FlamiaDialect",
                            "::mlir::arith::ArithDialect",
