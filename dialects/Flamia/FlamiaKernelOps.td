@@ -289,7 +289,11 @@ def Flamia_WarpgroupMmaOp : Flamia_Op<"wg.mma", [AttrSizedOperandSegments]> {
     fragment; `B` is `b` at stage `b_stage`, read as `N x K` (keys x head dim:
     S = Q K^T) or, with `b_transposed`, as `K x N` (keys x head dim: O = P V).
     Without `acc` the accumulator starts at zero. The result is complete
-    (the MMA has been waited for) when the op returns.
+    (the MMA has been waited for) when the op returns, unless `async` is
+    set: then the op issues the MMA as one group and returns at once, and
+    the result may only be used by `flamia.wg.wait`, which returns it
+    complete. That lets a warpgroup compute (softmax) while its tensor
+    cores work; a register A operand stays live until that wait.
 
     The verifier checks the shapes: the result is an f32 `M x N` fragment
     (N at most 256), A provides `M` rows (a fragment) or tiles of a multiple
@@ -301,7 +305,7 @@ def Flamia_WarpgroupMmaOp : Flamia_Op<"wg.mma", [AttrSizedOperandSegments]> {
                        Optional<I32>:$a_stage,
                        Flamia_SmemType:$b, I32:$b_stage,
                        Optional<Flamia_FragmentType>:$acc,
-                       UnitAttr:$b_transposed);
+                       UnitAttr:$b_transposed, UnitAttr:$async);
   let results = (outs Flamia_FragmentType:$result);
   let assemblyFormat = [{
     $a (`[` $a_stage^ `]`)? `,` $b `[` $b_stage `]`
@@ -309,6 +313,38 @@ def Flamia_WarpgroupMmaOp : Flamia_Op<"wg.mma", [AttrSizedOperandSegments]> {
     attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `->`
     qualified(type($result))
   }];
+  let hasVerifier = 1;
+}
+
+def Flamia_WarpgroupWaitOp : Flamia_Op<"wg.wait",
+    [AllTypesMatch<["fragments", "results"]>]> {
+  let summary = "wait for asynchronous warpgroup MMAs";
+  let description = [{
+    Waits until at most `pending` of this warpgroup's asynchronous
+    `flamia.wg.mma` groups are still running, then returns `fragments`
+    complete. Groups finish in the order they were issued, so a fragment is
+    complete when at least `pending` asynchronous MMAs were issued after it;
+    the verifier checks that for every operand (each one an `async` MMA's
+    result in the same block).
+
+    ```mlir
+    %s = flamia.wg.mma %q[%qs], %k[%st] {async} : ...
+    %o = flamia.wg.mma %p, %v[%prev] acc(%acc : ...) {async, b_transposed} : ...
+    %s1 = flamia.wg.wait pending 1 (%s) : !flamia.frag<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Flamia_FragmentType>:$fragments,
+                       I64Attr:$pending);
+  let results = (outs Variadic<Flamia_FragmentType>:$results);
+  let assemblyFormat = [{
+    `pending` $pending `(` $fragments `)` attr-dict `:` qualified(type($fragments))
+  }];
+  let builders = [
+    OpBuilder<(ins "ValueRange":$fragments, "int64_t":$pending), [{
+      build($_builder, $_state, fragments.getTypes(), fragments,
+            $_builder.getI64IntegerAttr(pending));
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -369,6 +369,50 @@ LogicalResult WarpgroupMmaOp::verify() {
     return emitOpError() << "the accumulator must have the result type";
   if (!result.getElementType().isF32())
     return emitOpError() << "the accumulator is f32";
+  if (getAsync()) {
+    // A pending fragment's registers are still being written: nothing but
+    // the wait may read them.
+    for (Operation *user : getResult().getUsers())
+      if (!isa<WarpgroupWaitOp>(user))
+        return emitOpError()
+               << "the result of an async MMA is pending: only flamia.wg.wait "
+                  "may use it, not '"
+               << user->getName() << "'";
+  }
+  return success();
+}
+
+LogicalResult WarpgroupWaitOp::verify() {
+  if (getFragments().empty())
+    return emitOpError() << "waits for at least one fragment";
+  if (getPending() < 0)
+    return emitOpError() << "pending must be >= 0, got " << getPending();
+  for (auto [i, fragment] : llvm::enumerate(getFragments())) {
+    if (fragment.getType() != getResults()[i].getType())
+      return emitOpError() << "result #" << i << " must have operand #" << i
+                           << "'s type";
+    auto mma = fragment.getDefiningOp<WarpgroupMmaOp>();
+    if (!mma || !mma.getAsync())
+      return emitOpError() << "operand #" << i
+                           << " is not the result of an async flamia.wg.mma";
+    if (mma->getBlock() != (*this)->getBlock() ||
+        !mma->isBeforeInBlock(*this))
+      return emitOpError() << "operand #" << i
+                           << " must come from an async MMA earlier in the "
+                              "same block";
+    // Groups complete in issue order: the MMA is done once `pending` or
+    // more asynchronous MMAs were issued after it.
+    int64_t later = 0;
+    for (Operation *op = mma->getNextNode(); op != getOperation();
+         op = op->getNextNode())
+      if (auto other = dyn_cast<WarpgroupMmaOp>(op); other && other.getAsync())
+        ++later;
+    if (later < getPending())
+      return emitOpError() << "operand #" << i << " may still be running: "
+                           << later << " async MMA(s) were issued after it, "
+                           << "but pending " << getPending()
+                           << " lets the last " << getPending() << " run on";
+  }
   return success();
 }
 

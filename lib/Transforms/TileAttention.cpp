@@ -245,6 +245,16 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     }
 
     // ---- consumers --------------------------------------------------------
+    if (overlapSoftmax && !pingPong) {
+      buildOverlappedConsumer(b, loc, ConsumerContext{
+          items, out, lse, scale, numTokens, qd, qs, ks, vs, qp, kvp,
+          queue, numItems, causal, safeBlock, bn, bm, sType, pType, accType,
+          rowsType, pPrecision});
+      ReturnOp::create(b, loc);
+      kernel->setAttr("tile", tileAttr(b, bm, bn, stages));
+      return success();
+    }
+    // ---- consumers --------------------------------------------------------
     {
       OpBuilder rb = createRole(b, loc, "consumer", 1, 3, 232, /*singleThread=*/false);
       Value wg = WarpgroupIdOp::create(rb, loc, i32);
@@ -363,11 +373,165 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       ReturnOp::create(rb, loc);
     }
     ReturnOp::create(b, loc);
-    kernel->setAttr("tile", b.getDictionaryAttr(
-                                {b.getNamedAttr("block_m", b.getI64IntegerAttr(bm)),
-                                 b.getNamedAttr("block_n", b.getI64IntegerAttr(bn)),
-                                 b.getNamedAttr("stages", b.getI64IntegerAttr(stages))}));
+    kernel->setAttr("tile", tileAttr(b, bm, bn, stages));
     return success();
+  }
+
+  static DictionaryAttr tileAttr(OpBuilder &b, int64_t bm, int64_t bn,
+                                 int64_t stages) {
+    return b.getDictionaryAttr(
+        {b.getNamedAttr("block_m", b.getI64IntegerAttr(bm)),
+         b.getNamedAttr("block_n", b.getI64IntegerAttr(bn)),
+         b.getNamedAttr("stages", b.getI64IntegerAttr(stages))});
+  }
+
+  /// What the consumer role reads from the kernel and the other roles.
+  struct ConsumerContext {
+    Value items, out, lse, scale, numTokens, qd, qs, ks, vs, qp, kvp, queue,
+        numItems;
+    bool causal;
+    int64_t safeBlock, bn, bm;
+    FragmentType sType, pType, accType;
+    RowsType rowsType;
+    PrecisionAttr pPrecision;
+  };
+
+  /// The consumer role with the softmax overlapped with the MMAs
+  /// (FlashAttention-3's intra-warpgroup pipelining). For key tile j >= 1 it
+  /// issues S_j = Q K_j^T and then O += P_{j-1} V_{j-1} without waiting,
+  /// waits for S_j only (one group may stay pending), masks it and runs the
+  /// softmax while the P V MMA executes, then waits for O and rescales it.
+  /// Tile 0 (prologue) computes S_0 and P_0; the last P V (epilogue) runs
+  /// after the loop. The K/V stage of tile j - 1 is released once its P V
+  /// is complete.
+  void buildOverlappedConsumer(OpBuilder &b, Location loc,
+                               const ConsumerContext &c) {
+    Type i32 = b.getI32Type();
+    OpBuilder rb = createRole(b, loc, "consumer", 1, 3, 232, /*singleThread=*/false);
+    Value wg = WarpgroupIdOp::create(rb, loc, i32);
+    workLoop(rb, loc, c.queue, c.numItems, "receive",
+             ValueRange{I32Builder{rb, loc}.c(0)},
+             [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
+                 -> SmallVector<Value> {
+      Value kvIt = carried[0];
+      I32Builder eb{ab, loc};
+      ItemInfo item = loadItem(eb, c.items, index, c.causal, c.bn);
+      Value qst = PipelineAcquireOp::create(ab, loc, i32, c.qp, it,
+                                            ab.getStringAttr("consumer"));
+      Value rowBase = eb.mul(wg, eb.c(64));
+      Value queryBase = eb.add(eb.mul(item.qTile, eb.c(c.bm)), rowBase);
+      Value lastTile = eb.sub(item.numKeyTiles, eb.c(1));
+
+      // Q for key tile kt: the original bf16 tile inside the safe block.
+      auto qFor = [&](OpBuilder &fb, I32Builder &fib, Value kt) -> Value {
+        if (!c.qs)
+          return c.qd;
+        Value isSafe = isSafeTile(fib, kt, item, c.safeBlock, c.bn);
+        return arith::SelectOp::create(fb, loc, isSafe, c.qs, c.qd);
+      };
+      auto releaseQIfLast = [&](OpBuilder &fb, I32Builder &fib, Value kt) {
+        auto lastIf = scf::IfOp::create(
+            fb, loc, fib.cmp(arith::CmpIPredicate::eq, kt, lastTile),
+            /*withElse=*/false);
+        OpBuilder lb = lastIf.getThenBodyBuilder();
+        PipelineReleaseOp::create(lb, loc, c.qp, qst);
+      };
+      // Masked scores, softmax and rounded P of key tile kt.
+      struct Softmaxed { Value p, max, sum, alpha; };
+      auto softmax = [&](OpBuilder &fb, I32Builder &fib, Value kt, Value s,
+                         Value m, Value l) -> Softmaxed {
+        Value keyBase = fib.mul(kt, fib.c(c.bn));
+        Value needMask = fib.cmp(arith::CmpIPredicate::sgt,
+                                 fib.add(keyBase, fib.c(c.bn)), item.docLen);
+        if (c.causal)
+          needMask = arith::OrIOp::create(
+              fb, loc, needMask,
+              fib.cmp(arith::CmpIPredicate::eq, kt, item.qTile));
+        auto maskIf = scf::IfOp::create(fb, loc, TypeRange{c.sType}, needMask,
+                                        /*withElse=*/true);
+        OpBuilder tb = maskIf.getThenBodyBuilder();
+        scf::YieldOp::create(
+            tb, loc,
+            FragMaskOp::create(tb, loc, c.sType, s, queryBase, keyBase,
+                               item.docLen,
+                               c.causal ? tb.getUnitAttr() : UnitAttr())
+                .getResult());
+        OpBuilder eb2 = maskIf.getElseBodyBuilder();
+        scf::YieldOp::create(eb2, loc, s);
+        auto sm = SoftmaxUpdateOp::create(
+            fb, loc, TypeRange{c.sType, c.rowsType, c.rowsType, c.rowsType},
+            maskIf.getResult(0), m, l, c.scale);
+        Value quantized = arith::XOrIOp::create(
+            fb, loc, isSafeTile(fib, kt, item, c.safeBlock, c.bn),
+            arith::ConstantIntOp::create(fb, loc, fb.getI1Type(), 1));
+        Value p = FragQuantizeOp::create(fb, loc, c.pType, sm.getP(),
+                                         quantized, c.pPrecision);
+        return {p, sm.getNewMax(), sm.getNewSum(), sm.getAlpha()};
+      };
+
+      // Prologue: key tile 0.
+      Value zero = eb.c(0);
+      Value st0 = PipelineAcquireOp::create(ab, loc, i32, c.kvp, kvIt,
+                                            ab.getStringAttr("consumer"));
+      Value s0 = WarpgroupMmaOp::create(ab, loc, c.sType, qFor(ab, eb, zero),
+                                        qst, c.ks, st0, Value(),
+                                        /*b_transposed=*/false)
+                     .getResult();
+      releaseQIfLast(ab, eb, zero);
+      Value m0 = RowsFillOp::create(
+          ab, loc, c.rowsType,
+          ab.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+      Value l0 = RowsFillOp::create(ab, loc, c.rowsType, ab.getF32FloatAttr(0));
+      Softmaxed first = softmax(ab, eb, zero, s0, m0, l0);
+      Value o0 = FragZeroOp::create(ab, loc, c.accType);
+
+      // Key tiles 1 .. n-1.
+      auto forOp = scf::ForOp::create(
+          ab, loc, eb.c(1), item.numKeyTiles, eb.c(1),
+          ValueRange{eb.add(kvIt, eb.c(1)), first.max, first.sum, o0, first.p,
+                     st0});
+      {
+        OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
+        I32Builder fib{fb, loc};
+        Value kt = forOp.getInductionVar();
+        auto args = forOp.getRegionIterArgs();
+        Value kv = args[0], m = args[1], l = args[2], o = args[3], p = args[4],
+              stPrev = args[5];
+        Value st = PipelineAcquireOp::create(fb, loc, i32, c.kvp, kv,
+                                             fb.getStringAttr("consumer"));
+        Value sPending = WarpgroupMmaOp::create(
+            fb, loc, c.sType, qFor(fb, fib, kt), qst, c.ks, st, Value(),
+            /*b_transposed=*/false, /*async=*/true);
+        Value oPending = WarpgroupMmaOp::create(
+            fb, loc, c.accType, p, Value(), c.vs, stPrev, o,
+            /*b_transposed=*/true, /*async=*/true);
+        Value s = WarpgroupWaitOp::create(fb, loc, ValueRange{sPending}, 1)
+                      .getResult(0);
+        releaseQIfLast(fb, fib, kt);
+        Softmaxed next = softmax(fb, fib, kt, s, m, l);
+        Value oDone = WarpgroupWaitOp::create(fb, loc, ValueRange{oPending}, 0)
+                          .getResult(0);
+        PipelineReleaseOp::create(fb, loc, c.kvp, stPrev);
+        Value scaled = FragScaleRowsOp::create(fb, loc, c.accType, oDone,
+                                               next.alpha);
+        scf::YieldOp::create(fb, loc,
+                             ValueRange{fib.add(kv, fib.c(1)), next.max,
+                                        next.sum, scaled, next.p, st});
+      }
+      // Epilogue: the last tile's P V.
+      Value stLast = forOp.getResult(5);
+      Value o = WarpgroupMmaOp::create(ab, loc, c.accType, forOp.getResult(4),
+                                       Value(), c.vs, stLast,
+                                       forOp.getResult(3),
+                                       /*b_transposed=*/true);
+      PipelineReleaseOp::create(ab, loc, c.kvp, stLast);
+      AttnStoreOp::create(ab, loc, o, forOp.getResult(1), forOp.getResult(2),
+                          c.out, c.lse, item.qStart, rowBase, item.qRows,
+                          item.qHead, c.numTokens,
+                          *c.pPrecision.getFixedScale());
+      return {forOp.getResult(0)};
+    });
+    ReturnOp::create(rb, loc);
   }
 
   void runOnOperation() override {

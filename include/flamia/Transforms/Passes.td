@@ -154,7 +154,12 @@ def FlamiaTile : Pass<"flamia-tile", "::mlir::ModuleOp"> {
            "If set, the target every kernel must have (sm_90a, sm_100a)">,
     Option<"pingPong", "ping-pong", "bool", /*default=*/"false",
            "Consumer warpgroups take turns issuing MMAs (flamia.turn). Off "
-           "by default: measured slower on the H200 (docs/performance.md)">
+           "by default: measured slower on the H200 (docs/performance.md)">,
+    Option<"overlapSoftmax", "overlap-softmax", "bool", /*default=*/"true",
+           "sm_90a: issue the next S = Q K^T and the previous P V without "
+           "waiting and run the softmax while they execute "
+           "(FlashAttention-3's intra-warpgroup pipelining; ignored with "
+           "ping-pong)">
   ];
 }
 

@@ -151,7 +151,9 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    // An async MMA's group is waited for by flamia.wg.wait.
+    if (!op.getAsync())
+      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
     rewriter.replaceOp(op, acc);
     return success();
   }
@@ -189,6 +191,58 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
         LLVM::AsmDialectAttr::get(e.b.getContext(), LLVM::AsmDialect::AD_ATT),
         ArrayAttr());
     return asmOp.getResult(0);
+  }
+};
+
+/// wgmma.wait_group N, then every waited-for fragment through an empty
+/// side-effecting asm that returns its registers. The wait is an intrinsic
+/// with side effects but the accumulators do not depend on it: without the
+/// asm, LLVM may read them (copy, spill, compute) before the wait. A
+/// register A operand (P) of the waited MMA is an input of the asm too, so
+/// its registers stay untouched while the tensor cores may still read them.
+struct WarpgroupWaitLowering : OpConversionPattern<WarpgroupWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WarpgroupWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getPending());
+    SmallVector<Value> results;
+    for (auto [original, converted] :
+         llvm::zip(op.getFragments(), adaptor.getFragments())) {
+      SmallVector<Value> regs = e.unpack(converted);
+      int64_t n = regs.size();
+      std::string constraints;
+      for (int64_t i = 0; i < n; ++i)
+        constraints += (i ? ",=f" : "=f");
+      for (int64_t i = 0; i < n; ++i)
+        constraints += "," + std::to_string(i);
+      SmallVector<Value> operands(regs);
+      auto mma = original.getDefiningOp<WarpgroupMmaOp>();
+      if (mma && isa<FragmentType>(mma.getA().getType())) {
+        Value a = rewriter.getRemappedValue(mma.getA());
+        for (Value reg : e.unpack(a)) {
+          operands.push_back(reg);
+          constraints += ",r";
+        }
+      }
+      SmallVector<Type> types(n, e.f32());
+      auto asmOp = LLVM::InlineAsmOp::create(
+          rewriter, loc, LLVM::LLVMStructType::getLiteral(getContext(), types),
+          operands, "", constraints,
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
+          ArrayAttr());
+      SmallVector<Value> out;
+      for (int64_t i = 0; i < n; ++i)
+        out.push_back(LLVM::ExtractValueOp::create(rewriter, loc,
+                                                   asmOp.getResult(0), i));
+      results.push_back(e.pack(converted.getType(), out));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
   }
 };
 
@@ -405,7 +459,7 @@ struct AttnStoreLowering : OpConversionPattern<AttnStoreOp> {
 
 void mlir::flamia::populateSm90FragmentPatterns(
     const FlamiaTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<WarpgroupMmaLowering, FragZeroLowering, RowsFillLowering,
+  patterns.add<WarpgroupMmaLowering, WarpgroupWaitLowering, FragZeroLowering, RowsFillLowering,
                FragMaskLowering, SoftmaxUpdateLowering, FragQuantizeLowering,
                FragScaleRowsLowering, AttnStoreLowering>(converter,
                                                          patterns.getContext());
