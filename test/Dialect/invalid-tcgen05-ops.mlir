@@ -36,6 +36,22 @@ flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>
 }
 
 // -----
+flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+  // expected-error @below {{'flamia.tmem.alloc' op warpgroup -1 is not one of the kernel's 2}}
+  %t = flamia.tmem.alloc columns 512 by_warpgroup -1
+  flamia.return
+}
+
+// -----
+// Both allocations happen before the roles: the second would wait forever.
+flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+  %t = flamia.tmem.alloc columns 256 by_warpgroup 0
+  // expected-error @below {{'flamia.tmem.alloc' op the kernel's tensor-memory allocations take 768 columns up to this one, more than the 512 of a multiprocessor}}
+  %u = flamia.tmem.alloc columns 512 by_warpgroup 1
+  flamia.return
+}
+
+// -----
 func.func @f() {
   // expected-error @below {{'flamia.tmem.alloc' op expects parent op 'flamia.kernel'}}
   %t = flamia.tmem.alloc columns 512 by_warpgroup 0
@@ -45,7 +61,7 @@ func.func @f() {
 // -----
 flamia.kernel @k(%base: i32) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "all" warpgroups [0, 1) registers 128 {
-    // expected-error @below {{'flamia.tmem.dealloc' op frees the base that flamia.tmem.alloc returned}}
+    // expected-error @below {{'flamia.tmem.dealloc' op the base must be the result of the flamia.tmem.alloc it frees}}
     flamia.tmem.dealloc %base columns 512
     flamia.return
   }
@@ -135,6 +151,28 @@ func.func @f(%t: i32) {
 }
 
 // -----
+flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+  %t = flamia.tmem.alloc columns 256 by_warpgroup 0
+  flamia.role "all" warpgroups [0, 1) registers 128 {
+    // expected-error @below {{'flamia.tmem.load' op tensor-memory columns [192, 320) are outside the 256 columns flamia.tmem.alloc allocated}}
+    %x = flamia.tmem.load %t[192] : !flamia.frag<128x128xf32>
+    flamia.return
+  }
+  flamia.return
+}
+
+// -----
+// tcgen05.ld is warp-collective: one thread cannot load a warpgroup's rows.
+flamia.kernel @k(%t: i32) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+  flamia.role "mma" warpgroups [0, 1) registers 128 single_thread {
+    // expected-error @below {{'flamia.tmem.load' op needs every thread of a warpgroup but is in the single_thread role "mma"}}
+    %x = flamia.tmem.load %t[0] : !flamia.frag<128x32xf32>
+    flamia.return
+  }
+  flamia.return
+}
+
+// -----
 func.func @f(%t: i32, %x: !flamia.frag<64x64xbf16>) {
   // expected-error @below {{'flamia.tmem.store' op moves a 128-row fragment (one row per thread of a warpgroup), got '!flamia.frag<64x64xbf16>'}}
   flamia.tmem.store %x, %t[0] : !flamia.frag<64x64xbf16>
@@ -158,6 +196,16 @@ func.func @f(%t: i32, %x: !flamia.frag<128x128xf8E4M3FN>) {
 }
 
 // -----
+flamia.kernel @k(%t: i32, %x: !flamia.frag<128x32xf32>) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+  flamia.role "mma" warpgroups [0, 1) registers 128 single_thread {
+    // expected-error @below {{'flamia.tmem.store' op needs every thread of a warpgroup but is in the single_thread role "mma"}}
+    flamia.tmem.store %x, %t[0] : !flamia.frag<128x32xf32>
+    flamia.return
+  }
+  flamia.return
+}
+
+// -----
 func.func @f(%t: i32) {
   // expected-error @below {{'flamia.tmem.fill' op fills a power of two of columns, at most 128, got 256}}
   flamia.tmem.fill %t[0] columns 256 value 0
@@ -173,9 +221,26 @@ func.func @f(%t: i32) {
 
 // -----
 func.func @f(%t: i32) {
+  // expected-error @below {{'flamia.tmem.fill' op fills a power of two of columns, at most 128, got -1}}
+  flamia.tmem.fill %t[0] columns -1 value 0
+  return
+}
+
+// -----
+func.func @f(%t: i32) {
   // expected-error @below {{'flamia.tmem.fill' op tensor-memory columns [510, 514) are outside [0, 512)}}
   flamia.tmem.fill %t[510] columns 4 value 0
   return
+}
+
+// -----
+flamia.kernel @k(%t: i32) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+  flamia.role "mma" warpgroups [0, 1) registers 128 single_thread {
+    // expected-error @below {{'flamia.tmem.fill' op needs every thread of a warpgroup but is in the single_thread role "mma"}}
+    flamia.tmem.fill %t[0] columns 4 value 0
+    flamia.return
+  }
+  flamia.return
 }
 
 //===----------------------------------------------------------------------===//
@@ -206,9 +271,41 @@ func.func @f(%t: i32, %i: i32, %s: !flamia.smem<1x8x64xi8>) {
 
 // -----
 func.func @f(%t: i32, %i: i32, %s: !flamia.smem<1x8x64xi8>) {
+  // expected-error @below {{'flamia.umma.scales' op scale factors occupy a 4-column chunk; column -2 is not a multiple of 4}}
+  flamia.umma.scales %s[%i] -> %t[-2] : !flamia.smem<1x8x64xi8>
+  return
+}
+
+// -----
+func.func @f(%t: i32, %i: i32, %s: !flamia.smem<1x8x64xi8>) {
   // expected-error @below {{'flamia.umma.scales' op tensor-memory columns [512, 516) are outside [0, 512)}}
   flamia.umma.scales %s[%i] -> %t[512] : !flamia.smem<1x8x64xi8>
   return
+}
+
+// -----
+func.func @f(%t: i32, %s: !flamia.smem<2x8x64xi8>) {
+  %c2 = arith.constant 2 : i32
+  // expected-error @below {{'flamia.umma.scales' op stage 2 is out of range: the source has 2 stage(s)}}
+  flamia.umma.scales %s[%c2] -> %t[0] : !flamia.smem<2x8x64xi8>
+  return
+}
+
+// -----
+// The stage of a 3-stage ring indexes a 2-stage buffer.
+func.func @f(%t: i32, %i: i32, %p: !flamia.pipeline<3>, %s: !flamia.smem<2x8x64xi8>) {
+  %st = flamia.pipeline.acquire "consumer" %p[%i] : !flamia.pipeline<3>
+  // expected-error @below {{'flamia.umma.scales' op the stage comes from a pipeline of 3 stage(s) but the source has 2}}
+  flamia.umma.scales %s[%st] -> %t[0] : !flamia.smem<2x8x64xi8>
+  return
+}
+
+// -----
+// Every thread of the kernel would issue the copy.
+flamia.kernel @k(%t: i32, %i: i32, %s: !flamia.smem<1x8x64xi8>) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+  // expected-error @below {{'flamia.umma.scales' op is issued by one thread and belongs in a single_thread flamia.role, but every thread of the kernel runs it}}
+  flamia.umma.scales %s[%i] -> %t[0] : !flamia.smem<1x8x64xi8>
+  flamia.return
 }
 
 //===----------------------------------------------------------------------===//
@@ -240,9 +337,26 @@ func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xbf16>, %b: !
 }
 
 // -----
+// Only the generic form can give a stage to A in tensor memory.
+func.func @f(%t: i32, %i: i32, %acc: i1, %b: !flamia.smem<1x128x128xbf16>) {
+  // expected-error @below {{'flamia.umma' op A in tensor memory takes no stage}}
+  "flamia.umma"(%t, %i, %b, %i, %acc) <{a_column = 256 : i64, a_type = bf16, b_transposed, d_column = 0 : i64, operandSegmentSizes = array<i32: 1, 0, 1, 1, 1, 1, 0, 0>}>
+      : (i32, i32, !flamia.smem<1x128x128xbf16>, i32, i1) -> ()
+  return
+}
+
+// -----
 func.func @f(%t: i32, %i: i32, %acc: i1, %b: !flamia.smem<1x128x128xbf16>) {
   // expected-error @below {{'flamia.umma' op A in tensor memory needs `a_type`}}
   flamia.umma %t[0] b %b[%i] accumulate %acc {a_column = 256 : i64, b_transposed} : (i32, !flamia.smem<1x128x128xbf16>, i32, i1) -> ()
+  return
+}
+
+// -----
+func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xbf16>, %b: !flamia.smem<1x128x128xbf16>) {
+  // expected-error @below {{'flamia.umma' op `a_type` is for A in tensor memory; a shared-memory A has its tile's element type}}
+  flamia.umma %t[0] a %a[%i] b %b[%i] accumulate %acc {a_type = f8E4M3FN}
+      : (i32, !flamia.smem<1x128x128xbf16>, i32, !flamia.smem<1x128x128xbf16>, i32, i1) -> ()
   return
 }
 
@@ -370,6 +484,46 @@ func.func @f(%t: i32, %i: i32, %acc: i1, %b: !flamia.smem<1x128x128xbf16>) {
   return
 }
 
+// -----
+func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xbf16>, %b: !flamia.smem<1x128x128xbf16>) {
+  // expected-error @below {{'flamia.umma' op tensor-memory columns [-128, 0) are outside [0, 512)}}
+  flamia.umma %t[-128] a %a[%i] b %b[%i] accumulate %acc
+      : (i32, !flamia.smem<1x128x128xbf16>, i32, !flamia.smem<1x128x128xbf16>, i32, i1) -> ()
+  return
+}
+
+// -----
+func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xbf16>, %b: !flamia.smem<3x128x128xbf16>) {
+  %c1 = arith.constant 1 : i32
+  // expected-error @below {{'flamia.umma' op stage 1 is out of range: A has 1 stage(s)}}
+  flamia.umma %t[0] a %a[%c1] b %b[%c1] accumulate %acc
+      : (i32, !flamia.smem<1x128x128xbf16>, i32, !flamia.smem<3x128x128xbf16>, i32, i1) -> ()
+  return
+}
+
+// -----
+func.func @f(%t: i32, %i: i32, %acc: i1, %p: !flamia.pipeline<2>, %b: !flamia.smem<3x128x128xbf16>) {
+  %st = flamia.pipeline.acquire "consumer" %p[%i] : !flamia.pipeline<2>
+  // expected-error @below {{'flamia.umma' op the stage comes from a pipeline of 2 stage(s) but B has 3}}
+  flamia.umma %t[0] b %b[%st] accumulate %acc {a_column = 256 : i64, a_type = bf16, b_transposed}
+      : (i32, !flamia.smem<3x128x128xbf16>, i32, i1) -> ()
+  return
+}
+
+// -----
+// Every thread of the softmax warpgroup would issue an MMA.
+flamia.kernel @k(%i: i32, %acc: i1, %a: !flamia.smem<1x128x128xbf16>, %b: !flamia.smem<1x128x128xbf16>)
+    attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+  %t = flamia.tmem.alloc columns 512 by_warpgroup 0
+  flamia.role "softmax" warpgroups [0, 1) registers 128 {
+    // expected-error @below {{'flamia.umma' op is issued by one thread and belongs in a single_thread flamia.role, but role "softmax" runs it on every thread of its warpgroups}}
+    flamia.umma %t[0] a %a[%i] b %b[%i] accumulate %acc
+        : (i32, !flamia.smem<1x128x128xbf16>, i32, !flamia.smem<1x128x128xbf16>, i32, i1) -> ()
+    flamia.return
+  }
+  flamia.return
+}
+
 //===----------------------------------------------------------------------===//
 // flamia.umma.commit, flamia.bulk.load
 //===----------------------------------------------------------------------===//
@@ -382,11 +536,95 @@ func.func @f(%p: !flamia.pipeline<2>, %i: i32) {
 }
 
 // -----
+func.func @f(%p: !flamia.pipeline<2>) {
+  %c3 = arith.constant 3 : i32
+  // expected-error @below {{'flamia.umma.commit' op stage 3 is out of range: the pipeline has 2 stage(s)}}
+  flamia.umma.commit "empty" %p[%c3] : !flamia.pipeline<2>
+  return
+}
+
+// -----
+flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+  %p = flamia.pipeline.create consumers 1 : !flamia.pipeline<2>
+  flamia.role "softmax" warpgroups [0, 1) registers 128 {
+    %c0 = arith.constant 0 : i32
+    // expected-error @below {{'flamia.umma.commit' op is issued by one thread and belongs in a single_thread flamia.role, but role "softmax" runs it on every thread of its warpgroups}}
+    flamia.umma.commit "full" %p[%c0] : !flamia.pipeline<2>
+    flamia.return
+  }
+  flamia.return
+}
+
+// -----
+func.func @f(%p: !flamia.pipeline<1>) {
+  %c1 = arith.constant 1 : i32
+  // expected-error @below {{'flamia.pipeline.arrive' op stage 1 is out of range: the pipeline has 1 stage(s)}}
+  flamia.pipeline.arrive %p[%c1] : !flamia.pipeline<1>
+  return
+}
+
+// -----
+func.func @f(%p: !flamia.pipeline<1>, %q: !flamia.pipeline<2>, %i: i32) {
+  %st = flamia.pipeline.acquire "producer" %q[%i] : !flamia.pipeline<2>
+  // expected-error @below {{'flamia.pipeline.arrive' op the stage comes from a pipeline of 2 stage(s) but the pipeline has 1}}
+  flamia.pipeline.arrive %p[%st] : !flamia.pipeline<1>
+  return
+}
+
+// -----
 // A row of the source holds 2 x 256 bytes: half a 1024-byte tile.
 func.func @f(%src: !flamia.global<?x2x256xi8>, %dst: !flamia.smem<2x16x64xi8>, %p: !flamia.pipeline<2>, %i: i32) {
   // expected-error @below {{'flamia.bulk.load' op a row of the source (512 bytes) is not a whole number of 1024-byte chunks}}
   flamia.bulk.load %src[%i] -> %dst[%i] on %p : !flamia.global<?x2x256xi8>, !flamia.smem<2x16x64xi8>, !flamia.pipeline<2>
   return
+}
+
+// -----
+func.func @f(%src: !flamia.global<?x?x512xi8>, %dst: !flamia.smem<2x8x64xi8>, %p: !flamia.pipeline<2>, %i: i32) {
+  // expected-error @below {{'flamia.bulk.load' op the source's dimensions after the first must be static (its rows are split into chunks), got '!flamia.global<?x?x512xi8>'}}
+  flamia.bulk.load %src[%i] -> %dst[%i] on %p : !flamia.global<?x?x512xi8>, !flamia.smem<2x8x64xi8>, !flamia.pipeline<2>
+  return
+}
+
+// -----
+// The stage indexes the tiles and the barriers: one ring for both.
+func.func @f(%src: !flamia.global<?x2x512xi8>, %dst: !flamia.smem<3x8x64xi8>, %p: !flamia.pipeline<2>, %i: i32) {
+  // expected-error @below {{'flamia.bulk.load' op the destination has 3 stage(s) but its pipeline has 2}}
+  flamia.bulk.load %src[%i] -> %dst[%i] on %p : !flamia.global<?x2x512xi8>, !flamia.smem<3x8x64xi8>, !flamia.pipeline<2>
+  return
+}
+
+// -----
+func.func @f(%src: !flamia.global<?x2x512xi8>, %dst: !flamia.smem<2x8x64xi8>, %p: !flamia.pipeline<2>, %i: i32) {
+  %c2 = arith.constant 2 : i32
+  // expected-error @below {{'flamia.bulk.load' op stage 2 is out of range: the destination has 2 stage(s)}}
+  flamia.bulk.load %src[%i] -> %dst[%c2] on %p : !flamia.global<?x2x512xi8>, !flamia.smem<2x8x64xi8>, !flamia.pipeline<2>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// flamia.pipeline.create: producers
+//===----------------------------------------------------------------------===//
+
+// -----
+flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+  // expected-error @below {{'flamia.pipeline.create' op producers must be in [1, 1048575] (an mbarrier's arrival count), got 0}}
+  %p = flamia.pipeline.create consumers 1 producers 0 : !flamia.pipeline<1>
+  flamia.return
+}
+
+// -----
+flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+  // expected-error @below {{'flamia.pipeline.create' op producers must be in [1, 1048575] (an mbarrier's arrival count), got 1048576}}
+  %p = flamia.pipeline.create consumers 1 producers 1048576 : !flamia.pipeline<1>
+  flamia.return
+}
+
+// -----
+flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+  // expected-error @below {{'flamia.pipeline.create' op 384 producers exceed the kernel's 256 threads}}
+  %p = flamia.pipeline.create consumers 1 producers 384 : !flamia.pipeline<1>
+  flamia.return
 }
 
 //===----------------------------------------------------------------------===//
@@ -473,6 +711,20 @@ func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc, %t: !tiles) {
 func.func @f(%x: !src, %i: i32, %tb: !pay, %tbs: !sc, %t: !tiles) {
   // expected-error @below {{'flamia.quantize_block' op scale tiles are [NB, H, 512] i8 with H = 2 (the source's heads), got '!flamia.global<?x2x128xf32>'}}
   flamia.quantize_block %x rows(%i, %i) block %i head %i token_block(%tb, %tbs) token_block_tiles(%t) {token_block_tile_rows = "channels"}
+      : (!src, i32, i32, i32, i32, !pay, !sc, !tiles) -> ()
+  return
+}
+
+// -----
+// D = 256: 8 channel blocks per token, or 256 channel rows, in a tile of 4
+// K-blocks and 128 rows.
+!src = !flamia.global<?x2x256xbf16>
+!pay = !flamia.global<?x2x256xf8E4M3FN>
+!sc = !flamia.global<?x2x8xf8E8M0FNU>
+!tiles = !flamia.global<?x2x512xi8>
+func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc, %t: !tiles) {
+  // expected-error @below {{'flamia.quantize_block' op scale tiles hold at most 128 channels (4 32-channel K-blocks, or 128 channel rows), the source has D = 256}}
+  flamia.quantize_block %x rows(%i, %i) block %i head %i per_token(%pt, %pts) per_token_tiles(%t)
       : (!src, i32, i32, i32, i32, !pay, !sc, !tiles) -> ()
   return
 }
