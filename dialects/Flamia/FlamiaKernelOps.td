@@ -82,7 +82,7 @@ def Flamia_RoleOp : Flamia_Op<"role", [
     `single_thread`, one thread of the role runs the body (a producer that
     only issues TMA copies and takes work items): such a role has one
     warpgroup and holds no warpgroup-wide op (MMAs, fragments, turns,
-    `flamia.quantize_block`).
+    `flamia.quantize_block`, tensor-memory loads, stores and fills).
   }];
   let arguments = (ins StrAttr:$role_name, I64Attr:$first_warpgroup,
                        I64Attr:$end_warpgroup, I64Attr:$registers,
@@ -137,8 +137,8 @@ def Flamia_PipelineCreateOp : Flamia_Op<"pipeline.create", [
     flamia.umma.commit) that free a stage: at least one, at most the
     kernel's threads. The full barrier of a stage completes with
     `producers` arrivals (default 1: the TMA producer's arrive.expect_tx,
-    or a commit; at most the kernel's threads) plus the bytes its TMA
-    copies deliver.
+    or a commit; at least one, at most the kernel's threads) plus the bytes
+    its TMA copies deliver.
   }];
   let arguments = (ins I64Attr:$consumers,
                        DefaultValuedAttr<I64Attr, "1">:$producers);
@@ -478,6 +478,7 @@ def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegmen
     scales (operand B of S = Q K^T); with `"channels"`: rows are channels and
     K-blocks the 4 key blocks (operand B of O = P V). The CTA of the last
     block also fills the tile positions past the last block with scale 1.
+    A tile holds at most 128 channels: tiles need `D <= 128`.
   }];
   let arguments = (ins Flamia_GlobalType:$source, I32:$start, I32:$length,
                        I32:$block, I32:$head,

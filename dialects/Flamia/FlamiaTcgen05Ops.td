@@ -11,7 +11,15 @@
 // TMEM addresses are i32 values (lane << 16 | column, PTX ISA 9.0, 9.7.16.1:
 // 128 lanes x 512 columns of 32 bits): flamia.tmem.alloc's base, or a
 // column inside the allocation computed from it; ops add their static
-// `column` to the address they are given.
+// `column` to the address they are given. The columns an op touches must
+// lie inside the allocation when its address is flamia.tmem.alloc's result,
+// inside the 512 columns otherwise.
+//
+// tcgen05.mma, .cp and .commit are issued by one thread (flamia.umma,
+// flamia.umma.scales, flamia.umma.commit: in a kernel, inside a
+// `single_thread` role); tcgen05.ld/st are warp-collective
+// (flamia.tmem.load, flamia.tmem.store, flamia.tmem.fill: every thread of a
+// warpgroup, never in a `single_thread` role).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +36,9 @@ def Flamia_TmemAllocOp : Flamia_Op<"tmem.alloc", [HasParent<"KernelOp">]> {
     the CTA gets the base address of `columns` TMEM columns (all 128 lanes),
     allocated by the first warp of warpgroup `by_warpgroup` before the roles
     start. That warp must free them: a `flamia.tmem.dealloc` in the role
-    that starts at that warpgroup, after the last use.
+    that starts at that warpgroup, after the last use. `columns` is a power
+    of two in [32, 512]; the kernel's allocations together take at most
+    512 columns (a CTA that asks for more waits forever).
   }];
   let arguments = (ins I64Attr:$columns, I64Attr:$by_warpgroup);
   let results = (outs I32:$base);
@@ -41,7 +51,9 @@ def Flamia_TmemDeallocOp : Flamia_Op<"tmem.dealloc", [HasParent<"RoleOp">]> {
   let description = [{
     Run by every thread of a role; the first warp of the role frees the
     columns flamia.tmem.alloc allocated. Every MMA that writes them and every
-    load from them must have completed.
+    load from them must have completed. `base` is the flamia.tmem.alloc
+    result, `columns` its size, and the role starts at its `by_warpgroup`
+    and is not `single_thread`.
   }];
   let arguments = (ins I32:$base, I64Attr:$columns);
   let assemblyFormat = "$base `columns` $columns attr-dict";
@@ -54,7 +66,8 @@ def Flamia_TmemLoadOp : Flamia_Op<"tmem.load"> {
     `flamia.tmem.load %tmem[256] : !flamia.frag<128x128xf32>`: thread t of
     the executing warpgroup reads lane t, columns `[column, column + N)`
     (tcgen05.ld.32x32b), and waits for the data. Ordered after the mbarrier
-    wait that observed the MMA writing them (tcgen05.fence).
+    wait that observed the MMA writing them (tcgen05.fence). The result is
+    f32 with 128 rows and a power of two of columns, at most 128.
   }];
   let arguments = (ins I32:$base, I64Attr:$column);
   let results = (outs Flamia_FragmentType:$result);
@@ -68,7 +81,8 @@ def Flamia_TmemStoreOp : Flamia_Op<"tmem.store"> {
     Thread t writes its row of `value` to lane t from column `column`: f32
     one element per column, bf16 two and f8E4M3FN four per 32-bit column,
     the first element in the low bits (the A-operand layout of tcgen05.mma
-    with A in tensor memory). Waits until the stores are done.
+    with A in tensor memory). Waits until the stores are done. `value` has
+    128 rows, and its rows a power of two of 32-bit columns, at most 128.
   }];
   let arguments = (ins Flamia_FragmentType:$value, I32:$base, I64Attr:$column);
   let assemblyFormat = [{
@@ -82,6 +96,7 @@ def Flamia_TmemFillOp : Flamia_Op<"tmem.fill"> {
   let description = [{
     Every lane of columns `[column, column + columns)` gets the 32-bit
     `value` (e.g. the scale factors of a matrix with a fixed scale).
+    `columns` is a power of two, at most 128.
   }];
   let arguments = (ins I32:$base, I64Attr:$column, I64Attr:$columns,
                        I32Attr:$value);
@@ -100,7 +115,9 @@ def Flamia_UmmaScalesOp : Flamia_Op<"umma.scales"> {
     `[column, column + 4)` of every lane quadrant
     (tcgen05.cp.cta_group::1.32x128b.warpx4), where a block-scaled
     flamia.umma reads it. Asynchronous; ordered before the MMAs this thread
-    issues next, and tracked by flamia.umma.commit.
+    issues next, and tracked by flamia.umma.commit. `column` is a multiple
+    of 4; a constant `stage`, or one that flamia.pipeline.acquire returned,
+    belongs to `source`.
   }];
   let arguments = (ins Flamia_SmemType:$source, I32:$stage, I32:$base,
                        I64Attr:$column);
@@ -127,6 +144,13 @@ def Flamia_UmmaOp : Flamia_Op<"umma", [AttrSizedOperandSegments]> {
     `tmem` is a TMEM address (the allocation's base, or a column inside it);
     D and A's columns count from it. Asynchronous: flamia.umma.commit tracks
     completion.
+
+    The verifier checks: A is exactly one of `a` with `a_stage` or
+    `a_column` with `a_type`; A and B have one element type, bf16 (no
+    scales) or f8E4M3FN (both scales); N is a multiple of 16 in [16, 256],
+    K a multiple of 16 (bf16) or 32 (f8E4M3FN, at most 128: one scale
+    chunk), a shared-memory A is 128 x K; D's and A's columns fit; constant
+    stages, and stages from flamia.pipeline.acquire, fit the tiles.
   }];
   let arguments = (ins I32:$tmem, I64Attr:$d_column,
                        Optional<Flamia_SmemType>:$a, Optional<I32>:$a_stage,
@@ -157,7 +181,8 @@ def Flamia_UmmaCommitOp : Flamia_Op<"umma.commit"> {
     `pipeline` receives one arrival once every flamia.umma and
     flamia.umma.scales the executing thread issued before has completed.
     `full` publishes a result in TMEM; `empty` frees the shared-memory
-    (or TMEM) inputs of the stage.
+    (or TMEM) inputs of the stage. A constant `stage`, or one that
+    flamia.pipeline.acquire returned, belongs to `pipeline`.
   }];
   let arguments = (ins Flamia_PipelineType:$pipeline, I32:$stage,
                        StrAttr:$barrier);
@@ -172,12 +197,15 @@ def Flamia_PipelineArriveOp : Flamia_Op<"pipeline.arrive"> {
   let description = [{
     One arrival per executing thread on the full barrier of stage `stage`
     (the pipeline's `producers` count them), after the thread's tensor-memory
-    stores (tcgen05.fence::before_thread_sync on sm_100a).
+    stores (tcgen05.fence::before_thread_sync on sm_100a). A constant
+    `stage`, or one that flamia.pipeline.acquire returned, belongs to
+    `pipeline`.
   }];
   let arguments = (ins Flamia_PipelineType:$pipeline, I32:$stage);
   let assemblyFormat = [{
     $pipeline `[` $stage `]` attr-dict `:` qualified(type($pipeline))
   }];
+  let hasVerifier = 1;
 }
 
 def Flamia_BulkLoadOp : Flamia_Op<"bulk.load"> {
@@ -187,7 +215,10 @@ def Flamia_BulkLoadOp : Flamia_Op<"bulk.load"> {
     `[chunk * T, (chunk + 1) * T)`, `T` the destination tile size) into
     stage `stage` of `dest` (cp.async.bulk), completing on the stage's full
     barrier of `pipeline`. Used for scale-factor tiles, which the quantizer
-    writes in the MMA's layout.
+    writes in the MMA's layout. The source's dimensions after the first are
+    static and a row of them is a whole number of tiles; `dest` and
+    `pipeline` have the same number of stages, and a constant `stage`, or
+    one that flamia.pipeline.acquire returned, fits them.
   }];
   let arguments = (ins Flamia_GlobalType:$source, I32:$chunk,
                        Flamia_SmemType:$dest, I32:$stage,

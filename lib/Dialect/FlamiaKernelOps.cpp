@@ -1,6 +1,8 @@
 //===- FlamiaKernelOps.cpp - flamia block-level operations ------*- C++ -*-===//
 #include "flamia/Dialect/FlamiaOps.h"
 
+#include "FlamiaVerify.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
@@ -27,28 +29,6 @@ constexpr int64_t kMmaMaxN = 256;
 /// The K step of a 16-bit MMA instruction.
 constexpr int64_t kMmaKStep = 16;
 
-/// Checks a stage index used with a buffer or pipeline of `stages` stages
-/// (`what` names it): a constant must be in range, and a stage that
-/// flamia.pipeline.acquire returned must come from a pipeline of as many
-/// stages (stage `it % S` of another ring would index the wrong tile).
-LogicalResult verifyStage(Operation *op, Value stage, int64_t stages,
-                          StringRef what) {
-  APInt value;
-  if (matchPattern(stage, m_ConstantInt(&value)) &&
-      (value.isNegative() || value.getSExtValue() >= stages))
-    return op->emitOpError() << "stage " << value.getSExtValue()
-                             << " is out of range: " << what << " has "
-                             << stages << " stage(s)";
-  if (auto acquire = stage.getDefiningOp<PipelineAcquireOp>()) {
-    int64_t from = acquire.getPipeline().getType().getStages();
-    if (from != stages)
-      return op->emitOpError() << "the stage comes from a pipeline of " << from
-                               << " stage(s) but " << what << " has "
-                               << stages;
-  }
-  return success();
-}
-
 /// `[rows, columns]` i32 schedule arrays (items, block_info).
 LogicalResult verifyI32Table(Operation *op, GlobalType type, int64_t columns,
                              StringRef what) {
@@ -73,14 +53,35 @@ bool isPackedTensor(GlobalType type) {
 }
 
 /// Ops that need every thread of a warpgroup: they work on warpgroup-wide
-/// fragments, synchronize warpgroups, or split a block over 128 threads.
+/// fragments, synchronize warpgroups, split a block over 128 threads, or
+/// move a warpgroup's 128 lanes of tensor memory (tcgen05.ld/st are
+/// warp-collective, each warp its 32 lanes).
 bool isWarpgroupWide(Operation *op) {
   return isa<WarpgroupMmaOp, FragZeroOp, RowsFillOp, FragMaskOp,
              SoftmaxUpdateOp, FragQuantizeOp, FragScaleRowsOp, AttnStoreOp,
-             TurnOp, QuantizeBlockOp>(op);
+             TurnOp, QuantizeBlockOp, TmemLoadOp, TmemStoreOp, TmemFillOp>(op);
 }
 
 } // namespace
+
+// See FlamiaVerify.h.
+LogicalResult mlir::flamia::verifyStage(Operation *op, Value stage,
+                                        int64_t stages, StringRef what) {
+  APInt value;
+  if (matchPattern(stage, m_ConstantInt(&value)) &&
+      (value.isNegative() || value.getSExtValue() >= stages))
+    return op->emitOpError() << "stage " << value.getSExtValue()
+                             << " is out of range: " << what << " has "
+                             << stages << " stage(s)";
+  if (auto acquire = stage.getDefiningOp<PipelineAcquireOp>()) {
+    int64_t from = acquire.getPipeline().getType().getStages();
+    if (from != stages)
+      return op->emitOpError() << "the stage comes from a pipeline of " << from
+                               << " stage(s) but " << what << " has "
+                               << stages;
+  }
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // flamia.kernel
@@ -213,6 +214,14 @@ LogicalResult PipelineCreateOp::verify() {
   int64_t threads = kernelThreads(*this);
   if (threads && consumers > threads)
     return emitOpError() << consumers << " consumers exceed the kernel's "
+                         << threads << " threads";
+  int64_t producers = getProducersAttr().getInt();
+  if (producers < 1 || producers > kMbarrierCountLimit)
+    return emitOpError() << "producers must be in [1, " << kMbarrierCountLimit
+                         << "] (an mbarrier's arrival count), got "
+                         << producers;
+  if (threads && producers > threads)
+    return emitOpError() << producers << " producers exceed the kernel's "
                          << threads << " threads";
   return success();
 }
@@ -558,6 +567,13 @@ LogicalResult QuantizeBlockOp::verify() {
       return emitOpError() << "token_block_tile_rows must be \"tokens\" or "
                               "\"channels\", got \"" << *rows << "\"";
   }
+  // A 512-byte tile holds 128 rows x 4 K-blocks: 4 channel blocks per
+  // token ("tokens") or 128 channel rows ("channels").
+  if ((getPerTokenTiles() || getTokenBlockTiles()) && d > 128)
+    return emitOpError() << "scale tiles hold at most 128 channels (4 "
+                            "32-channel K-blocks, or 128 channel rows), the "
+                            "source has D = "
+                         << d;
   for (Value tiles : {getPerTokenTiles(), getTokenBlockTiles()}) {
     if (!tiles)
       continue;

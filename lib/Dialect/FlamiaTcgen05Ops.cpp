@@ -5,10 +5,13 @@
 // (9.7.16.7.1), tcgen05.ld/st moving at most 128 32-bit registers per
 // thread in powers of two (Table 47), M = 128 with N a multiple of 16 up
 // to 256 (Tables 39, 50), K of one MMA 16 (kind::f16) or 32
-// (kind::mxf8f6f4).
+// (kind::mxf8f6f4). I64Attr getters are unsigned: the verifiers read the
+// attributes as signed values, so that a negative one is reported as such.
 //
 //===----------------------------------------------------------------------===//
 #include "flamia/Dialect/FlamiaOps.h"
+
+#include "FlamiaVerify.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -26,12 +29,42 @@ int64_t columnsOf(int64_t cols, Type element) {
   return cols * element.getIntOrFloatBitWidth() / 32;
 }
 
-LogicalResult checkColumns(Operation *op, int64_t column, int64_t columns) {
-  if (column < 0 || columns < 1 || column + columns > kTmemColumns)
-    return op->emitOpError() << "tensor-memory columns [" << column << ", "
-                             << column + columns << ") are outside [0, "
-                             << kTmemColumns << ")";
-  return success();
+/// Columns `[column, column + columns)` from the TMEM address `base`: inside
+/// the allocation when `base` is flamia.tmem.alloc's result, inside the 512
+/// columns of tensor memory otherwise (a computed address).
+LogicalResult checkColumns(Operation *op, Value base, int64_t column,
+                           int64_t columns) {
+  auto alloc = base.getDefiningOp<TmemAllocOp>();
+  int64_t limit = alloc ? alloc.getColumnsAttr().getInt() : kTmemColumns;
+  if (column >= 0 && columns >= 1 && column + columns <= limit)
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "tensor-memory columns [" << column << ", "
+                            << column + columns << ") are outside ";
+  if (alloc)
+    diag << "the " << limit << " columns flamia.tmem.alloc allocated";
+  else
+    diag << "[0, " << kTmemColumns << ")";
+  return diag;
+}
+
+/// tcgen05.mma, .cp and .commit are issued by one thread: every thread that
+/// runs them issues its own. Inside a kernel that is a single_thread role.
+LogicalResult checkSingleThread(Operation *op) {
+  if (!op->getParentOfType<KernelOp>())
+    return success();
+  auto role = op->getParentOfType<RoleOp>();
+  if (role && role.getSingleThread())
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "is issued by one thread and belongs in a "
+                               "single_thread flamia.role, but ";
+  if (role)
+    diag << "role \"" << role.getRoleName()
+         << "\" runs it on every thread of its warpgroups";
+  else
+    diag << "every thread of the kernel runs it";
+  return diag;
 }
 
 /// A 128-row fragment whose rows move with one tcgen05.ld/st: a power of two
@@ -62,30 +95,46 @@ LogicalResult checkRowFragment(Operation *op, FragmentType type,
 } // namespace
 
 LogicalResult TmemAllocOp::verify() {
-  int64_t c = getColumns();
+  int64_t c = getColumnsAttr().getInt();
   if (c < 32 || c > kTmemColumns || !llvm::isPowerOf2_64(c))
     return emitOpError() << "allocates a power of two of columns in [32, 512], "
                             "got "
                          << c;
   auto kernel = cast<KernelOp>((*this)->getParentOp());
-  if (getByWarpgroup() < 0 || getByWarpgroup() >= kernel.getNumWarpgroups())
-    return emitOpError() << "warpgroup " << getByWarpgroup()
+  int64_t warpgroup = getByWarpgroupAttr().getInt();
+  if (warpgroup < 0 || warpgroup >= kernel.getNumWarpgroups())
+    return emitOpError() << "warpgroup " << warpgroup
                          << " is not one of the kernel's "
                          << kernel.getNumWarpgroups();
+  // Every allocation happens before the roles start and is freed at the
+  // end: together they must fit, or tcgen05.alloc waits forever.
+  int64_t total = 0;
+  for (auto alloc : kernel.getBody().front().getOps<TmemAllocOp>()) {
+    total += alloc.getColumnsAttr().getInt();
+    if (alloc == *this)
+      break;
+  }
+  if (total > kTmemColumns)
+    return emitOpError() << "the kernel's tensor-memory allocations take "
+                         << total << " columns up to this one, more than the "
+                         << kTmemColumns << " of a multiprocessor";
   return success();
 }
 
 LogicalResult TmemDeallocOp::verify() {
   auto alloc = getBase().getDefiningOp<TmemAllocOp>();
   if (!alloc)
-    return emitOpError() << "frees the base that flamia.tmem.alloc returned";
+    return emitOpError() << "the base must be the result of the "
+                            "flamia.tmem.alloc it frees";
   if (alloc.getColumns() != getColumns())
-    return emitOpError() << "frees " << getColumns() << " columns but "
-                         << alloc.getColumns() << " were allocated";
+    return emitOpError() << "frees " << getColumnsAttr().getInt()
+                         << " columns but " << alloc.getColumnsAttr().getInt()
+                         << " were allocated";
   auto role = cast<RoleOp>((*this)->getParentOp());
-  if (role.getFirstWarpgroup() != alloc.getByWarpgroup() || role.getSingleThread())
+  if (role.getFirstWarpgroup() != alloc.getByWarpgroup() ||
+      role.getSingleThread())
     return emitOpError() << "must run in the role that starts at warpgroup "
-                         << alloc.getByWarpgroup()
+                         << alloc.getByWarpgroupAttr().getInt()
                          << " (whose first warp allocated), with all its "
                             "threads";
   return success();
@@ -95,23 +144,24 @@ LogicalResult TmemLoadOp::verify() {
   FragmentType type = getResult().getType();
   if (failed(checkRowFragment(*this, type, /*allowNarrow=*/false)))
     return failure();
-  return checkColumns(*this, getColumn(), type.getCols());
+  return checkColumns(*this, getBase(), getColumnAttr().getInt(),
+                      type.getCols());
 }
 
 LogicalResult TmemStoreOp::verify() {
   FragmentType type = getValue().getType();
   if (failed(checkRowFragment(*this, type, /*allowNarrow=*/true)))
     return failure();
-  return checkColumns(*this, getColumn(),
+  return checkColumns(*this, getBase(), getColumnAttr().getInt(),
                       columnsOf(type.getCols(), type.getElementType()));
 }
 
 LogicalResult TmemFillOp::verify() {
-  if (getColumns() < 1 || getColumns() > 128 ||
-      !llvm::isPowerOf2_64(getColumns()))
+  int64_t columns = getColumnsAttr().getInt();
+  if (columns < 1 || columns > 128 || !llvm::isPowerOf2_64(columns))
     return emitOpError() << "fills a power of two of columns, at most 128, got "
-                         << getColumns();
-  return checkColumns(*this, getColumn(), getColumns());
+                         << columns;
+  return checkColumns(*this, getBase(), getColumnAttr().getInt(), columns);
 }
 
 LogicalResult UmmaScalesOp::verify() {
@@ -120,10 +170,14 @@ LogicalResult UmmaScalesOp::verify() {
     return emitOpError() << "copies one 512-byte i8 scale-factor tile per "
                             "stage, got "
                          << t;
-  if (getColumn() % 4 != 0)
+  int64_t column = getColumnAttr().getInt();
+  if (column % 4 != 0)
     return emitOpError() << "scale factors occupy a 4-column chunk; column "
-                         << getColumn() << " is not a multiple of 4";
-  return checkColumns(*this, getColumn(), 4);
+                         << column << " is not a multiple of 4";
+  if (failed(checkColumns(*this, getBase(), column, 4)) ||
+      failed(verifyStage(*this, getStage(), t.getStages(), "the source")))
+    return failure();
+  return checkSingleThread(*this);
 }
 
 Type UmmaOp::getAElementType() {
@@ -148,8 +202,13 @@ LogicalResult UmmaOp::verify() {
                             "tensor memory (`a_column`), exactly one";
   if (getA() && !getAStage())
     return emitOpError() << "a shared-memory A needs its stage";
+  if (!getA() && getAStage())
+    return emitOpError() << "A in tensor memory takes no stage";
   if (getAColumn() && !getAType())
     return emitOpError() << "A in tensor memory needs `a_type`";
+  if (getA() && getAType())
+    return emitOpError() << "`a_type` is for A in tensor memory; a "
+                            "shared-memory A has its tile's element type";
   Type aElem = getAElementType(), bElem = getB().getType().getElementType();
   if (aElem != bElem)
     return emitOpError() << "A and B have different element types: " << aElem
@@ -180,19 +239,34 @@ LogicalResult UmmaOp::verify() {
     if (a.getRows() != 128 || a.getCols() != k)
       return emitOpError() << "A must be a 128 x " << k << " tile, got " << a;
   }
-  if (failed(checkColumns(*this, getDColumn(), n)))
+  if (failed(checkColumns(*this, getTmem(), getDColumnAttr().getInt(), n)))
     return failure();
   if (getAColumn() &&
-      failed(checkColumns(*this, *getAColumn(), columnsOf(k, aElem))))
+      failed(checkColumns(*this, getTmem(), getAColumnAttr().getInt(),
+                          columnsOf(k, aElem))))
     return failure();
-  return success();
+  if (getA() && failed(verifyStage(*this, getAStage(),
+                                   getA().getType().getStages(), "A")))
+    return failure();
+  if (failed(verifyStage(*this, getBStage(), getB().getType().getStages(),
+                         "B")))
+    return failure();
+  return checkSingleThread(*this);
 }
 
 LogicalResult UmmaCommitOp::verify() {
   if (getBarrier() != "full" && getBarrier() != "empty")
     return emitOpError() << "barrier must be \"full\" or \"empty\", got \""
                          << getBarrier() << "\"";
-  return success();
+  if (failed(verifyStage(*this, getStage(),
+                         getPipeline().getType().getStages(), "the pipeline")))
+    return failure();
+  return checkSingleThread(*this);
+}
+
+LogicalResult PipelineArriveOp::verify() {
+  return verifyStage(*this, getStage(), getPipeline().getType().getStages(),
+                     "the pipeline");
 }
 
 LogicalResult BulkLoadOp::verify() {
@@ -204,12 +278,25 @@ LogicalResult BulkLoadOp::verify() {
                          << bytes;
   GlobalType src = getSource().getType();
   int64_t inner = 1;
-  for (int64_t d : src.getShape().drop_front())
+  for (int64_t d : src.getShape().drop_front()) {
+    if (ShapedType::isDynamic(d))
+      return emitOpError() << "the source's dimensions after the first must "
+                              "be static (its rows are split into chunks), "
+                              "got "
+                           << src;
     inner *= d;
+  }
   int64_t innerBytes = inner * src.getElementType().getIntOrFloatBitWidth() / 8;
   if (innerBytes % bytes != 0)
     return emitOpError() << "a row of the source (" << innerBytes
                          << " bytes) is not a whole number of " << bytes
                          << "-byte chunks";
-  return success();
+  // The stage indexes both the destination's tiles and the pipeline's
+  // barriers.
+  int64_t pipelineStages = getPipeline().getType().getStages();
+  if (dst.getStages() != pipelineStages)
+    return emitOpError() << "the destination has " << dst.getStages()
+                         << " stage(s) but its pipeline has "
+                         << pipelineStages;
+  return verifyStage(*this, getStage(), dst.getStages(), "the destination");
 }
