@@ -330,14 +330,14 @@ def Flamia_WarpgroupWaitOp : Flamia_Op<"wg.wait",
     ```mlir
     %s = flamia.wg.mma %q[%qs], %k[%st] {async} : ...
     %o = flamia.wg.mma %p, %v[%prev] acc(%acc : ...) {async, b_transposed} : ...
-    %s1 = flamia.wg.wait pending 1 (%s) : !flamia.frag<64x128xf32>
+    %s1 = flamia.wg.wait %s pending 1 : !flamia.frag<64x128xf32>
     ```
   }];
   let arguments = (ins Variadic<Flamia_FragmentType>:$fragments,
                        I64Attr:$pending);
   let results = (outs Variadic<Flamia_FragmentType>:$results);
   let assemblyFormat = [{
-    `pending` $pending `(` $fragments `)` attr-dict `:` qualified(type($fragments))
+    $fragments `pending` $pending attr-dict `:` qualified(type($fragments))
   }];
   let builders = [
     OpBuilder<(ins "ValueRange":$fragments, "int64_t":$pending), [{

@@ -455,7 +455,9 @@ bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
     return false;
   result.graphIR = printModule(*module);
   if (!run([&](OpPassManager &pm) {
-        pm.addPass(mlir::flamia::createFlamiaTile());
+        mlir::flamia::FlamiaTileOptions tile;
+        tile.overlapSoftmax = spec.overlapSoftmax;
+        pm.addPass(mlir::flamia::createFlamiaTile(tile));
       }, "flamia-tile"))
     return false;
   result.blockIR = printModule(*module);

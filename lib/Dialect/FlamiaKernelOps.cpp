@@ -394,12 +394,11 @@ LogicalResult WarpgroupMmaOp::verify() {
 LogicalResult WarpgroupWaitOp::verify() {
   if (getFragments().empty())
     return emitOpError() << "waits for at least one fragment";
-  if (getPending() < 0)
-    return emitOpError() << "pending must be >= 0, got " << getPending();
+  // The generated getter is unsigned: read the attribute as signed.
+  int64_t pending = getPendingAttr().getInt();
+  if (pending < 0)
+    return emitOpError() << "pending must be >= 0, got " << pending;
   for (auto [i, fragment] : llvm::enumerate(getFragments())) {
-    if (fragment.getType() != getResults()[i].getType())
-      return emitOpError() << "result #" << i << " must have operand #" << i
-                           << "'s type";
     auto mma = fragment.getDefiningOp<WarpgroupMmaOp>();
     if (!mma || !mma.getAsync())
       return emitOpError() << "operand #" << i
@@ -416,11 +415,11 @@ LogicalResult WarpgroupWaitOp::verify() {
          op = op->getNextNode())
       if (auto other = dyn_cast<WarpgroupMmaOp>(op); other && other.getAsync())
         ++later;
-    if (later < getPending())
+    if (later < pending)
       return emitOpError() << "operand #" << i << " may still be running: "
                            << later << " async MMA(s) were issued after it, "
-                           << "but pending " << getPending()
-                           << " lets the last " << getPending() << " run on";
+                           << "but pending " << pending << " lets the last "
+                           << pending << " run on";
   }
   return success();
 }

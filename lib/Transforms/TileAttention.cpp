@@ -185,6 +185,11 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     Value qs = safe ? SmemAllocOp::create(b, loc, tileType(1)).getResult() : Value();
     // K/V ring depth: as deep as shared memory allows (two 128 x D bf16
     // tiles per stage; the Q tiles take the rest).
+    // Overlapping the softmax with the MMAs pays at D = 128 (+9% on a 16k
+    // document, +3% on packed ones, H200 run of 2026-11-30); at D = 64 the
+    // serial consumer with a 3-deep ring was faster than the overlapped one
+    // with 3 or 4 stages (281 vs 270-273 TFLOP/s): docs/performance.md.
+    const bool overlap = overlapSoftmax && !pingPong && d == 128;
     const int64_t stages = d == 64 ? 3 : 2;
     Value ks = SmemAllocOp::create(b, loc, tileType(stages));
     Value vs = SmemAllocOp::create(b, loc, tileType(stages));
@@ -192,6 +197,14 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                                         consumerThreads);
     Value kvp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, stages),
                                          consumerThreads);
+    // Overlapped consumers hold K of tile j and V of tile j - 1 at once:
+    // with one barrier per K/V stage the producer could not load ahead, so
+    // K (kvp) and V (vp) get rings of their own.
+    Value vp = overlap ? PipelineCreateOp::create(b, loc,
+                                                  PipelineType::get(ctx, stages),
+                                                  consumerThreads)
+                             .getResult()
+                       : kvp;
     auto queue = QueueCreateOp::create(b, loc, QueueType::get(ctx), counter,
                                        numItems, consumerThreads);
 
@@ -219,13 +232,21 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
           I32Builder fib{fb, loc};
           Value kt = forOp.getInductionVar();
           Value kv = forOp.getRegionIterArgs()[0];
+          Value row = fib.add(item.docStart, fib.mul(kt, fib.c(bn)));
           Value st = PipelineAcquireOp::create(fb, loc, i32, kvp, kv,
                                                fb.getStringAttr("producer"));
-          PipelineExpectOp::create(fb, loc, kvp, st, 2 * tileBytes);
-          Value row = fib.add(item.docStart, fib.mul(kt, fib.c(bn)));
+          PipelineExpectOp::create(fb, loc, kvp, st,
+                                   (overlap ? 1 : 2) * tileBytes);
           auto load = [&](OpBuilder &lb, Value k, Value v) {
             TmaLoadOp::create(lb, loc, k, row, kvCol, ks, st, kvp);
-            TmaLoadOp::create(lb, loc, v, row, kvCol, vs, st, kvp);
+            Value vst = st;
+            if (overlap) {
+              // K is on its way; V waits for its own free stage.
+              vst = PipelineAcquireOp::create(lb, loc, i32, vp, kv,
+                                              lb.getStringAttr("producer"));
+              PipelineExpectOp::create(lb, loc, vp, vst, tileBytes);
+            }
+            TmaLoadOp::create(lb, loc, v, row, kvCol, vs, vst, vp);
           };
           if (safe) {
             Value isSafe = isSafeTile(fib, kt, item, safeBlock, bn);
@@ -245,9 +266,9 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     }
 
     // ---- consumers --------------------------------------------------------
-    if (overlapSoftmax && !pingPong) {
+    if (overlap) {
       buildOverlappedConsumer(b, loc, ConsumerContext{
-          items, out, lse, scale, numTokens, qd, qs, ks, vs, qp, kvp,
+          items, out, lse, scale, numTokens, qd, qs, ks, vs, qp, kvp, vp,
           queue, numItems, causal, safeBlock, bn, bm, sType, pType, accType,
           rowsType, pPrecision});
       ReturnOp::create(b, loc);
@@ -387,8 +408,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
 
   /// What the consumer role reads from the kernel and the other roles.
   struct ConsumerContext {
-    Value items, out, lse, scale, numTokens, qd, qs, ks, vs, qp, kvp, queue,
-        numItems;
+    Value items, out, lse, scale, numTokens, qd, qs, ks, vs, qp, kp, vp,
+        queue, numItems;
     bool causal;
     int64_t safeBlock, bn, bm;
     FragmentType sType, pType, accType;
@@ -471,12 +492,13 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
 
       // Prologue: key tile 0.
       Value zero = eb.c(0);
-      Value st0 = PipelineAcquireOp::create(ab, loc, i32, c.kvp, kvIt,
+      Value st0 = PipelineAcquireOp::create(ab, loc, i32, c.kp, kvIt,
                                             ab.getStringAttr("consumer"));
       Value s0 = WarpgroupMmaOp::create(ab, loc, c.sType, qFor(ab, eb, zero),
                                         qst, c.ks, st0, Value(),
                                         /*b_transposed=*/false)
                      .getResult();
+      PipelineReleaseOp::create(ab, loc, c.kp, st0);
       releaseQIfLast(ab, eb, zero);
       Value m0 = RowsFillOp::create(
           ab, loc, c.rowsType,
@@ -488,43 +510,48 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       // Key tiles 1 .. n-1.
       auto forOp = scf::ForOp::create(
           ab, loc, eb.c(1), item.numKeyTiles, eb.c(1),
-          ValueRange{eb.add(kvIt, eb.c(1)), first.max, first.sum, o0, first.p,
-                     st0});
+          ValueRange{eb.add(kvIt, eb.c(1)), first.max, first.sum, o0,
+                     first.p});
       {
         OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
         I32Builder fib{fb, loc};
         Value kt = forOp.getInductionVar();
         auto args = forOp.getRegionIterArgs();
-        Value kv = args[0], m = args[1], l = args[2], o = args[3], p = args[4],
-              stPrev = args[5];
-        Value st = PipelineAcquireOp::create(fb, loc, i32, c.kvp, kv,
-                                             fb.getStringAttr("consumer"));
+        Value kv = args[0], m = args[1], l = args[2], o = args[3], p = args[4];
+        Value stK = PipelineAcquireOp::create(fb, loc, i32, c.kp, kv,
+                                              fb.getStringAttr("consumer"));
         Value sPending = WarpgroupMmaOp::create(
-            fb, loc, c.sType, qFor(fb, fib, kt), qst, c.ks, st, Value(),
+            fb, loc, c.sType, qFor(fb, fib, kt), qst, c.ks, stK, Value(),
             /*b_transposed=*/false, /*async=*/true);
+        Value stPrev = PipelineAcquireOp::create(fb, loc, i32, c.vp,
+                                                 fib.sub(kv, fib.c(1)),
+                                                 fb.getStringAttr("consumer"));
         Value oPending = WarpgroupMmaOp::create(
             fb, loc, c.accType, p, Value(), c.vs, stPrev, o,
             /*b_transposed=*/true, /*async=*/true);
         Value s = WarpgroupWaitOp::create(fb, loc, ValueRange{sPending}, 1)
                       .getResult(0);
+        PipelineReleaseOp::create(fb, loc, c.kp, stK);
         releaseQIfLast(fb, fib, kt);
         Softmaxed next = softmax(fb, fib, kt, s, m, l);
         Value oDone = WarpgroupWaitOp::create(fb, loc, ValueRange{oPending}, 0)
                           .getResult(0);
-        PipelineReleaseOp::create(fb, loc, c.kvp, stPrev);
+        PipelineReleaseOp::create(fb, loc, c.vp, stPrev);
         Value scaled = FragScaleRowsOp::create(fb, loc, c.accType, oDone,
                                                next.alpha);
         scf::YieldOp::create(fb, loc,
                              ValueRange{fib.add(kv, fib.c(1)), next.max,
-                                        next.sum, scaled, next.p, st});
+                                        next.sum, scaled, next.p});
       }
       // Epilogue: the last tile's P V.
-      Value stLast = forOp.getResult(5);
+      Value stLast = PipelineAcquireOp::create(
+          ab, loc, i32, c.vp, eb.sub(forOp.getResult(0), eb.c(1)),
+          ab.getStringAttr("consumer"));
       Value o = WarpgroupMmaOp::create(ab, loc, c.accType, forOp.getResult(4),
                                        Value(), c.vs, stLast,
                                        forOp.getResult(3),
                                        /*b_transposed=*/true);
-      PipelineReleaseOp::create(ab, loc, c.kvp, stLast);
+      PipelineReleaseOp::create(ab, loc, c.vp, stLast);
       AttnStoreOp::create(ab, loc, o, forOp.getResult(1), forOp.getResult(2),
                           c.out, c.lse, item.qStart, rowBase, item.qRows,
                           item.qHead, c.numTokens,

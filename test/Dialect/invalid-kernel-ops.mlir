@@ -688,6 +688,78 @@ flamia.kernel @k(%s: i32, %p: !flamia.frag<64x128xbf16>)
   flamia.return
 }
 
+// -----
+!qt = !flamia.smem<1x128x128xbf16>
+!kt = !flamia.smem<2x128x128xbf16>
+flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+  %a = flamia.smem.alloc : !qt
+  %b = flamia.smem.alloc : !kt
+  flamia.role "consumer" warpgroups [1, 3) registers 232 {
+    // expected-error @below {{'flamia.wg.mma' op the result of an async MMA is pending: only flamia.wg.wait may use it, not 'flamia.frag.scale_rows'}}
+    %x = flamia.wg.mma %a[%s], %b[%s] {async} : !qt, !kt -> !flamia.frag<64x128xf32>
+    %r = flamia.rows.fill 1.0 : !flamia.rows<64 x f32>
+    %y = flamia.frag.scale_rows %x by %r : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
+  }
+  flamia.return
+}
+
+//===----------------------------------------------------------------------===//
+// flamia.wg.wait
+//===----------------------------------------------------------------------===//
+
+// -----
+func.func @f() {
+  // expected-error @below {{'flamia.wg.wait' op waits for at least one fragment}}
+  "flamia.wg.wait"() {pending = 0 : i64} : () -> ()
+  return
+}
+
+// -----
+!qt = !flamia.smem<1x128x128xbf16>
+!kt = !flamia.smem<2x128x128xbf16>
+func.func @f(%a: !qt, %b: !kt, %s: i32) {
+  %x = flamia.wg.mma %a[%s], %b[%s] {async} : !qt, !kt -> !flamia.frag<64x128xf32>
+  // expected-error @below {{'flamia.wg.wait' op pending must be >= 0, got -1}}
+  %y = flamia.wg.wait %x pending -1 : !flamia.frag<64x128xf32>
+  return
+}
+
+// -----
+!qt = !flamia.smem<1x128x128xbf16>
+!kt = !flamia.smem<2x128x128xbf16>
+func.func @f(%a: !qt, %b: !kt, %s: i32) {
+  %x = flamia.wg.mma %a[%s], %b[%s] : !qt, !kt -> !flamia.frag<64x128xf32>
+  // expected-error @below {{'flamia.wg.wait' op operand #0 is not the result of an async flamia.wg.mma}}
+  %y = flamia.wg.wait %x pending 0 : !flamia.frag<64x128xf32>
+  return
+}
+
+// -----
+!qt = !flamia.smem<1x128x128xbf16>
+!kt = !flamia.smem<2x128x128xbf16>
+func.func @f(%a: !qt, %b: !kt, %s: i32, %c: i1) {
+  %x = flamia.wg.mma %a[%s], %b[%s] {async} : !qt, !kt -> !flamia.frag<64x128xf32>
+  scf.if %c {
+    // expected-error @below {{'flamia.wg.wait' op operand #0 must come from an async MMA earlier in the same block}}
+    %y = flamia.wg.wait %x pending 0 : !flamia.frag<64x128xf32>
+  }
+  return
+}
+
+// -----
+// Groups finish in issue order: with one group allowed to stay pending,
+// only MMAs issued before the last one are complete.
+!qt = !flamia.smem<1x128x128xbf16>
+!kt = !flamia.smem<2x128x128xbf16>
+func.func @f(%a: !qt, %b: !kt, %s: i32) {
+  %x = flamia.wg.mma %a[%s], %b[%s] {async} : !qt, !kt -> !flamia.frag<64x128xf32>
+  %z = flamia.wg.mma %a[%s], %b[%s] {async} : !qt, !kt -> !flamia.frag<64x128xf32>
+  %x1 = flamia.wg.wait %x pending 1 : !flamia.frag<64x128xf32>
+  // expected-error @below {{'flamia.wg.wait' op operand #0 may still be running: 0 async MMA(s) were issued after it, but pending 1 lets the last 1 run on}}
+  %z1 = flamia.wg.wait %z pending 1 : !flamia.frag<64x128xf32>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Masking, online softmax, P rounding, epilogue
 //===----------------------------------------------------------------------===//

@@ -287,3 +287,24 @@ module attributes {gpu.container_module} {
 // CHECK-NEXT: %[[SCALE:.*]] = flamia.runtime_value "softmax_scale_log2" : f32
 // CHECK-NEXT: flamia.launch @work(%[[ITEMS]], %[[N]], %[[SCALE]]) grid ["NUM_SMS", "1", "1"] : (!flamia.global<?x8xi32>, i32, f32) -> ()
 // CHECK-NEXT: flamia.launch @work_module::@work(%[[ITEMS]], %[[N]], %[[SCALE]]) grid ["NUM_ITEMS", "1", "1"] : (!flamia.global<?x8xi32>, i32, f32) -> ()
+
+// -----
+// Asynchronous MMAs and the wait that returns their results.
+!qt = !flamia.smem<1x128x128xbf16>
+!kt = !flamia.smem<2x128x128xbf16>
+func.func @overlap(%q: !qt, %k: !kt, %v: !kt, %s: i32, %p: !flamia.frag<64x128xbf16>,
+                   %o: !flamia.frag<64x128xf32>) -> (!flamia.frag<64x128xf32>, !flamia.frag<64x128xf32>) {
+  %sp = flamia.wg.mma %q[%s], %k[%s] {async} : !qt, !kt -> !flamia.frag<64x128xf32>
+  %op = flamia.wg.mma %p, %v[%s] acc(%o : !flamia.frag<64x128xf32>) {async, b_transposed}
+      : !flamia.frag<64x128xbf16>, !kt -> !flamia.frag<64x128xf32>
+  %s1 = flamia.wg.wait %sp pending 1 : !flamia.frag<64x128xf32>
+  %o1 = flamia.wg.wait %op pending 0 : !flamia.frag<64x128xf32>
+  return %s1, %o1 : !flamia.frag<64x128xf32>, !flamia.frag<64x128xf32>
+}
+
+// CHECK-LABEL: func.func @overlap(
+// CHECK-NEXT: %[[SP:.*]] = flamia.wg.mma %arg0[%arg3], %arg1[%arg3] {async} : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
+// CHECK-NEXT: %[[OP:.*]] = flamia.wg.mma %arg4, %arg2[%arg3] acc(%arg5 : !flamia.frag<64x128xf32>) {async, b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
+// CHECK-NEXT: %[[S1:.*]] = flamia.wg.wait %[[SP]] pending 1 : !flamia.frag<64x128xf32>
+// CHECK-NEXT: %[[O1:.*]] = flamia.wg.wait %[[OP]] pending 0 : !flamia.frag<64x128xf32>
+// CHECK-NEXT: return %[[S1]], %[[O1]]

@@ -1,5 +1,6 @@
 // RUN: flamia-opt %s --flamia-tile=ping-pong=true | FileCheck %s
-// RUN: flamia-opt %s --flamia-tile | FileCheck %s --check-prefix=NOTURNS
+// RUN: flamia-opt %s --flamia-tile | FileCheck %s --check-prefixes=NOTURNS,OVERLAP
+// RUN: flamia-opt %s --flamia-tile=overlap-softmax=false | FileCheck %s --check-prefix=SERIAL
 // RUN: not flamia-opt %s --flamia-tile=target=sm_100a -o /dev/null 2>&1 | FileCheck %s --check-prefix=WRONG
 // The persistent kernel flamia-varlen-schedule{target=sm_90a} writes (GQA: 8
 // query heads, 2 key/value heads, D = 128), expanded into the warp-specialized program.
@@ -88,3 +89,42 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // By default the warpgroups do not take turns.
 // NOTURNS-LABEL: flamia.kernel @attn_attention_fwd
 // NOTURNS-NOT: flamia.turn
+
+// By default (D = 128) the consumer overlaps the softmax with the MMAs, and
+// K and V travel in rings of their own (K of tile j and V of tile j - 1 are
+// held at once). Tile 0 is the prologue, the last P V the epilogue.
+// OVERLAP: %[[KP:.*]] = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
+// OVERLAP-NEXT: %[[VP:.*]] = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
+// OVERLAP: flamia.role "producer"
+// OVERLAP: flamia.pipeline.acquire "producer" %[[KP]]
+// OVERLAP: flamia.tma.load {{.*}} %[[KP]]
+// OVERLAP: flamia.pipeline.acquire "producer" %[[VP]]
+// OVERLAP: flamia.tma.load {{.*}} %[[VP]]
+// OVERLAP: flamia.role "consumer"
+// OVERLAP: %[[K0:.*]] = flamia.pipeline.acquire "consumer" %[[KP]]
+// OVERLAP: flamia.wg.mma {{.*}}[%[[K0]]] : !flamia.smem<1x128x128xbf16>
+// OVERLAP-NEXT: flamia.pipeline.release %[[KP]][%[[K0]]]
+// OVERLAP: flamia.softmax.update
+// OVERLAP: scf.for
+// OVERLAP: %[[K:.*]] = flamia.pipeline.acquire "consumer" %[[KP]]
+// OVERLAP: %[[SP:.*]] = flamia.wg.mma {{.*}}[%[[K]]] {async}
+// OVERLAP: %[[V:.*]] = flamia.pipeline.acquire "consumer" %[[VP]]
+// OVERLAP-NEXT: %[[OP:.*]] = flamia.wg.mma {{.*}}[%[[V]]] acc({{.*}}) {async, b_transposed}
+// OVERLAP-NEXT: %[[S:.*]] = flamia.wg.wait %[[SP]] pending 1
+// OVERLAP-NEXT: flamia.pipeline.release %[[KP]][%[[K]]]
+// OVERLAP: flamia.softmax.update %{{.*}}
+// OVERLAP: flamia.frag.quantize
+// OVERLAP-NEXT: %[[O:.*]] = flamia.wg.wait %[[OP]] pending 0
+// OVERLAP-NEXT: flamia.pipeline.release %[[VP]][%[[V]]]
+// OVERLAP-NEXT: flamia.frag.scale_rows %[[O]]
+// OVERLAP: %[[VL:.*]] = flamia.pipeline.acquire "consumer" %[[VP]]
+// OVERLAP-NEXT: %[[OL:.*]] = flamia.wg.mma {{.*}}[%[[VL]]] acc({{.*}}) {b_transposed}
+// OVERLAP-NEXT: flamia.pipeline.release %[[VP]][%[[VL]]]
+// OVERLAP-NEXT: flamia.attn.store %[[OL]]
+
+// overlap-softmax=false: one K/V ring, every MMA waited for.
+// SERIAL: flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
+// SERIAL-NOT: flamia.pipeline.create
+// SERIAL: flamia.role "consumer"
+// SERIAL-NOT: flamia.wg.wait
+// SERIAL: flamia.attn.store

@@ -51,6 +51,12 @@ static cl::opt<bool> scaleTiles(
     "scale-tiles",
     cl::desc("sm_90a: also write sm_100a's scale-factor tiles (q_sf, k_sf, "
              "v_sf), to check the quantizer's tile layout on a Hopper GPU"), cl::cat(compileCategory));
+static cl::opt<bool> overlapSoftmax(
+    "overlap-softmax",
+    cl::desc("sm_90a, D = 128: run the softmax while the next S = Q K^T and the "
+             "previous P V execute (default on; =false for the serial "
+             "consumer, to compare)"),
+    cl::init(true), cl::cat(compileCategory));
 static cl::opt<bool> emitIR("emit-ir", cl::desc("Also write graph.mlir and "
                                                 "block.mlir"), cl::cat(compileCategory));
 static cl::opt<std::string> inputFile(cl::Positional,
@@ -108,6 +114,7 @@ int main(int argc, char **argv) {
   for (flamia::NamedSpec &named : specs) {
     named.spec.target = target;
     named.spec.scaleTiles = scaleTiles;
+    named.spec.overlapSoftmax = overlapSoftmax;
     // One kernel set goes to DIR itself, several to DIR/<function>.
     std::string dir = specs.size() == 1 ? std::string(outDir)
                                         : outDir + "/" + named.name;

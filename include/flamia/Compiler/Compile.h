@@ -34,6 +34,9 @@ struct AttentionSpec {
   /// sm_90a: also write sm_100a's scale-factor tiles (to check them on a
   /// Hopper GPU; the sm_90a kernels do not read them).
   bool scaleTiles = false;
+  /// sm_90a: overlap the softmax with the next S and the previous P V MMAs
+  /// (flamia-tile's overlap-softmax); false gives the serial consumer.
+  bool overlapSoftmax = true;
 };
 
 struct CompileOptions {

@@ -156,10 +156,11 @@ def FlamiaTile : Pass<"flamia-tile", "::mlir::ModuleOp"> {
            "Consumer warpgroups take turns issuing MMAs (flamia.turn). Off "
            "by default: measured slower on the H200 (docs/performance.md)">,
     Option<"overlapSoftmax", "overlap-softmax", "bool", /*default=*/"true",
-           "sm_90a: issue the next S = Q K^T and the previous P V without "
-           "waiting and run the softmax while they execute "
-           "(FlashAttention-3's intra-warpgroup pipelining; ignored with "
-           "ping-pong)">
+           "sm_90a, D = 128: issue the next S = Q K^T and the previous P V "
+           "without waiting and run the softmax while they execute "
+           "(FlashAttention-3's intra-warpgroup pipelining; K and V get "
+           "rings of their own). Ignored with ping-pong and at D = 64, "
+           "where it measured slower (docs/performance.md)">
   ];
 }
 

@@ -83,6 +83,18 @@ FlamiaTypeConverter::FlamiaTypeConverter(MLIRContext *ctx, Chip chip)
 
 namespace {
 
+struct SelectOfFlamiaValues : OpConversionPattern<arith::SelectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::SelectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::SelectOp>(
+        op, adaptor.getCondition(), adaptor.getTrueValue(),
+        adaptor.getFalseValue());
+    return success();
+  }
+};
+
 std::string dtypeName(Type t) {
   if (t.isBF16())
     return "bf16";
@@ -364,6 +376,11 @@ struct ConvertFlamiaToNVVMPass
                              arith::ArithDialect, cf::ControlFlowDialect>();
       target.addLegalOp<gpu::GPUModuleOp>();
       target.addLegalOp<UnrealizedConversionCastOp>();
+      // arith.select between flamia values (the Q tile of a key tile:
+      // original or dequantized) selects their converted forms.
+      patterns.add<SelectOfFlamiaValues>(converter, ctx);
+      target.addDynamicallyLegalOp<arith::SelectOp>(
+          [&](arith::SelectOp op) { return converter.isLegal(op.getType()); });
       scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                            target);
       if (failed(applyPartialConversion(gm, target, std::move(patterns))))
