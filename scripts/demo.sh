@@ -21,6 +21,13 @@ echo "== examples/01-packed-documents-d128.mlir: graph passes (quantize once, re
 "$OPT" examples/01-packed-documents-d128.mlir --flamia-graph-pipeline \
   -o "$OUT/01-packed-documents-d128.graph.mlir" 2>&1 | grep remark || true
 
+echo "== examples/02-packed-documents-d64-gqa.mlir: the graph passes keep every bit (flamia-interp, CPU reference)"
+INTERP="$BUILD/bin/flamia-interp"
+"$INTERP" examples/02-packed-documents-d64-gqa.mlir --cu-seqlens 0,100,228,300 --trace-scores -o "$OUT/before.bin" | sed -n 1p
+"$OPT" examples/02-packed-documents-d64-gqa.mlir --flamia-graph-pipeline 2>/dev/null \
+  | "$INTERP" - --cu-seqlens 0,100,228,300 --trace-scores -o "$OUT/after.bin" | sed -n 1p
+cmp "$OUT/before.bin" "$OUT/after.bin" && echo "   identical results and scores before and after flamia-graph-pipeline"
+
 PTXAS_FLAG=()
 if ! scripts/find-ptxas.sh >/dev/null 2>&1; then
   echo "note: no ptxas found: writing PTX only (install CUDA 13 or set FLAMIA_PTXAS for cubins)"

@@ -47,58 +47,61 @@ using namespace mlir::flamia;
 namespace cl = llvm::cl;
 namespace num = ::flamia::numerics;
 
+// --help lists these, not the LLVM back ends' options linked in with MLIR.
+static cl::OptionCategory interpCategory("flamia-interp options");
+
 static cl::opt<std::string> inputFilename(cl::Positional,
                                           cl::desc("<input .mlir file>"),
-                                          cl::init("-"));
+                                          cl::init("-"), cl::cat(interpCategory));
 static cl::opt<std::string>
     functionName("function",
                  cl::desc("Function to run (default: the only one)"),
-                 cl::value_desc("NAME"), cl::init(""));
+                 cl::value_desc("NAME"), cl::init(""), cl::cat(interpCategory));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of the random inputs"),
-                              cl::init(1));
+                              cl::init(1), cl::cat(interpCategory));
 static cl::opt<unsigned> tokenSpread(
     "token-spread",
     cl::desc("Scale each (token, head) row of a float argument by 2^k, k "
              "uniform in [-N, N] (default 6; 0: plain N(0, 1)). With N(0, 1) "
              "data every block has about the same amax and E4M3's "
              "floating-point elements hide the scale layout"),
-    cl::init(6));
+    cl::init(6), cl::cat(interpCategory));
 static cl::opt<int64_t>
     tokens("tokens",
            cl::desc("T, the size of every dynamic dimension (default: the "
                     "last entry of --cu-seqlens)"),
-           cl::init(-1));
+           cl::init(-1), cl::cat(interpCategory));
 static cl::opt<std::string>
     cuSeqlens("cu-seqlens",
               cl::desc("Document boundaries given to every rank-1 i32 "
                        "argument, e.g. 0,100,256 (default: 0,T)"),
-              cl::init(""));
+              cl::init(""), cl::cat(interpCategory));
 static cl::opt<std::string>
     outputFile("o",
                cl::desc("Write every result's raw little-endian bits (bf16: "
                         "2 bytes, f32 and i32: 4), concatenated"),
-               cl::value_desc("FILE"), cl::init(""));
+               cl::value_desc("FILE"), cl::init(""), cl::cat(interpCategory));
 static cl::opt<std::string>
     dumpInputs("dump-inputs",
                cl::desc("Write argument i to DIR/arg<i>.npy (float32; i32 "
                         "for cu_seqlens)"),
-               cl::value_desc("DIR"), cl::init(""));
+               cl::value_desc("DIR"), cl::init(""), cl::cat(interpCategory));
 static cl::opt<std::string>
     dumpOutputs("dump-outputs",
                 cl::desc("Write result i to DIR/result<i>.npy (float32, "
                          "bf16 widened exactly; i32 as int32)"),
-                cl::value_desc("DIR"), cl::init(""));
+                cl::value_desc("DIR"), cl::init(""), cl::cat(interpCategory));
 static cl::opt<bool> traceScores(
     "trace-scores",
     cl::desc("Also digest (and write with -o, after the results) the "
              "log2-domain scores of every attention op: the backward's "
-             "recomputed S, which E4M3 P and dS hide from the gradients"));
+             "recomputed S, which E4M3 P and dS hide from the gradients"), cl::cat(interpCategory));
 static cl::opt<bool> splitInputFile(
     "split-input-file",
-    cl::desc("Split the input at '// -----' and run every chunk"));
+    cl::desc("Split the input at '// -----' and run every chunk"), cl::cat(interpCategory));
 static cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
-    cl::desc("Check the emitted diagnostics against expected-* comments"));
+    cl::desc("Check the emitted diagnostics against expected-* comments"), cl::cat(interpCategory));
 
 namespace {
 
@@ -374,6 +377,7 @@ LogicalResult runChunk(std::unique_ptr<llvm::MemoryBuffer> buffer,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(interpCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
       "FLAMIA graph-level interpreter: runs a function of flamia IR with the "
