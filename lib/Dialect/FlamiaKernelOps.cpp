@@ -59,7 +59,8 @@ bool isPackedTensor(GlobalType type) {
 bool isWarpgroupWide(Operation *op) {
   return isa<WarpgroupMmaOp, FragZeroOp, RowsFillOp, FragMaskOp,
              SoftmaxUpdateOp, FragQuantizeOp, FragScaleRowsOp, AttnStoreOp,
-             TurnOp, QuantizeBlockOp, TmemLoadOp, TmemStoreOp, TmemFillOp>(op);
+             TurnOp, QuantizeBlockOp, TmemLoadOp, TmemStoreOp, TmemFillOp,
+             SmemZeroRowsOp>(op);
 }
 
 } // namespace
@@ -389,6 +390,25 @@ LogicalResult WarpgroupMmaOp::verify() {
                << user->getName() << "'";
   }
   return success();
+}
+
+LogicalResult SmemZeroRowsOp::verify() {
+  SmemType tile = getTile().getType();
+  int64_t rowBytes =
+      tile.getCols() * tile.getElementType().getIntOrFloatBitWidth() / 8;
+  if (rowBytes % 128 != 0)
+    return emitOpError() << "zeroes rows of a multiple of 128 bytes (whole "
+                            "swizzle atoms), got "
+                         << rowBytes << "-byte rows";
+  if (!(*this)->getParentOfType<RoleOp>())
+    return emitOpError() << "is executed by the threads of a flamia.role "
+                            "(it ends with the role's barrier)";
+  APInt from;
+  if (matchPattern(getFrom(), m_ConstantInt(&from)) &&
+      (from.getSExtValue() < 0 || from.getSExtValue() > tile.getRows()))
+    return emitOpError() << "from = " << from.getSExtValue()
+                         << " is outside [0, " << tile.getRows() << "]";
+  return verifyStage(*this, getStage(), tile.getStages(), "the tile");
 }
 
 LogicalResult WarpgroupWaitOp::verify() {

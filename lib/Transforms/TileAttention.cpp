@@ -375,6 +375,9 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
               arith::ConstantIntOp::create(fb, loc, fb.getI1Type(), 1));
           Value p = FragQuantizeOp::create(fb, loc, pType, sm.getP(), quantized,
                                            pPrecision);
+          // Rows past the document end hold the next document's values: P
+          // is 0 there, but 0 x Inf or NaN is not, so zero them first.
+          zeroRowsPastEnd(fb, loc, vs, st, keyBase, item.docLen, bn);
           Value scaled = FragScaleRowsOp::create(fb, loc, accType, o, sm.getAlpha());
           turn("take");
           Value o2 = WarpgroupMmaOp::create(fb, loc, accType, p, Value(), vs, st,
@@ -396,6 +399,20 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     ReturnOp::create(b, loc);
     kernel->setAttr("tile", tileAttr(b, bm, bn, stages));
     return success();
+  }
+
+  /// flamia.smem.zero_rows of the rows of `tile`[`stage`] (key rows
+  /// `keyBase` + r) at or past `docLen`, when the tile reaches past it.
+  static void zeroRowsPastEnd(OpBuilder &b, Location loc, Value tile,
+                              Value stage, Value keyBase, Value docLen,
+                              int64_t bn) {
+    I32Builder ib{b, loc};
+    Value inDoc = ib.sub(docLen, keyBase);
+    auto pastEnd = scf::IfOp::create(
+        b, loc, ib.cmp(arith::CmpIPredicate::slt, inDoc, ib.c(bn)),
+        /*withElse=*/false);
+    OpBuilder tb = pastEnd.getThenBodyBuilder();
+    SmemZeroRowsOp::create(tb, loc, tile, stage, inDoc);
   }
 
   static DictionaryAttr tileAttr(OpBuilder &b, int64_t bm, int64_t bn,
@@ -543,10 +560,13 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                              ValueRange{fib.add(kv, fib.c(1)), next.max,
                                         next.sum, scaled, next.p});
       }
-      // Epilogue: the last tile's P V.
+      // Epilogue: the last tile's P V, after zeroing its V rows past the
+      // document end (the next document's: 0 x Inf or NaN is not 0).
       Value stLast = PipelineAcquireOp::create(
           ab, loc, i32, c.vp, eb.sub(forOp.getResult(0), eb.c(1)),
           ab.getStringAttr("consumer"));
+      zeroRowsPastEnd(ab, loc, c.vs, stLast, eb.mul(lastTile, eb.c(c.bn)),
+                      item.docLen, c.bn);
       Value o = WarpgroupMmaOp::create(ab, loc, c.accType, forOp.getResult(4),
                                        Value(), c.vs, stLast,
                                        forOp.getResult(3),

@@ -704,6 +704,59 @@ flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.ta
 }
 
 //===----------------------------------------------------------------------===//
+// flamia.smem.zero_rows
+//===----------------------------------------------------------------------===//
+
+// -----
+func.func @f(%v: !flamia.smem<2x128x128xbf16>, %s: i32, %from: i32) {
+  // expected-error @below {{'flamia.smem.zero_rows' op is executed by the threads of a flamia.role (it ends with the role's barrier)}}
+  flamia.smem.zero_rows %v[%s] from %from : !flamia.smem<2x128x128xbf16>
+  return
+}
+
+// -----
+flamia.kernel @k(%s: i32, %from: i32) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+  %v = flamia.smem.alloc : !flamia.smem<2x128x32xbf16>
+  flamia.role "consumer" warpgroups [1, 3) registers 232 {
+    // expected-error @below {{'flamia.smem.zero_rows' op zeroes rows of a multiple of 128 bytes (whole swizzle atoms), got 64-byte rows}}
+    flamia.smem.zero_rows %v[%s] from %from : !flamia.smem<2x128x32xbf16>
+  }
+  flamia.return
+}
+
+// -----
+flamia.kernel @k(%s: i32) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+  %v = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
+  flamia.role "consumer" warpgroups [1, 3) registers 232 {
+    %from = arith.constant 129 : i32
+    // expected-error @below {{'flamia.smem.zero_rows' op from = 129 is outside [0, 128]}}
+    flamia.smem.zero_rows %v[%s] from %from : !flamia.smem<2x128x128xbf16>
+  }
+  flamia.return
+}
+
+// -----
+flamia.kernel @k(%from: i32) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+  %v = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
+  flamia.role "consumer" warpgroups [1, 3) registers 232 {
+    %s = arith.constant 2 : i32
+    // expected-error @below {{'flamia.smem.zero_rows' op stage 2 is out of range: the tile has 2 stage(s)}}
+    flamia.smem.zero_rows %v[%s] from %from : !flamia.smem<2x128x128xbf16>
+  }
+  flamia.return
+}
+
+// -----
+flamia.kernel @k(%s: i32, %from: i32) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+  %v = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
+  flamia.role "producer" warpgroups [0, 1) registers 40 single_thread {
+    // expected-error @below {{'flamia.smem.zero_rows' op needs every thread of a warpgroup but is in the single_thread role "producer"}}
+    flamia.smem.zero_rows %v[%s] from %from : !flamia.smem<2x128x128xbf16>
+  }
+  flamia.return
+}
+
+//===----------------------------------------------------------------------===//
 // flamia.wg.wait
 //===----------------------------------------------------------------------===//
 

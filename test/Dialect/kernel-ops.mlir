@@ -308,3 +308,16 @@ func.func @overlap(%q: !qt, %k: !kt, %v: !kt, %s: i32, %p: !flamia.frag<64x128xb
 // CHECK-NEXT: %[[S1:.*]] = flamia.wg.wait %[[SP]] pending 1 : !flamia.frag<64x128xf32>
 // CHECK-NEXT: %[[O1:.*]] = flamia.wg.wait %[[OP]] pending 0 : !flamia.frag<64x128xf32>
 // CHECK-NEXT: return %[[S1]], %[[O1]]
+
+// -----
+flamia.kernel @zero(%from: i32) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+  %v = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
+  flamia.role "consumer" warpgroups [1, 3) registers 232 {
+    %c1 = arith.constant 1 : i32
+    flamia.smem.zero_rows %v[%c1] from %from : !flamia.smem<2x128x128xbf16>
+  }
+  flamia.return
+}
+
+// CHECK-LABEL: flamia.kernel @zero(
+// CHECK: flamia.smem.zero_rows %{{.*}}[%{{.*}}] from %arg0 : !flamia.smem<2x128x128xbf16>

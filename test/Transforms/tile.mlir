@@ -118,7 +118,15 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // OVERLAP-NEXT: flamia.pipeline.release %[[VP]][%[[V]]]
 // OVERLAP-NEXT: flamia.frag.scale_rows %[[O]]
 // OVERLAP: %[[VL:.*]] = flamia.pipeline.acquire "consumer" %[[VP]]
-// OVERLAP-NEXT: %[[OL:.*]] = flamia.wg.mma {{.*}}[%[[VL]]] acc({{.*}}) {b_transposed}
+// Rows of the last key tile past the document end hold the next document's
+// values: zeroed before P V (P = 0 there, but 0 x NaN is NaN).
+// OVERLAP: %[[IN_DOC:.*]] = arith.subi %[[DOC_LEN:.*]], %{{.*}} : i32
+// OVERLAP-NEXT: arith.constant 128 : i32
+// OVERLAP-NEXT: %[[PAST:.*]] = arith.cmpi slt, %[[IN_DOC]], %{{.*}} : i32
+// OVERLAP-NEXT: scf.if %[[PAST]] {
+// OVERLAP-NEXT: flamia.smem.zero_rows %[[VS:.*]][%[[VL]]] from %[[IN_DOC]] : !flamia.smem<2x128x128xbf16>
+// OVERLAP-NEXT: }
+// OVERLAP-NEXT: %[[OL:.*]] = flamia.wg.mma {{.*}}, %[[VS]][%[[VL]]] acc({{.*}}) {b_transposed}
 // OVERLAP-NEXT: flamia.pipeline.release %[[VP]][%[[VL]]]
 // OVERLAP-NEXT: flamia.attn.store %[[OL]]
 
@@ -127,4 +135,8 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // SERIAL-NOT: flamia.pipeline.create
 // SERIAL: flamia.role "consumer"
 // SERIAL-NOT: flamia.wg.wait
+// SERIAL: flamia.softmax.update
+// SERIAL: scf.if
+// SERIAL-NEXT: flamia.smem.zero_rows
+// SERIAL: flamia.wg.mma {{.*}} {b_transposed}
 // SERIAL: flamia.attn.store

@@ -162,6 +162,11 @@ void lowerRoles(KernelOp kernel) {
         id.erase();
       } else if (isa<WarpgroupMmaOp, TurnOp>(op)) {
         op->setAttr(kRoleFirstAttr, b.getI64IntegerAttr(role.getFirstWarpgroup()));
+      } else if (isa<SmemZeroRowsOp>(op)) {
+        op->setAttr(kRoleFirstAttr, b.getI64IntegerAttr(role.getFirstWarpgroup()));
+        op->setAttr(kRoleThreadsAttr,
+                    b.getI64IntegerAttr(128 * (role.getEndWarpgroup() -
+                                               role.getFirstWarpgroup())));
       }
     });
     (void)wgInRole;

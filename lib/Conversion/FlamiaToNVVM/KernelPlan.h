@@ -22,6 +22,11 @@ namespace mlir::flamia {
 constexpr const char *kSmemOffsetAttr = "flamia.smem_offset";
 /// Attribute (on wg.mma) holding the first warpgroup of its role.
 constexpr const char *kRoleFirstAttr = "flamia.role_first";
+/// Attribute (on smem.zero_rows) holding the number of threads of its role.
+constexpr const char *kRoleThreadsAttr = "flamia.role_threads";
+/// Named barrier of flamia.smem.zero_rows (flamia.turn uses 1..7, the
+/// tensor-memory deallocation 15).
+constexpr int64_t kZeroRowsBarrier = 14;
 /// Scratch for cross-warp reductions of flamia.quantize_block.
 constexpr int64_t kQuantizeScratchBytes = 256;
 

@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::flamia;
@@ -290,6 +291,61 @@ struct ReturnLowering : OpConversionPattern<ReturnOp> {
   }
 };
 
+/// Zeroes rows [from, R) of a stage: with rows of whole 128-byte swizzle
+/// atoms, the rows of each atom are contiguous (the swizzle permutes the
+/// 16-byte chunks within a row), so the role's threads store 16 zero bytes
+/// each per step over (R - from) * 128 bytes of every atom. Then the async
+/// proxy (the MMA's reads) is fenced against these generic-proxy writes and
+/// the role waits on a named barrier.
+struct SmemZeroRowsLowering : OpConversionPattern<SmemZeroRowsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SmemZeroRowsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto roleFirst = op->getAttrOfType<IntegerAttr>(kRoleFirstAttr);
+    auto roleThreads = op->getAttrOfType<IntegerAttr>(kRoleThreadsAttr);
+    if (!roleFirst || !roleThreads)
+      return op.emitOpError() << "is not inside a flamia.role";
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    SmemType tile = op.getTile().getType();
+    int64_t rows = tile.getRows();
+    int64_t rowBytes =
+        tile.getCols() * tile.getElementType().getIntOrFloatBitWidth() / 8;
+    int64_t atoms = rowBytes / 128;
+    int64_t threads = roleThreads.getInt();
+    Value base = e.gep(adaptor.getTile(),
+                       e.mul(adaptor.getStage(), e.i32c(tile.getTileBytes())));
+    Value from = adaptor.getFrom();
+    Value chunksPerAtom = e.mul(e.sub(e.i32c(rows), from), e.i32c(8));
+    Value total = e.mul(chunksPerAtom, e.i32c(atoms));
+    Value first = e.sub(e.tid(), e.i32c(128 * roleFirst.getInt()));
+    scf::ForOp::create(
+        rewriter, loc, first, total, e.i32c(threads), ValueRange{},
+        [&](OpBuilder &b, Location l, Value chunk, ValueRange) {
+          Emitter f(b, l);
+          Value atom = f.udiv(chunk, chunksPerAtom);
+          Value inAtom = f.urem(chunk, chunksPerAtom);
+          Value offset = f.add(f.mul(atom, f.i32c(rows * 128)),
+                               f.add(f.mul(from, f.i32c(128)),
+                                     f.mul(inAtom, f.i32c(16))));
+          auto v4 = VectorType::get({4}, f.i32());
+          Value zero = LLVM::ZeroOp::create(b, l, v4);
+          f.store(zero, f.gep(base, offset), 16);
+          scf::YieldOp::create(b, l);
+        });
+    NVVM::FenceProxyOp::create(
+        rewriter, loc,
+        NVVM::ProxyKindAttr::get(getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(getContext(), NVVM::SharedSpace::shared_cta));
+    NVVM::BarrierOp::create(rewriter, loc, TypeRange{},
+                            e.i32c(kZeroRowsBarrier), e.i32c(threads), {},
+                            Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// Turns: named barrier 1 + w belongs to warpgroup w of the role. "take"
 /// is bar.sync on one's own barrier, "give" bar.arrive on the next one's;
 /// each completes with both warpgroups' 128 threads.
@@ -358,7 +414,8 @@ struct AttentionTileRejection : OpConversionPattern<AttentionTileOp> {
 
 void mlir::flamia::populateFlamiaMemoryPatterns(
     const FlamiaTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<SmemAllocLowering, BarrierBlockLowering<PipelineCreateOp>,
+  patterns.add<SmemAllocLowering, SmemZeroRowsLowering,
+               BarrierBlockLowering<PipelineCreateOp>,
                BarrierBlockLowering<QueueCreateOp>, PipelineAcquireLowering,
                PipelineExpectLowering, PipelineReleaseLowering,
                PipelineArriveLowering, BulkLoadLowering, TmaLoadLowering,

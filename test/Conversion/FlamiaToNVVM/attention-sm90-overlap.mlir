@@ -26,6 +26,16 @@
 // O: wait for all; P's 32 registers are inputs of the asm too.
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "{{(=f,)+}}=f,0,1,2,{{[0-9,]+}}63,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r"
+// The last tile's V rows past the document end (the next document's) are
+// zeroed before its P V: 16 bytes per thread and step, each 16 KiB swizzle
+// atom's rows contiguous; then the async proxy (the MMA's reads) is fenced
+// and the consumers' 256 threads meet at named barrier 14.
+// CHECK: llvm.mlir.constant(16384 : i32) : i32
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: %[[THREADS:.*]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK-NEXT: %[[ID:.*]] = llvm.mlir.constant(14 : i32) : i32
+// CHECK-NEXT: nvvm.barrier id = %[[ID]] number_of_threads = %[[THREADS]]
 // The epilogue's P V is waited for at once.
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
@@ -160,8 +170,8 @@ module {
         %29 = arith.cmpi eq, %c0_i32_2, %q_tile : i32
         %30 = arith.ori %28, %29 : i1
         %31 = scf.if %30 -> (!flamia.frag<64x128xf32>) {
-          %44 = flamia.frag.mask %22 query %15 key %26 limit %10 {causal} : !flamia.frag<64x128xf32>
-          scf.yield %44 : !flamia.frag<64x128xf32>
+          %47 = flamia.frag.mask %22 query %15 key %26 limit %10 {causal} : !flamia.frag<64x128xf32>
+          scf.yield %47 : !flamia.frag<64x128xf32>
         } else {
           scf.yield %22 : !flamia.frag<64x128xf32>
         }
@@ -180,62 +190,70 @@ module {
         %c1_i32_10 = arith.constant 1 : i32
         %c1_i32_11 = arith.constant 1 : i32
         %39:5 = scf.for %arg16 = %c1_i32_11 to %11 step %c1_i32_10 iter_args(%arg17 = %38, %arg18 = %new_max, %arg19 = %new_sum, %arg20 = %37, %arg21 = %36) -> (i32, !flamia.rows<64 x f32>, !flamia.rows<64 x f32>, !flamia.frag<64x128xf32>, !flamia.frag<64x128xbf16>)  : i32 {
-          %44 = flamia.pipeline.acquire "consumer" %5[%arg17] : !flamia.pipeline<2>
-          %c1_i32_14 = arith.constant 1 : i32
-          %45 = arith.divsi %q_tile, %c1_i32_14 : i32
-          %c1_i32_15 = arith.constant 1 : i32
-          %46 = arith.divsi %arg16, %c1_i32_15 : i32
-          %47 = arith.cmpi eq, %46, %45 : i32
-          %48 = arith.select %47, %1, %0 : !flamia.smem<1x128x128xbf16>
-          %49 = flamia.wg.mma %48[%12], %2[%44] {async} : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
+          %47 = flamia.pipeline.acquire "consumer" %5[%arg17] : !flamia.pipeline<2>
           %c1_i32_16 = arith.constant 1 : i32
-          %50 = arith.subi %arg17, %c1_i32_16 : i32
-          %51 = flamia.pipeline.acquire "consumer" %6[%50] : !flamia.pipeline<2>
-          %52 = flamia.wg.mma %arg21, %3[%51] acc(%arg20 : !flamia.frag<64x128xf32>) {async, b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
-          %53 = flamia.wg.wait %49 pending 1 : !flamia.frag<64x128xf32>
-          flamia.pipeline.release %5[%44] : !flamia.pipeline<2>
-          %54 = arith.cmpi eq, %arg16, %16 : i32
-          scf.if %54 {
+          %48 = arith.divsi %q_tile, %c1_i32_16 : i32
+          %c1_i32_17 = arith.constant 1 : i32
+          %49 = arith.divsi %arg16, %c1_i32_17 : i32
+          %50 = arith.cmpi eq, %49, %48 : i32
+          %51 = arith.select %50, %1, %0 : !flamia.smem<1x128x128xbf16>
+          %52 = flamia.wg.mma %51[%12], %2[%47] {async} : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
+          %c1_i32_18 = arith.constant 1 : i32
+          %53 = arith.subi %arg17, %c1_i32_18 : i32
+          %54 = flamia.pipeline.acquire "consumer" %6[%53] : !flamia.pipeline<2>
+          %55 = flamia.wg.mma %arg21, %3[%54] acc(%arg20 : !flamia.frag<64x128xf32>) {async, b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
+          %56 = flamia.wg.wait %52 pending 1 : !flamia.frag<64x128xf32>
+          flamia.pipeline.release %5[%47] : !flamia.pipeline<2>
+          %57 = arith.cmpi eq, %arg16, %16 : i32
+          scf.if %57 {
             flamia.pipeline.release %4[%12] : !flamia.pipeline<1>
           }
-          %c128_i32_17 = arith.constant 128 : i32
-          %55 = arith.muli %arg16, %c128_i32_17 : i32
-          %c128_i32_18 = arith.constant 128 : i32
-          %56 = arith.addi %55, %c128_i32_18 : i32
-          %57 = arith.cmpi sgt, %56, %10 : i32
-          %58 = arith.cmpi eq, %arg16, %q_tile : i32
-          %59 = arith.ori %57, %58 : i1
-          %60 = scf.if %59 -> (!flamia.frag<64x128xf32>) {
-            %69 = flamia.frag.mask %53 query %15 key %55 limit %10 {causal} : !flamia.frag<64x128xf32>
-            scf.yield %69 : !flamia.frag<64x128xf32>
+          %c128_i32_19 = arith.constant 128 : i32
+          %58 = arith.muli %arg16, %c128_i32_19 : i32
+          %c128_i32_20 = arith.constant 128 : i32
+          %59 = arith.addi %58, %c128_i32_20 : i32
+          %60 = arith.cmpi sgt, %59, %10 : i32
+          %61 = arith.cmpi eq, %arg16, %q_tile : i32
+          %62 = arith.ori %60, %61 : i1
+          %63 = scf.if %62 -> (!flamia.frag<64x128xf32>) {
+            %72 = flamia.frag.mask %56 query %15 key %58 limit %10 {causal} : !flamia.frag<64x128xf32>
+            scf.yield %72 : !flamia.frag<64x128xf32>
           } else {
-            scf.yield %53 : !flamia.frag<64x128xf32>
+            scf.yield %56 : !flamia.frag<64x128xf32>
           }
-          %p_19, %new_max_20, %new_sum_21, %alpha_22 = flamia.softmax.update %60 max %arg18 sum %arg19 scale %arg11 : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
-          %true_23 = arith.constant true
-          %c1_i32_24 = arith.constant 1 : i32
-          %61 = arith.divsi %q_tile, %c1_i32_24 : i32
-          %c1_i32_25 = arith.constant 1 : i32
-          %62 = arith.divsi %arg16, %c1_i32_25 : i32
-          %63 = arith.cmpi eq, %62, %61 : i32
-          %64 = arith.xori %63, %true_23 : i1
-          %65 = flamia.frag.quantize %p_19 quantized %64 {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
-          %66 = flamia.wg.wait %52 pending 0 : !flamia.frag<64x128xf32>
-          flamia.pipeline.release %6[%51] : !flamia.pipeline<2>
-          %67 = flamia.frag.scale_rows %66 by %alpha_22 : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
+          %p_21, %new_max_22, %new_sum_23, %alpha_24 = flamia.softmax.update %63 max %arg18 sum %arg19 scale %arg11 : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
+          %true_25 = arith.constant true
           %c1_i32_26 = arith.constant 1 : i32
-          %68 = arith.addi %arg17, %c1_i32_26 : i32
-          scf.yield %68, %new_max_20, %new_sum_21, %67, %65 : i32, !flamia.rows<64 x f32>, !flamia.rows<64 x f32>, !flamia.frag<64x128xf32>, !flamia.frag<64x128xbf16>
+          %64 = arith.divsi %q_tile, %c1_i32_26 : i32
+          %c1_i32_27 = arith.constant 1 : i32
+          %65 = arith.divsi %arg16, %c1_i32_27 : i32
+          %66 = arith.cmpi eq, %65, %64 : i32
+          %67 = arith.xori %66, %true_25 : i1
+          %68 = flamia.frag.quantize %p_21 quantized %67 {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
+          %69 = flamia.wg.wait %55 pending 0 : !flamia.frag<64x128xf32>
+          flamia.pipeline.release %6[%54] : !flamia.pipeline<2>
+          %70 = flamia.frag.scale_rows %69 by %alpha_24 : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
+          %c1_i32_28 = arith.constant 1 : i32
+          %71 = arith.addi %arg17, %c1_i32_28 : i32
+          scf.yield %71, %new_max_22, %new_sum_23, %70, %68 : i32, !flamia.rows<64 x f32>, !flamia.rows<64 x f32>, !flamia.frag<64x128xf32>, !flamia.frag<64x128xbf16>
         }
         %c1_i32_12 = arith.constant 1 : i32
         %40 = arith.subi %39#0, %c1_i32_12 : i32
         %41 = flamia.pipeline.acquire "consumer" %6[%40] : !flamia.pipeline<2>
-        %42 = flamia.wg.mma %39#4, %3[%41] acc(%39#3 : !flamia.frag<64x128xf32>) {b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
+        %c128_i32_13 = arith.constant 128 : i32
+        %42 = arith.muli %16, %c128_i32_13 : i32
+        %43 = arith.subi %10, %42 : i32
+        %c128_i32_14 = arith.constant 128 : i32
+        %44 = arith.cmpi slt, %43, %c128_i32_14 : i32
+        scf.if %44 {
+          flamia.smem.zero_rows %3[%41] from %43 : !flamia.smem<2x128x128xbf16>
+        }
+        %45 = flamia.wg.mma %39#4, %3[%41] acc(%39#3 : !flamia.frag<64x128xf32>) {b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
         flamia.pipeline.release %6[%41] : !flamia.pipeline<2>
-        flamia.attn.store %42 max %39#1 sum %39#2 to %arg6, %arg7 rows(%q_start, %13, %q_rows) head %q_head tokens %arg12 {fixed_scale = 8 : i64} : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>, !flamia.global<?x8x128xbf16>, !flamia.global<8x?xf32>
-        %c1_i32_13 = arith.constant 1 : i32
-        %43 = arith.addi %arg13, %c1_i32_13 : i32
-        scf.yield %43, %39#0 : i32, i32
+        flamia.attn.store %45 max %39#1 sum %39#2 to %arg6, %arg7 rows(%q_start, %13, %q_rows) head %q_head tokens %arg12 {fixed_scale = 8 : i64} : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>, !flamia.global<?x8x128xbf16>, !flamia.global<8x?xf32>
+        %c1_i32_15 = arith.constant 1 : i32
+        %46 = arith.addi %arg13, %c1_i32_15 : i32
+        scf.yield %46, %39#0 : i32, i32
       }
     }
     flamia.return
