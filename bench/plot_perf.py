@@ -6,6 +6,15 @@
       --bench) and, when the anchors ran, anchors.json and anchors.log
       (../shared/anchors_h200.py). Numbers are copied as printed; nothing is
       recomputed except the exact FLOP count from the document lengths.
+      Every FLAMIA entry records the log it was read from ("log").
+      --log WORKLOAD=PATH  take that workload's FLAMIA numbers from another log
+                           (e.g. a variant timed by another bench.sh call of the
+                           same device session); repeatable.
+      --repeat DIR         another bench.sh output of the same session: its
+                           logs of the same artifacts go into "repetitions"
+                           (the headline numbers stay the primary log's); repeatable.
+      --source TEXT        what to record as "source" instead of OUTDIR (e.g.
+                           the tarball the logs were extracted from).
   bench/plot_perf.py plot bench/results/h200-run9.json -o docs/perf-h200.png
       Grouped bars of forward TFLOP/s per workload (FLAMIA forward, FLAMIA
       quantization + forward, each PyTorch baseline) and the measured bf16
@@ -74,12 +83,32 @@ def baseline_key(name):
     return impl, mode, f"{kind}-d{d}", int(t), int(h), int(docs)
 
 
-def extract(outdir, run, note=None):
-    res = {"run": run, "source": outdir, "note": note, "workloads": {}}
+def extract(outdir, run, note=None, logs=None, repeats=(), source=None):
+    res = {"run": run, "source": source or outdir, "note": note, "workloads": {}}
+    logs = dict(logs or {})
+    unknown = set(logs) - set(WORKLOADS)
+    if unknown:
+        raise ValueError(f"--log: unknown workload(s) {sorted(unknown)}")
     for w in WORKLOADS:
-        p = os.path.join(outdir, f"bench-{w}.log")
+        p = logs.get(w, os.path.join(outdir, f"bench-{w}.log"))
         if os.path.exists(p):
-            res["workloads"][w] = {"flamia": parse_bench_log(p), "baselines": {}}
+            f = parse_bench_log(p)
+            f["log"] = p
+            reps = []
+            for d in repeats:
+                q = os.path.join(d, f"bench-{w}.log")
+                if not os.path.exists(q) or os.path.samefile(q, p):
+                    continue
+                r = parse_bench_log(q)
+                if r["artifacts"] != f["artifacts"]:
+                    continue  # another variant, not a repetition
+                reps.append({k: r[k] for k in ("quant_ms", "fwd_ms", "fwd_tflops",
+                                                "total_ms", "total_tflops")} | {"log": q})
+            if reps:
+                f["repetitions"] = reps
+            res["workloads"][w] = {"flamia": f, "baselines": {}}
+        elif w in logs:
+            raise FileNotFoundError(p)
     aj = os.path.join(outdir, "anchors.json")
     if os.path.exists(aj):
         first = open(os.path.join(outdir, "anchors.log")).readline().split()
@@ -185,12 +214,18 @@ def main():
     e.add_argument("-o", "--output", required=True)
     e.add_argument("--run", type=int, default=None)
     e.add_argument("--note", default=None, help="what was built (the logs do not say)")
+    e.add_argument("--log", action="append", default=[], metavar="WORKLOAD=PATH",
+                   help="FLAMIA log of WORKLOAD from another path (repeatable)")
+    e.add_argument("--repeat", action="append", default=[], metavar="DIR",
+                   help="bench.sh output of another call in the same session (repeatable)")
+    e.add_argument("--source", default=None, help="recorded as the source instead of OUTDIR")
     p = sub.add_parser("plot")
     p.add_argument("data")
     p.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
     if a.cmd == "extract":
-        res = extract(a.outdir, a.run, a.note)
+        logs = dict(x.split("=", 1) for x in a.log)
+        res = extract(a.outdir, a.run, a.note, logs, a.repeat, a.source)
         with open(a.output, "w") as f:
             json.dump(res, f, indent=1)
             f.write("\n")
