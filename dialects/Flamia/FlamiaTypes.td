@@ -73,11 +73,13 @@ def Flamia_SmemType : Flamia_Type<"Smem", "smem"> {
   let summary = "a shared-memory buffer of tiles";
   let description = [{
     `!flamia.smem<2x128x128xbf16>`: `stages x rows x cols`. Tiles are stored
-    in the 128-byte-swizzled K-major layout that TMA writes and the matrix
-    units read: each tile is split along its columns into atoms of 128 bytes
-    per row (64 bf16 or 128 FP8 columns), each atom `rows x 128` bytes with
-    the 16-byte chunks of row r XOR-ed by r % 8. Hence: at least one stage,
-    a multiple of 8 rows and rows of a multiple of 128 bytes, all static.
+    in the swizzled K-major layout that TMA writes and the matrix units
+    read: each tile is split along its columns into atoms of 128 bytes per
+    row (64 bf16 or 128 FP8 columns), each atom `rows x 128` bytes with the
+    16-byte chunks of row r XOR-ed by r % 8. Rows of 32 or 64 bytes (D = 64
+    in FP8 on sm_100a) use the 32- and 64-byte swizzles instead. Hence: at
+    least one stage, a multiple of 8 rows and rows of 32, 64 or a multiple
+    of 128 bytes, all static.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType);
