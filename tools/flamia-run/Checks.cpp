@@ -789,6 +789,28 @@ Status perturbAndCompare(Session &session, HostBatch &b, uint64_t seed,
   return Status::success();
 }
 
+/// The verdict of an L2 row: no output outside the changed document moved,
+/// and the change did move some of its own rows (else the check is vacuous).
+/// `cause` and `rows` name the change in the detail text.
+void judgeIsolation(CheckRow &row, const LeakComparison &c, int64_t docLength,
+                    const std::string &cause, const std::string &rows) {
+  row.compared = c.compared;
+  row.maxAbsDiff = c.maxAbs;
+  if (c.differing) {
+    row.verdict = Verdict::Fail;
+    row.detail = std::to_string(c.differing) +
+                 " outputs of other documents changed, first " + c.first;
+  } else if (c.changedInside == 0) {
+    row.verdict = Verdict::Fail;
+    row.detail = cause + " changed nothing (vacuous check)";
+  } else {
+    row.verdict = Verdict::Pass;
+    row.detail = "other documents bit-identical; " +
+                 std::to_string(c.changedInside) + " of " +
+                 std::to_string(docLength) + " " + rows + " changed";
+  }
+}
+
 } // namespace
 
 Status checkLeaks(Session &session, HostBatch &b, const RunOptions &options,
@@ -887,21 +909,8 @@ Status checkLeaks(Session &session, HostBatch &b, const RunOptions &options,
     FLAMIA_RETURN_IF_ERROR(perturbAndCompare(
         session, b, options.seed * 7919 + static_cast<uint64_t>(d), b.cu[d],
         b.cu[d + 1], o0, l0, c));
-    row.compared = c.compared;
-    row.maxAbsDiff = c.maxAbs;
-    if (c.differing) {
-      row.verdict = Verdict::Fail;
-      row.detail = std::to_string(c.differing) +
-                   " outputs of other documents changed, first " + c.first;
-    } else if (c.changedInside == 0) {
-      row.verdict = Verdict::Fail;
-      row.detail = "the perturbation changed nothing (vacuous check)";
-    } else {
-      row.verdict = Verdict::Pass;
-      row.detail = "other documents bit-identical; " +
-                   std::to_string(c.changedInside) + " of " +
-                   std::to_string(b.docLength(d)) + " perturbed rows changed";
-    }
+    judgeIsolation(row, c, b.docLength(d), "the perturbation",
+                   "perturbed rows");
     report.add(row);
   }
 
@@ -918,21 +927,7 @@ Status checkLeaks(Session &session, HostBatch &b, const RunOptions &options,
     FLAMIA_RETURN_IF_ERROR(perturbAndCompare(session, b, 0, b.cu[d],
                                              b.cu[d + 1], o0, l0, c,
                                              /*withNaN=*/true));
-    row.compared = c.compared;
-    row.maxAbsDiff = c.maxAbs;
-    if (c.differing) {
-      row.verdict = Verdict::Fail;
-      row.detail = std::to_string(c.differing) +
-                   " outputs of other documents changed, first " + c.first;
-    } else if (c.changedInside == 0) {
-      row.verdict = Verdict::Fail;
-      row.detail = "the NaNs changed nothing (vacuous check)";
-    } else {
-      row.verdict = Verdict::Pass;
-      row.detail = "other documents bit-identical; " +
-                   std::to_string(c.changedInside) + " of " +
-                   std::to_string(b.docLength(d)) + " rows changed";
-    }
+    judgeIsolation(row, c, b.docLength(d), "the NaNs", "rows");
     report.add(row);
   }
   return Status::success();
