@@ -1,6 +1,8 @@
 //===- Emitter.cpp - Building LLVM/NVVM IR for kernel lowering ------------===//
 #include "Emitter.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 using namespace mlir;
 using namespace mlir::flamia;
 
@@ -69,4 +71,26 @@ Value Emitter::cvtToBF16x2(Value hi, Value lo) {
       b, loc, VectorType::get({2}, b.getBF16Type()), hi, lo,
       /*random_bits=*/Value(), NVVM::FPRoundingMode::RN);
   return bitcast(i32(), packed);
+}
+
+Value Emitter::roundPairsToBF16(Type outType, ArrayRef<Value> p,
+                                Value quantized) {
+  auto roundPairs = [&](OpBuilder &nested, bool toE4M3) {
+    Emitter be(nested, loc);
+    SmallVector<Value> regs;
+    for (size_t i = 0; i + 1 < p.size(); i += 2) {
+      Value lo = p[i], hi = p[i + 1];
+      if (toE4M3)
+        std::tie(lo, hi) = be.cvtE4M3x2ToF32(be.cvtToE4M3x2(hi, lo));
+      regs.push_back(be.cvtToBF16x2(hi, lo));
+    }
+    return be.pack(outType, regs);
+  };
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{outType}, quantized,
+                                /*withElse=*/true);
+  OpBuilder tb = ifOp.getThenBodyBuilder();
+  scf::YieldOp::create(tb, loc, roundPairs(tb, /*toE4M3=*/true));
+  OpBuilder eb = ifOp.getElseBodyBuilder();
+  scf::YieldOp::create(eb, loc, roundPairs(eb, /*toE4M3=*/false));
+  return ifOp.getResult(0);
 }

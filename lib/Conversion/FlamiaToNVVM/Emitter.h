@@ -138,6 +138,10 @@ public:
   std::pair<Value, Value> cvtE4M3x2ToF32(Value pair);
   /// (hi, lo) f32 -> packed bf16x2 (RNE) as i32.
   Value cvtToBF16x2(Value hi, Value lo);
+  /// P (already times its fixed scale, consecutive values paired) as packed
+  /// bf16x2 words of `outType`: where `quantized` (i1) each value is first
+  /// rounded to E4M3 (exact in bf16), else rounded to bf16 directly.
+  Value roundPairsToBF16(Type outType, ArrayRef<Value> p, Value quantized);
 
   // mbarriers (shared-memory pointers).
   void mbarrierInit(Value bar, int64_t count);

@@ -141,24 +141,8 @@ struct FragQuantizeLowering : OpConversionPattern<FragQuantizeOp> {
       rewriter.replaceOp(op, e.pack(outType, words));
       return success();
     }
-    auto roundPairs = [&](OpBuilder &b, bool toE4M3) {
-      Emitter be(b, loc);
-      SmallVector<Value> regs;
-      for (size_t i = 0; i + 1 < p.size(); i += 2) {
-        Value lo = p[i], hi = p[i + 1];
-        if (toE4M3)
-          std::tie(lo, hi) = be.cvtE4M3x2ToF32(be.cvtToE4M3x2(hi, lo));
-        regs.push_back(be.cvtToBF16x2(hi, lo));
-      }
-      return be.pack(outType, regs);
-    };
-    auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{outType},
-                                  adaptor.getQuantized(), /*withElse=*/true);
-    OpBuilder tb = ifOp.getThenBodyBuilder();
-    scf::YieldOp::create(tb, loc, roundPairs(tb, /*toE4M3=*/true));
-    OpBuilder eb = ifOp.getElseBodyBuilder();
-    scf::YieldOp::create(eb, loc, roundPairs(eb, /*toE4M3=*/false));
-    rewriter.replaceOp(op, ifOp.getResult(0));
+    rewriter.replaceOp(op,
+                       e.roundPairsToBF16(outType, p, adaptor.getQuantized()));
     return success();
   }
 };
