@@ -648,6 +648,11 @@ Status ManifestReader::readKernel(const JsonValue &v, const std::string &path,
     return fail(*x, path + ".name",
                 "kernel name '" + k.name + "' is not a symbol name");
   FLAMIA_RETURN_IF_ERROR(require(v, path, "cubin", x));
+  if (x->isNull())
+    return fail(*x, path + ".cubin",
+                "kernel '" + k.name +
+                    "' has no cubin (compiled with flamia-compile --ptx-only); "
+                    "compile again with CUDA's ptxas available");
   FLAMIA_RETURN_IF_ERROR(readString(*x, path + ".cubin", k.cubin));
   if (k.cubin.empty() || k.cubin[0] == '/' ||
       k.cubin.find("..") != std::string::npos)
