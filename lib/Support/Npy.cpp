@@ -1,6 +1,8 @@
 //===- Npy.cpp - Reading and writing NumPy .npy files -----------*- C++ -*-===//
 #include "flamia/Support/Npy.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -83,6 +85,11 @@ bool readNpy(const std::string &path, NpyArray &out, std::string &error) {
     error = path + ": cannot open file: " + std::strerror(errno);
     return false;
   }
+  return readNpy(in, path, out, error);
+}
+
+bool readNpy(std::istream &in, const std::string &path, NpyArray &out,
+             std::string &error) {
   char magic[8];
   if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) {
     error = path + ": not a .npy file (bad magic)";
@@ -169,30 +176,57 @@ bool readNpy(const std::string &path, NpyArray &out, std::string &error) {
     if (b == std::string::npos)
       continue;
     char *stop = nullptr;
+    errno = 0;
     long long v = std::strtoll(item.c_str() + b, &stop, 10);
-    if (stop == item.c_str() + b || v < 0) {
+    // Only trailing spaces may follow the digits; ERANGE means > 2^63 - 1.
+    bool trailingJunk =
+        *stop != '\0' && std::string(stop).find_first_not_of(' ') !=
+                              std::string::npos;
+    if (stop == item.c_str() + b || v < 0 || errno == ERANGE || trailingJunk) {
       error = path + ": malformed 'shape' in .npy header";
       return false;
     }
     out.shape.push_back(v);
   }
 
-  // Guard the size computation against absurd shapes.
-  unsigned __int128 total = npyElementSize(out.dtype);
+  // The shape is untrusted: compute its byte size in 64 bits with every
+  // multiplication overflow-checked, and compare it with what the file holds
+  // before allocating, so that a header claiming 2^40 bytes over a 64-byte
+  // body is a "truncated data" error rather than std::bad_alloc.
+  uint64_t total = npyElementSize(out.dtype);
   for (int64_t d : out.shape) {
-    total *= static_cast<uint64_t>(d);
-    if (total > (static_cast<unsigned __int128>(1) << 40)) {
-      error = path + ": array too large";
+    if (__builtin_mul_overflow(total, static_cast<uint64_t>(d), &total) ||
+        total > (uint64_t(1) << 40)) {
+      error = path + ": array too large (shape " + out.shapeString() + ")";
       return false;
     }
   }
-  out.bytes.resize(static_cast<size_t>(total));
-  if (!out.bytes.empty() &&
-      !in.read(reinterpret_cast<char *>(out.bytes.data()),
-               static_cast<std::streamsize>(out.bytes.size()))) {
-    error = path + ": truncated data (expected " + std::to_string(out.bytes.size()) +
-            " bytes for shape " + out.shapeString() + ")";
+  auto truncated = [&](uint64_t available) {
+    error = path + ": truncated data (expected " + std::to_string(total) +
+            " bytes for shape " + out.shapeString() + ", found " +
+            std::to_string(available) + ")";
     return false;
+  };
+  const std::streamoff dataStart = in.tellg();
+  if (dataStart >= 0 && in.seekg(0, std::ios::end)) {
+    const std::streamoff fileEnd = in.tellg();
+    in.seekg(dataStart);
+    if (fileEnd >= dataStart &&
+        static_cast<uint64_t>(fileEnd - dataStart) < total)
+      return truncated(static_cast<uint64_t>(fileEnd - dataStart));
+  }
+  in.clear();
+  // Read in bounded chunks: a stream that cannot seek (a pipe) is still
+  // never trusted for more than it delivers plus one chunk.
+  constexpr uint64_t kChunk = uint64_t(1) << 26;
+  out.bytes.clear();
+  while (out.bytes.size() < total) {
+    const size_t have = out.bytes.size();
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, total - have));
+    out.bytes.resize(have + want);
+    if (!in.read(reinterpret_cast<char *>(out.bytes.data() + have),
+                 static_cast<std::streamsize>(want)))
+      return truncated(have + static_cast<uint64_t>(in.gcount()));
   }
   return true;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <unistd.h>
 
 using namespace flamia;
@@ -92,4 +93,61 @@ TEST(Npy, ErrorsNameTheProblem) {
   EXPECT_FALSE(readNpy(path, a, err));
   EXPECT_NE(err.find("truncated data"), std::string::npos) << err;
   std::remove(path.c_str());
+}
+
+// issue 18: a header claiming 2^31 x 2 x 64 float32 (2^40 bytes) over a
+// 64-byte body must be a "truncated data" error, not std::bad_alloc.
+TEST(Npy, HugeClaimedShapeOverTinyBodyIsAnError) {
+  std::string path = tempPath("huge"), err;
+  writeRaw(path, npyFile("{'descr': '<f4', 'fortran_order': False, "
+                         "'shape': (2147483648, 2, 64), }",
+                         std::string(64, '\0')));
+  NpyArray a;
+  EXPECT_FALSE(readNpy(path, a, err));
+  EXPECT_NE(err.find("truncated data (expected 1099511627776 bytes"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("found 64"), std::string::npos) << err;
+  EXPECT_TRUE(a.bytes.empty());
+  std::remove(path.c_str());
+}
+
+// Byte sizes past 2^40, and past 2^64 (which 64-bit arithmetic would wrap
+// to a small number), are rejected from the header alone.
+TEST(Npy, OverflowingShapesAreRejected) {
+  for (const char *shape : {"(1099511627776, 2)",
+                            "(4294967296, 4294967296, 4294967296)",
+                            "(9223372036854775807, 9223372036854775807)"}) {
+    std::string err;
+    NpyArray a;
+    std::istringstream in(npyFile(std::string("{'descr': '<f8', "
+                                              "'fortran_order': False, "
+                                              "'shape': ") +
+                                      shape + ", }",
+                                  ""));
+    EXPECT_FALSE(readNpy(in, "mem.npy", a, err)) << shape;
+    EXPECT_NE(err.find("array too large"), std::string::npos) << err;
+  }
+  // A zero dimension makes any other dimension harmless.
+  std::string err;
+  NpyArray a;
+  std::istringstream in(npyFile("{'descr': '<f8', 'fortran_order': False, "
+                                "'shape': (0, 9223372036854775807), }",
+                                ""));
+  EXPECT_TRUE(readNpy(in, "mem.npy", a, err)) << err;
+}
+
+TEST(Npy, MalformedDimensionsAreRejected) {
+  for (const char *shape :
+       {"(3x,)", "(-1,)", "(99999999999999999999,)", "(2, 3 4)"}) {
+    std::string err;
+    NpyArray a;
+    std::istringstream in(npyFile(std::string("{'descr': '<u1', "
+                                              "'fortran_order': False, "
+                                              "'shape': ") +
+                                      shape + ", }",
+                                  std::string(64, '\0')));
+    EXPECT_FALSE(readNpy(in, "mem.npy", a, err)) << shape;
+    EXPECT_NE(err.find("malformed 'shape'"), std::string::npos) << err;
+  }
 }

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,11 @@ struct NpyArray {
 /// names the file and the problem (missing file, bad magic, unsupported dtype,
 /// Fortran order, truncated data, ...).
 bool readNpy(const std::string &path, NpyArray &out, std::string &error);
+/// The same from an open stream positioned at the magic; `name` prefixes
+/// the messages. The claimed size is checked against what a seekable stream
+/// holds before anything is allocated.
+bool readNpy(std::istream &in, const std::string &name, NpyArray &out,
+             std::string &error);
 
 /// Writes `array` to `path` (format version 1.0). On failure returns false
 /// and sets `error`.
