@@ -14,17 +14,20 @@
 
 namespace flamia::numerics {
 
+// Vec4 values live only inside the cloned functions below, never in a call:
+// a helper such as `Vec4 load4(const double *)` is compiled for the default
+// target, where a 32-byte vector is returned through memory, while the AVX2
+// clone expects it in %ymm0. Once inlined (-O1 and up) nobody notices; at -O0
+// the call is real, the AVX2 clone passes its source pointer where the helper
+// expects the return slot, and the helper overwrites the caller's input
+// (issue 18: the numerics unit tests failed at -O0 only). Hence the memcpy
+// at each use.
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi" // Vec4 never crosses an ABI boundary
+#pragma GCC diagnostic ignored "-Wpsabi" // Vec4 never crosses a call
 #endif
 
 namespace {
 typedef double Vec4 __attribute__((vector_size(32)));
-inline Vec4 load4(const double *p) {
-  Vec4 v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
 } // namespace
 
 FLAMIA_VECTOR_CLONES
@@ -32,8 +35,13 @@ double sumOfProducts(const double *a, const double *b, int64_t n) {
   Vec4 acc0 = {0, 0, 0, 0}, acc1 = {0, 0, 0, 0};
   int64_t k = 0;
   for (; k + 8 <= n; k += 8) {
-    acc0 += load4(a + k) * load4(b + k);
-    acc1 += load4(a + k + 4) * load4(b + k + 4);
+    Vec4 a0, b0, a1, b1;
+    std::memcpy(&a0, a + k, sizeof(Vec4));
+    std::memcpy(&b0, b + k, sizeof(Vec4));
+    std::memcpy(&a1, a + k + 4, sizeof(Vec4));
+    std::memcpy(&b1, b + k + 4, sizeof(Vec4));
+    acc0 += a0 * b0;
+    acc1 += a1 * b1;
   }
   Vec4 acc = acc0 + acc1;
   double s = (acc[0] + acc[1]) + (acc[2] + acc[3]);

@@ -149,3 +149,24 @@ TEST(ExactDot, ExactCancellationTakesTheSlowPath) {
 }
 
 } // namespace
+
+// issue 18: at -O0 the AVX2 clone of sumOfProducts called a 32-byte-vector
+// helper compiled for the default target, which took the input pointer for
+// its return slot: the sum was garbage and the inputs were overwritten. Both
+// clones must return the exact sum of exactly summable products and leave
+// the inputs alone (the Debug leg of scripts/run-tests.sh runs this at -O0).
+TEST(SumOfProducts, ExactForSmallIntegersAndLeavesInputsAlone) {
+  for (int64_t n : {0, 1, 7, 8, 9, 16, 33, 128}) {
+    std::vector<double> a(n), b(n);
+    double expected = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      a[k] = static_cast<double>(k % 13) - 6;
+      b[k] = static_cast<double>(k % 7) + 1;
+      expected += a[k] * b[k];
+    }
+    const std::vector<double> a0 = a, b0 = b;
+    EXPECT_EQ(sumOfProducts(a.data(), b.data(), n), expected) << "n = " << n;
+    EXPECT_EQ(a, a0) << "n = " << n;
+    EXPECT_EQ(b, b0) << "n = " << n;
+  }
+}
