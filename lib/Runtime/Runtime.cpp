@@ -2,6 +2,8 @@
 
 #include "flamia/Runtime/Runtime.h"
 
+#include "flamia/Support/Validation.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -36,10 +38,9 @@ struct NamedTensor {
 Status effectiveSoftmaxScale(const Manifest &manifest,
                              const AttentionArgs &args, float &out) {
   const float s = args.softmaxScale;
-  if (!std::isfinite(s) || s < 0.0f)
-    return invalidArgument("softmax_scale " + std::to_string(s) +
-                           " must be a positive finite number, or 0 for the "
-                           "default");
+  std::string error;
+  if (s != 0.0f && !validation::validateSoftmaxScale(s, error))
+    return invalidArgument(error + " (or 0 for the default)");
   if (manifest.hasSoftmaxScale) {
     if (s != 0.0f && s != manifest.softmaxScale) {
       char buf[256];
@@ -90,6 +91,14 @@ Status validateAttentionArgs(const Manifest &manifest, const AttentionArgs &a,
                            " exceeds 2^31 - 2");
   float scale;
   FLAMIA_RETURN_IF_ERROR(effectiveSoftmaxScale(manifest, a, scale));
+  // What the kernels can address (their byte offsets into [T, H, D] tensors
+  // are 32-bit): a larger batch is rejected here, not faulted on.
+  std::string sizeError;
+  if (!validation::validateProblemSize(a.numTokens, a.numQHeads, a.numKVHeads,
+                                       a.headDim,
+                                       validation::kMaxTensorElements,
+                                       sizeError))
+    return invalidArgument(sizeError);
 
   ArgumentExtents e;
   int64_t n;
@@ -99,7 +108,9 @@ Status validateAttentionArgs(const Manifest &manifest, const AttentionArgs &a,
   if (!product({a.numTokens, a.numKVHeads, a.headDim, 2}, n))
     return invalidArgument("k/v byte size overflows int64");
   e.k = e.v = static_cast<uint64_t>(n);
-  e.lse = static_cast<uint64_t>(a.numTokens * a.numQHeads * 4);
+  if (!product({a.numTokens, a.numQHeads, 4}, n))
+    return invalidArgument("lse byte size overflows int64");
+  e.lse = static_cast<uint64_t>(n);
   e.cuSeqlens = static_cast<uint64_t>((a.numDocs + 1) * 4);
 
   const NamedTensor tensors[] = {
@@ -376,8 +387,12 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
               "copying cu_seqlens to the host"));
   FLAMIA_RETURN_IF_ERROR(d.check(d.streamSynchronize(stream),
                                  "cuStreamSynchronize (reading cu_seqlens)"));
-  FLAMIA_RETURN_IF_ERROR(
-      validateCuSeqlens(cu.data(), cu.size(), args.numTokens));
+  {
+    std::string error;
+    if (!validation::validateCuSeqlens(cu.data(), cu.size(), args.numTokens,
+                                       error))
+      return invalidArgument(error);
+  }
 
   // 4. Schedule and symbols.
   FLAMIA_RETURN_IF_ERROR(

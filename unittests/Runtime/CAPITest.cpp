@@ -277,8 +277,9 @@ TEST_F(CAPIOnFakeDriver, InvalidInputsAreReportedBeforeAnyDeviceCall) {
   a = argsOf(b);
   EXPECT_EQ(flamia_attention_forward(rt, &a, nullptr),
             FLAMIA_STATUS_INVALID_ARGUMENT);
-  EXPECT_STREQ(flamia_last_error(), "cu_seqlens decreases at index 2 (200 then "
-                                    "100); it must be non-decreasing");
+  EXPECT_STREQ(flamia_last_error(), "cu_seqlens[2] = 100 is less than "
+                                    "cu_seqlens[1] = 200 (it must be "
+                                    "non-decreasing)");
   EXPECT_EQ(fake.calls("cuLaunchKernelEx"), 0);
   flamia_runtime_destroy(rt);
 }

@@ -257,9 +257,16 @@ TEST_F(RuntimeOnFakeDriver, BadArgumentsFailBeforeAnyDeviceCall) {
       {"lse inside o", [](AttentionArgs &a) { a.lse = a.o + 1024; },
        "output o ["},
       {"scale", [](AttentionArgs &a) { a.softmaxScale = -1.0f; },
-       "must be a positive finite number"},
+       "softmax_scale -1 must be finite and > 0 (or 0 for the default)"},
       {"nan scale", [](AttentionArgs &a) { a.softmaxScale = NAN; },
-       "must be a positive finite number"},
+       "must be finite and > 0 (or 0 for the default)"},
+      {"too large for the kernels",
+       [](AttentionArgs &a) {
+         a.numTokens = 8388609; // x 1 x 128 > 2^30 elements
+         a.numQHeads = a.numKVHeads = 1;
+       },
+       "T x Hq x D = 8388609 x 1 x 128 = 1073741952 elements exceeds the "
+       "limit of 1073741824 elements per tensor"},
   };
   for (const Case &c : cases) {
     AttentionArgs a = argsOf(b);
@@ -282,15 +289,17 @@ TEST_F(RuntimeOnFakeDriver, BadCuSeqlensFailBeforeAnyUploadOrLaunch) {
   } cases[] = {
       {{0, 10, 7, 70},
        70,
-       "cu_seqlens decreases at index 2 (10 then 7); it must be "
-       "non-decreasing"},
-      {{3, 10, 40, 70}, 70, "cu_seqlens[0] is 3, must be 0"},
+       "cu_seqlens[2] = 7 is less than cu_seqlens[1] = 10 (it must be "
+       "non-decreasing)"},
+      {{3, 10, 40, 70}, 70, "cu_seqlens[0] = 3; it must be 0"},
       {{0, 10, 40, 69},
        70,
-       "cu_seqlens ends at 69 but the batch has 70 tokens"},
+       "cu_seqlens[3] = 69 but the batch has T = 70 tokens (the last entry "
+       "must be T)"},
       {{0, 10, 40, 70},
        71,
-       "cu_seqlens ends at 70 but the batch has 71 tokens"},
+       "cu_seqlens[3] = 70 but the batch has T = 71 tokens (the last entry "
+       "must be T)"},
   };
   for (const Case &c : cases) {
     FakeBatch b({0, 5, 5, 71}, 2, 2);
