@@ -2,10 +2,14 @@
 #include "ArrayFiles.h"
 #include "CommandLine.h"
 
+#include "flamia/Support/FileOutput.h"
+#include "flamia/Support/Validation.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cctype>
 #include <cstring>
 #include <sstream>
 
@@ -18,6 +22,12 @@ bool loadArray(const std::string &path, const char *what, NpyDType dtype,
     error = std::string(what) + ": " + error;
     return false;
   }
+  return loadArrayChecks(path, what, dtype, rank, shapeHint, out, error);
+}
+
+bool loadArrayChecks(const std::string &path, const char *what,
+                     NpyDType dtype, size_t rank, const char *shapeHint,
+                     NpyArray &out, std::string &error) {
   if (out.dtype != dtype) {
     error = std::string(what) + " (" + path + "): expected a " +
             npyDTypeName(dtype) + " array, got " + npyDTypeName(out.dtype);
@@ -29,15 +39,60 @@ bool loadArray(const std::string &path, const char *what, NpyDType dtype,
             out.shapeString();
     return false;
   }
+  // Sizes derived from the shape are used for allocations and indexing:
+  // every dimension >= 0 and the element count (and byte count) must fit
+  // in int64, and the payload must hold exactly that many bytes.
+  int64_t elements = 1;
+  for (int64_t d : out.shape)
+    if (d < 0 || __builtin_mul_overflow(elements, d, &elements)) {
+      error = std::string(what) + " (" + path + "): shape " +
+              out.shapeString() + " has too many elements";
+      return false;
+    }
+  int64_t bytes = 0;
+  if (!validation::checkedProduct(
+          {elements, static_cast<int64_t>(npyElementSize(dtype))}, bytes) ||
+      static_cast<uint64_t>(bytes) != out.bytes.size()) {
+    error = std::string(what) + " (" + path + "): shape " +
+            out.shapeString() + " needs " + std::to_string(elements) +
+            " elements but the file holds " +
+            std::to_string(out.bytes.size()) + " bytes of data";
+    return false;
+  }
+  return true;
+}
+
+bool checkTokenTensor(const NpyArray &a, const char *what,
+                      std::string &error) {
+  if (a.shape.size() == 3 && a.shape[0] > validation::kMaxTokens) {
+    error = std::string(what) + ": T = " + std::to_string(a.shape[0]) +
+            " tokens exceeds the limit of " +
+            std::to_string(validation::kMaxTokens) + " (cu_seqlens is int32)";
+    return false;
+  }
   return true;
 }
 
 bool loadCuSeqlens(const std::string &path, int64_t numTokens,
                    numerics::DocumentLayout &out, std::string &error) {
   NpyArray cu;
-  if (!loadArray(path, "cu_seqlens", NpyDType::Int32, 1, "[num_docs + 1]", cu,
-                 error))
+  if (!readNpy(path, cu, error)) {
+    error = "cu_seqlens: " + error;
     return false;
+  }
+  if (!validation::validateCuSeqlensDType(npyDTypeName(cu.dtype), error)) {
+    error = "cu_seqlens (" + path + "): " + error;
+    return false;
+  }
+  if (!loadArrayChecks(path, "cu_seqlens", NpyDType::Int32, 1,
+                       "[num_docs + 1]", cu, error))
+    return false;
+  if (!validation::validateCuSeqlens(cu.data<int32_t>(),
+                                     static_cast<size_t>(cu.numElements()),
+                                     numTokens, error)) {
+    error = "cu_seqlens (" + path + "): " + error;
+    return false;
+  }
   numerics::Status s = numerics::DocumentLayout::fromCuSeqlens(
       cu.data<int32_t>(), cu.numElements(), numTokens, out);
   if (!s) {
@@ -49,17 +104,7 @@ bool loadCuSeqlens(const std::string &path, int64_t numTokens,
 
 bool writeAll(const std::vector<std::pair<std::string, NpyArray>> &outputs,
               std::string &error) {
-  std::vector<std::string> written;
-  for (const auto &[path, array] : outputs) {
-    if (!writeNpy(path, array, error)) {
-      for (const std::string &w : written)
-        std::remove(w.c_str());
-      std::remove(path.c_str());
-      return false;
-    }
-    written.push_back(path);
-  }
-  return true;
+  return writeNpyFilesAtomically(outputs, error);
 }
 
 NpyArray floatArray(std::vector<int64_t> shape,
@@ -70,7 +115,9 @@ NpyArray floatArray(std::vector<int64_t> shape,
 }
 
 bool parseInt(const std::string &text, int64_t &out) {
-  if (text.empty())
+  // Digits only, with an optional leading '-' (strtoll would also take
+  // leading spaces and '+').
+  if (text.empty() || !(text[0] == '-' || (text[0] >= '0' && text[0] <= '9')))
     return false;
   char *end = nullptr;
   errno = 0;
@@ -82,7 +129,7 @@ bool parseInt(const std::string &text, int64_t &out) {
 }
 
 bool parseFloat(const std::string &text, float &out) {
-  if (text.empty())
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])))
     return false;
   char *end = nullptr;
   errno = 0;
@@ -90,6 +137,31 @@ bool parseFloat(const std::string &text, float &out) {
   if (errno || *end != '\0' || !std::isfinite(v))
     return false;
   out = v;
+  return true;
+}
+
+bool parseSoftmaxScale(const std::string &text, float &out,
+                       std::string &error) {
+  char *end = nullptr;
+  double v = 0;
+  if (!text.empty() && !std::isspace(static_cast<unsigned char>(text[0]))) {
+    errno = 0;
+    v = std::strtod(text.c_str(), &end);
+  }
+  if (end == nullptr || end == text.c_str() || *end != '\0') {
+    error = "--softmax-scale expects a number, got '" + text + "'";
+    return false;
+  }
+  // The double as written, not its float rounding (1e-60 is > 0 but rounds
+  // to 0 in float32; 1e60 overflows it): both rules apply to the float.
+  if (!validation::validateSoftmaxScale(v, error) ||
+      !validation::validateSoftmaxScale(static_cast<float>(v), error)) {
+    if (std::isfinite(v) && v > 0)
+      error = "softmax_scale " + text + " is not a positive finite float32";
+    error = "--softmax-scale " + text + ": " + error;
+    return false;
+  }
+  out = static_cast<float>(v);
   return true;
 }
 
@@ -104,6 +176,14 @@ bool parseIntList(const std::string &text, std::vector<int64_t> &out) {
     out.push_back(v);
   }
   return !out.empty();
+}
+
+bool intOption(const CommandLine &cl, const char *name, int64_t lo, int64_t hi,
+               int64_t &out, std::string &error) {
+  std::optional<std::string> text = cl.value(name);
+  if (!text)
+    return true;
+  return validation::parseIntegerInRange(*text, name, lo, hi, out, error);
 }
 
 int badInput(const char *command, const std::string &message) {

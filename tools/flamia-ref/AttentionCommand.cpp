@@ -59,17 +59,17 @@ int runAttentionCommand(int argc, char **argv) {
   if (cl.positional().size() != 3)
     return badInput(cmd, "expected three inputs Q.npy K.npy V.npy, got " +
                              std::to_string(cl.positional().size()));
-  float softmaxScale = 0.0f;
+  float softmaxScale = 0.0f; // 0: the default, 1/sqrt(D)
   if (auto s = cl.value("--softmax-scale"))
-    if (!parseFloat(*s, softmaxScale) || softmaxScale == 0.0f)
-      return badInput(cmd, "--softmax-scale must be a finite nonzero number, "
-                           "got '" + *s + "'");
+    if (!parseSoftmaxScale(*s, softmaxScale, error))
+      return badInput(cmd, error);
 
   NpyArray q, k, v, dO;
   const std::vector<std::string> &pos = cl.positional();
   if (!loadArray(pos[0], "Q", NpyDType::Float32, 3, "[T, Hq, D]", q, error) ||
       !loadArray(pos[1], "K", NpyDType::Float32, 3, "[T, Hkv, D]", k, error) ||
-      !loadArray(pos[2], "V", NpyDType::Float32, 3, "[T, Hkv, D]", v, error))
+      !loadArray(pos[2], "V", NpyDType::Float32, 3, "[T, Hkv, D]", v, error) ||
+      !checkTokenTensor(q, "Q", error))
     return badInput(cmd, error);
   const int64_t T = q.shape[0], Hq = q.shape[1], D = q.shape[2];
   if (k.shape[0] != T || k.shape[2] != D)

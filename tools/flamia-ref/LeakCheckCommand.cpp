@@ -11,6 +11,7 @@
 #include "RecipeOptions.h"
 
 #include "flamia/Numerics/LeakCheck.h"
+#include "flamia/Support/Validation.h"
 
 #include <cstdio>
 #include <cstring>
@@ -61,15 +62,19 @@ int runLeakCheckCommand(int argc, char **argv) {
   options.checkL1 = !cl.flag("--no-l1");
   options.checkL2 = !cl.flag("--no-l2");
   options.checkL3 = cl.flag("--strict") || cl.flag("--l3");
-  if (auto cuts = cl.value("--cuts"))
+  if (auto cuts = cl.value("--cuts")) {
     if (!parseIntList(*cuts, options.cutOffsets))
       return badInput(cmd, "malformed --cuts '" + *cuts +
                                "' (expected comma-separated integers)");
+    for (int64_t c : options.cutOffsets)
+      if (c < 0 || c > validation::kMaxTokens)
+        return badInput(cmd, "--cuts: cut offset " + std::to_string(c) +
+                                 " must be in [0, " +
+                                 std::to_string(validation::kMaxTokens) + "]");
+  }
   int64_t seed = 1;
-  if (auto s = cl.value("--seed"))
-    if (!parseInt(*s, seed) || seed < 0 || seed > 0xffffffffll)
-      return badInput(cmd, "--seed must be an integer in [0, 2^32), got '" +
-                               *s + "'");
+  if (!intOption(cl, "--seed", 0, 0xffffffffll, seed, error))
+    return badInput(cmd, error);
   options.seed = static_cast<uint32_t>(seed) * 2654435761u + 12345u;
 
   AttentionTensors tensors;
@@ -84,7 +89,8 @@ int runLeakCheckCommand(int argc, char **argv) {
     if (!loadArray(pos[0], "Q", NpyDType::Float32, 3, "[T, Hq, D]", q, error) ||
         !loadArray(pos[1], "K", NpyDType::Float32, 3, "[T, Hkv, D]", k, error) ||
         !loadArray(pos[2], "V", NpyDType::Float32, 3, "[T, Hkv, D]", v, error) ||
-        !loadArray(pos[3], "DO", NpyDType::Float32, 3, "[T, Hq, D]", dO, error))
+        !loadArray(pos[3], "DO", NpyDType::Float32, 3, "[T, Hq, D]", dO, error) ||
+        !checkTokenTensor(q, "Q", error))
       return badInput(cmd, error);
     const int64_t T = q.shape[0], Hq = q.shape[1], D = q.shape[2];
     if (k.shape[0] != T || k.shape[2] != D || v.shape != k.shape ||
@@ -118,20 +124,12 @@ int runLeakCheckCommand(int argc, char **argv) {
       if (!parseIntList(*dl, lengths))
         return badInput(cmd, "malformed --doc-lengths '" + *dl + "'");
     int64_t H = 2, Hkv = 1, D = 64;
-    auto getPositive = [&](const char *name, int64_t &out) {
-      if (auto s = cl.value(name))
-        if (!parseInt(*s, out) || out < 1) {
-          error = std::string(name) + " must be a positive integer, got '" +
-                  *s + "'";
-          return false;
-        }
-      return true;
-    };
-    if (!getPositive("--heads", H) || !getPositive("--kv-heads", Hkv) ||
-        !getPositive("--head-dim", D))
+    if (!intOption(cl, "--heads", 1, validation::kMaxHeads, H, error) ||
+        !intOption(cl, "--kv-heads", 1, validation::kMaxHeads, Hkv, error) ||
+        !intOption(cl, "--head-dim", 1, kMaxHeadDim, D, error))
       return badInput(cmd, error);
-    if (H % Hkv != 0)
-      return badInput(cmd, "--heads must be a multiple of --kv-heads");
+    if (!validation::validateHeads(H, Hkv, error))
+      return badInput(cmd, "--heads/--kv-heads: " + error);
     InputKind kind = InputKind::Outlier;
     if (auto s = cl.value("--inputs")) {
       if (*s == "random")
@@ -147,13 +145,13 @@ int runLeakCheckCommand(int argc, char **argv) {
       return badInput(cmd, "--cu-seqlens needs input files; use "
                            "--doc-lengths for synthetic inputs");
     }
-    std::vector<int32_t> cu = {0};
-    for (int64_t L : lengths) {
-      if (L < 0 || cu.back() + L > (1 << 24))
-        return badInput(cmd, "--doc-lengths must be non-negative and sum to "
-                             "at most 2^24");
-      cu.push_back(static_cast<int32_t>(cu.back() + L));
-    }
+    std::vector<int32_t> cu;
+    if (!validation::cuSeqlensFromLengths(lengths.data(), lengths.size(),
+                                          kMaxSyntheticTokens, cu, error))
+      return badInput(cmd, "--doc-lengths: " + error);
+    if (!validation::validateProblemSize(cu.back(), H, Hkv, D,
+                                         kMaxSyntheticElements, error))
+      return badInput(cmd, error);
     (void)DocumentLayout::fromCuSeqlens(cu, cu.back(), docs);
     tensors = makeSyntheticInputs(docs, H, Hkv, D, kind,
                                   static_cast<uint32_t>(seed));

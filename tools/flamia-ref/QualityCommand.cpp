@@ -15,6 +15,7 @@
 #include "flamia/Numerics/Parallel.h"
 #include "flamia/Numerics/ReferenceAttention.h"
 #include "flamia/Numerics/SyntheticInputs.h"
+#include "flamia/Support/Validation.h"
 
 #include <chrono>
 #include <cmath>
@@ -81,23 +82,16 @@ int runQualityCommand(int argc, char **argv) {
   if (!cl.positional().empty())
     return badInput(cmd, "quality takes no input files");
   int64_t T = 4096, H = 2, D = 128, seed = 1;
-  auto getPositive = [&](const char *name, int64_t &out) {
-    if (auto s = cl.value(name))
-      if (!parseInt(*s, out) || out < 1) {
-        error = std::string(name) + " must be a positive integer, got '" + *s +
-                "'";
-        return false;
-      }
-    return true;
-  };
-  if (!getPositive("--tokens", T) || !getPositive("--heads", H) ||
-      !getPositive("--head-dim", D) || !getPositive("--seed", seed))
+  if (!intOption(cl, "--tokens", 1, kMaxSyntheticTokens, T, error) ||
+      !intOption(cl, "--heads", 1, validation::kMaxHeads, H, error) ||
+      !intOption(cl, "--head-dim", 1, kMaxHeadDim, D, error) ||
+      !intOption(cl, "--seed", 0, 0xffffffffll, seed, error))
     return badInput(cmd, error);
   int64_t Hkv = H;
-  if (!getPositive("--kv-heads", Hkv))
+  if (!intOption(cl, "--kv-heads", 1, validation::kMaxHeads, Hkv, error))
     return badInput(cmd, error);
-  if (H % Hkv != 0)
-    return badInput(cmd, "--heads must be a multiple of --kv-heads");
+  if (!validation::validateHeads(H, Hkv, error))
+    return badInput(cmd, "--heads/--kv-heads: " + error);
   std::vector<int32_t> cu = {0, static_cast<int32_t>(T)};
   if (auto dl = cl.value("--doc-lengths")) {
     if (cl.value("--tokens"))
@@ -105,14 +99,13 @@ int runQualityCommand(int argc, char **argv) {
     std::vector<int64_t> lengths;
     if (!parseIntList(*dl, lengths))
       return badInput(cmd, "malformed --doc-lengths '" + *dl + "'");
-    cu = {0};
-    for (int64_t L : lengths) {
-      if (L < 0 || cu.back() + L > (1 << 24))
-        return badInput(cmd, "--doc-lengths must be non-negative and sum to "
-                             "at most 2^24");
-      cu.push_back(static_cast<int32_t>(cu.back() + L));
-    }
+    if (!validation::cuSeqlensFromLengths(lengths.data(), lengths.size(),
+                                          kMaxSyntheticTokens, cu, error))
+      return badInput(cmd, "--doc-lengths: " + error);
   }
+  if (!validation::validateProblemSize(cu.back(), H, Hkv, D,
+                                       kMaxSyntheticElements, error))
+    return badInput(cmd, error);
   DocumentLayout docs;
   if (Status s = DocumentLayout::fromCuSeqlens(cu, cu.back(), docs); !s)
     return badInput(cmd, s.message);
@@ -146,7 +139,8 @@ int runQualityCommand(int argc, char **argv) {
       return badInput(cmd, s.message);
     if (colon != std::string::npos) {
       int64_t sb;
-      if (!parseInt(spec.substr(colon + 1), sb) || sb < 0 || sb % 32 != 0)
+      if (!parseInt(spec.substr(colon + 1), sb) || sb < 0 || sb % 32 != 0 ||
+          sb > (1 << 20))
         return badInput(cmd, "malformed safe block in '" + spec +
                                  "' (expected a multiple of 32)");
       run.recipe.safeBlock = sb;

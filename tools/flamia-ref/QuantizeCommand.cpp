@@ -9,6 +9,7 @@
 #include "CommandLine.h"
 
 #include "flamia/Numerics/Quantizer.h"
+#include "flamia/Support/Validation.h"
 
 #include <cstdio>
 #include <cstring>
@@ -29,13 +30,33 @@ static const char *kQuantizeUsage =
     "                     for nvfp4), token blocks numbered in document order\n"
     "\n"
     "  --format       mxfp8-e4m3 | mxfp8-e5m2 | mxfp4 | nvfp4\n"
-    "  --block TxC    token block x channel block (1x32, 32x32, 1x16, 16x16,\n"
-    "                 ...), or 'tensor' (one scale per head)\n"
+    "  --block TxC    token block x channel block, or 'tensor' (one scale per\n"
+    "                 head; MX formats only). C is 32 for the MX formats, 16\n"
+    "                 for nvfp4; T is 1 or a multiple of 16 (1x32, 32x32,\n"
+    "                 1x16, 16x16, ...)\n"
     "  --packed       token blocks aligned to the packed tensor instead of to\n"
     "                 each document's first token (leaks across documents;\n"
     "                 for demonstrations only)\n"
     "  --cu-seqlens   int32 [num_docs + 1] document boundaries (default: one\n"
     "                 document)\n";
+
+/// validation::validateFormatBlock for a QuantFormat and ScaleLayout;
+/// headDim < 1: not known yet.
+static bool checkFormatBlock(const QuantFormat &format,
+                             const ScaleLayout &layout, int64_t headDim,
+                             std::string &error) {
+  using namespace validation;
+  const ElementEncoding element =
+      format.element == ElementFormat::E4M3   ? ElementEncoding::E4M3
+      : format.element == ElementFormat::E5M2 ? ElementEncoding::E5M2
+                                              : ElementEncoding::E2M1;
+  const ScaleEncoding scale = format.scale == ScaleFormat::E8M0
+                                  ? ScaleEncoding::E8M0
+                                  : ScaleEncoding::UE4M3;
+  return validateFormatBlock(
+      element, scale, layout.blocking == TokenBlocking::PerTensor,
+      layout.tokenBlock, layout.channelBlock, headDim, format.name(), error);
+}
 
 static bool parseBlock(const std::string &text, ScaleLayout &layout) {
   if (text == "tensor") {
@@ -47,7 +68,7 @@ static bool parseBlock(const std::string &text, ScaleLayout &layout) {
     return false;
   int64_t t, c;
   if (!parseInt(text.substr(0, x), t) || !parseInt(text.substr(x + 1), c) ||
-      t < 1 || c < 1)
+      t < 1 || c < 1 || t > validation::kMaxTokens || c > (1 << 20))
     return false;
   layout = ScaleLayout::documentLocal(t, c);
   return true;
@@ -87,6 +108,9 @@ int runQuantizeCommand(int argc, char **argv) {
       return badInput(cmd, "--packed does not apply to --block tensor");
     layout.blocking = TokenBlocking::Packed;
   }
+  if (!checkFormatBlock(format, layout, -1, error))
+    return badInput(cmd, "--format " + *formatName + " --block " +
+                             *blockText + ": " + error);
   if (!prefix)
     return badInput(cmd, "missing -o PREFIX");
   if (cl.positional().size() != 1)
@@ -95,9 +119,12 @@ int runQuantizeCommand(int argc, char **argv) {
 
   NpyArray input;
   if (!loadArray(cl.positional()[0], "input", NpyDType::Float32, 3,
-                 "[T, H, D]", input, error))
+                 "[T, H, D]", input, error) ||
+      !checkTokenTensor(input, "input", error))
     return badInput(cmd, error);
   const int64_t T = input.shape[0], H = input.shape[1], D = input.shape[2];
+  if (!checkFormatBlock(format, layout, D, error))
+    return badInput(cmd, "input (" + cl.positional()[0] + "): " + error);
   if (Status s = layout.validate(D); !s)
     return badInput(cmd, "input (" + cl.positional()[0] + "): " + s.message);
   DocumentLayout docs = DocumentLayout::singleDocument(T);

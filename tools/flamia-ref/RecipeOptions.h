@@ -23,9 +23,9 @@ inline bool recipeFromOptions(const CommandLine &cl, const char *fallback,
   }
   if (auto sb = cl.value("--safe-block")) {
     int64_t n;
-    if (!parseInt(*sb, n) || n < 0 || n % 32 != 0) {
-      error = "--safe-block must be 0 (none) or a positive multiple of 32, "
-              "got '" + *sb + "'";
+    if (!parseInt(*sb, n) || n < 0 || n % 32 != 0 || n > (1 << 20)) {
+      error = "--safe-block must be 0 (none) or a positive multiple of 32 "
+              "up to 2^20, got '" + *sb + "'";
       return false;
     }
     if (recipe.float64Reference) {

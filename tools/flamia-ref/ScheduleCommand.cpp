@@ -12,7 +12,9 @@
 #include "flamia/Schedule/ScheduleSerialization.h"
 #include "flamia/Schedule/StandardWorkloads.h"
 #include "flamia/Schedule/VarlenSchedule.h"
+#include "flamia/Support/FileOutput.h"
 #include "flamia/Support/Npy.h"
+#include "flamia/Support/Validation.h"
 
 #include <cerrno>
 #include <cmath>
@@ -38,13 +40,13 @@ counter. Prints items, total work, makespan, the lower bound
 max(total work / SMs, largest item) and makespan / lower bound.
 
 input (exactly one):
-  --cu-seqlens CU.npy    int32 (or int64) [num_docs + 1]: 0, non-decreasing
+  --cu-seqlens CU.npy    int32 [num_docs + 1]: 0, non-decreasing
   --workload NAME        lognormal1k | fixed2k | single32k | tiny34
   --tokens T             total tokens: with --workload, the batch size
                          (default 32768; tiny34: 8192 x 34 = 278528); with
                          --cu-seqlens, the value cu_seqlens must end at
 kernel:
-  --heads H              query heads (required)
+  --heads H              query heads, at most 65535 (required)
   --kv-heads HKV         kv heads, H a multiple of HKV (default H)
   --head-dim D           64, 128, 192 or 256 (default 128)
   --causal | --no-causal (default causal)
@@ -80,17 +82,7 @@ bool parseInteger(const CommandLine &cl, const char *name, int64_t lo,
   std::optional<std::string> text = cl.value(name);
   if (!text)
     return true;
-  errno = 0;
-  char *end = nullptr;
-  long long v = std::strtoll(text->c_str(), &end, 10);
-  if (text->empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
-    error = std::string(name) + " expects an integer in [" +
-            std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
-            *text + "'";
-    return false;
-  }
-  out = v;
-  return true;
+  return validation::parseIntegerInRange(*text, name, lo, hi, out, error);
 }
 
 bool parseReal(const CommandLine &cl, const char *name, double &out,
@@ -123,28 +115,19 @@ bool readCuSeqlens(const std::string &path, std::vector<int32_t> &cu,
         a.shapeString();
     return false;
   }
-  size_t n = static_cast<size_t>(a.shape[0]);
+  if (!validation::validateCuSeqlensDType(npyDTypeName(a.dtype), error)) {
+    error = path + ": " + error;
+    return false;
+  }
+  const size_t n = static_cast<size_t>(a.shape[0]);
+  if (a.bytes.size() != n * sizeof(int32_t)) {
+    error = path + ": shape " + a.shapeString() + " does not match the " +
+            std::to_string(a.bytes.size()) + " bytes of data";
+    return false;
+  }
   cu.resize(n);
-  if (a.dtype == NpyDType::Int32) {
-    std::memcpy(cu.data(), a.bytes.data(), n * sizeof(int32_t));
-    return true;
-  }
-  if (a.dtype == NpyDType::Int64) {
-    const int64_t *v = a.data<int64_t>();
-    for (size_t i = 0; i < n; ++i) {
-      if (v[i] < std::numeric_limits<int32_t>::min() ||
-          v[i] > std::numeric_limits<int32_t>::max()) {
-        error = path + ": cu_seqlens[" + std::to_string(i) +
-                "] = " + std::to_string(v[i]) + " does not fit in int32";
-        return false;
-      }
-      cu[i] = static_cast<int32_t>(v[i]);
-    }
-    return true;
-  }
-  error = path + ": cu_seqlens must be int32 (or int64), got " +
-          npyDTypeName(a.dtype);
-  return false;
+  std::memcpy(cu.data(), a.bytes.data(), n * sizeof(int32_t));
+  return true;
 }
 
 // Integral values without decimals, others with up to three.
@@ -163,28 +146,14 @@ std::string formatNumber(double v) {
   return s;
 }
 
-bool writeItemsNpy(const std::string &path, const VarlenSchedule &s,
-                   std::string &error) {
+NpyArray itemsArray(const VarlenSchedule &s) {
   constexpr int64_t kFields = sizeof(VarlenWorkItem) / sizeof(int32_t);
   NpyArray a = makeNpyArray(NpyDType::Int32,
                             {static_cast<int64_t>(s.items.size()), kFields});
   if (!s.items.empty())
     std::memcpy(a.bytes.data(), s.items.data(),
                 s.items.size() * sizeof(VarlenWorkItem));
-  return writeNpy(path, a, error);
-}
-
-bool writeBytes(const std::string &path, const std::vector<uint8_t> &bytes,
-                std::string &error) {
-  std::ofstream out(path, std::ios::binary);
-  if (out)
-    out.write(reinterpret_cast<const char *>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-  if (!out) {
-    error = "cannot write " + path;
-    return false;
-  }
-  return true;
+  return a;
 }
 } // namespace
 
@@ -219,9 +188,10 @@ int runScheduleCommand(int argc, char **argv) {
   std::string inputLine;
   if (fromFile) {
     std::string path = *cl.value("--cu-seqlens");
-    if (!readCuSeqlens(path, cu, error) ||
-        !validateCuSeqlens(cu.data(), cu.size(), tokens, error))
+    if (!readCuSeqlens(path, cu, error))
       return badInput(error);
+    if (!validation::validateCuSeqlens(cu.data(), cu.size(), tokens, error))
+      return badInput(path + ": " + error);
     inputLine = "cu_seqlens " + path;
   } else {
     StandardWorkload workload;
@@ -248,8 +218,9 @@ int runScheduleCommand(int argc, char **argv) {
   VarlenScheduleParams params;
   int64_t heads = 0, kvHeads = -1, headDim = 128, blockM = 128, blockN = 128,
           safeBlock = 128, sms = 132;
-  if (!parseInteger(cl, "--heads", 1, kInt32Max, heads, error) ||
-      !parseInteger(cl, "--kv-heads", 1, kInt32Max, kvHeads, error) ||
+  if (!parseInteger(cl, "--heads", 1, validation::kMaxHeads, heads, error) ||
+      !parseInteger(cl, "--kv-heads", 1, validation::kMaxHeads, kvHeads,
+                    error) ||
       !parseInteger(cl, "--head-dim", 1, kInt32Max, headDim, error) ||
       !parseInteger(cl, "--block-m", 1, kInt32Max, blockM, error) ||
       !parseInteger(cl, "--block-n", 1, kInt32Max, blockN, error) ||
@@ -290,22 +261,29 @@ int runScheduleCommand(int argc, char **argv) {
   GridSimulation sim =
       simulatePersistentGrid(schedule.costs, static_cast<int32_t>(sms));
 
-  // Files first, so that a bad output path is reported before printing.
+  // Files first, so that a bad output path is reported before printing; all
+  // of them or none.
+  std::vector<std::pair<std::string, NpyArray>> npyFiles;
   if (std::optional<std::string> path = cl.value("--write-cu-seqlens")) {
     NpyArray a =
         makeNpyArray(NpyDType::Int32, {static_cast<int64_t>(cu.size())});
     std::memcpy(a.bytes.data(), cu.data(), cu.size() * sizeof(int32_t));
-    if (!writeNpy(*path, a, error))
-      return badInput(error);
+    npyFiles.push_back({*path, std::move(a)});
   }
   if (std::optional<std::string> path = cl.value("--dump-items"))
-    if (!writeItemsNpy(*path, schedule, error))
-      return badInput(error);
-  if (std::optional<std::string> path = cl.value("--dump-metadata")) {
-    std::vector<uint8_t> bytes;
-    if (!serializeVarlenSchedule(schedule, bytes, error) ||
-        !writeBytes(*path, bytes, error))
-      return badInput(error);
+    npyFiles.push_back({*path, itemsArray(schedule)});
+  std::vector<uint8_t> metadata;
+  std::optional<std::string> metadataPath = cl.value("--dump-metadata");
+  if (metadataPath && !serializeVarlenSchedule(schedule, metadata, error))
+    return badInput(error);
+  if (!writeNpyFilesAtomically(npyFiles, error))
+    return badInput(error);
+  if (metadataPath &&
+      !writeFileAtomically(*metadataPath, metadata.data(), metadata.size(),
+                           error)) {
+    for (const auto &file : npyFiles)
+      std::remove(file.first.c_str());
+    return badInput(error);
   }
 
   const DocumentLayout &docs = schedule.docs;

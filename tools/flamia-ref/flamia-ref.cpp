@@ -7,6 +7,8 @@
 #include "Commands.h"
 #include "CommandLine.h"
 
+#include "flamia/Support/Version.h"
+
 #include <cstdio>
 #include <cstring>
 
@@ -16,7 +18,8 @@ static void printUsage(FILE *to) {
   std::fprintf(to, "usage: flamia-ref SUBCOMMAND [options]\n\nsubcommands:\n");
   for (const Command *c = commands(); c->name; ++c)
     std::fprintf(to, "  %-10s %s\n", c->name, c->summary);
-  std::fprintf(to, "\n`flamia-ref SUBCOMMAND --help` describes one.\n");
+  std::fprintf(to, "\n`flamia-ref SUBCOMMAND --help` describes one; "
+                   "`flamia-ref --version` prints the version.\n");
 }
 
 int main(int argc, char **argv) {
@@ -27,6 +30,10 @@ int main(int argc, char **argv) {
   if (!std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--help") ||
       !std::strcmp(argv[1], "-h")) {
     printUsage(stdout);
+    return 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("flamia-ref %s\n", flamia::versionBanner());
     return 0;
   }
   for (const Command *c = commands(); c->name; ++c)
