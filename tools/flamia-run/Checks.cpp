@@ -7,6 +7,7 @@
 #include "flamia/Numerics/Quantizer.h"
 #include "flamia/Numerics/RecipeConfig.h"
 #include "flamia/Numerics/ReferenceAttention.h"
+#include "flamia/Support/FileOutput.h"
 #include "flamia/Support/Npy.h"
 #include "flamia/Target/ScaleFactorLayout.h"
 
@@ -489,13 +490,14 @@ std::vector<float> sliceHeads(const std::vector<uint16_t> &x, int64_t T,
   return out;
 }
 
-void dumpFloat(const std::string &dir, const std::string &name,
-               const std::vector<float> &x, std::vector<int64_t> shape) {
+/// A float32 array of `shape` holding `x`, for --dump.
+std::pair<std::string, NpyArray> dumpFile(const std::string &dir,
+                                          const std::string &name,
+                                          const std::vector<float> &x,
+                                          std::vector<int64_t> shape) {
   NpyArray a = makeNpyArray(NpyDType::Float32, std::move(shape));
   memcpy(a.bytes.data(), x.data(), x.size() * 4);
-  std::string error;
-  if (!writeNpy(dir + "/" + name + ".npy", a, error))
-    fprintf(stderr, "flamia-run: --dump: %s\n", error.c_str());
+  return {dir + "/" + name + ".npy", std::move(a)};
 }
 
 } // namespace
@@ -651,22 +653,25 @@ Status checkReference(Session &session, const RunOptions &options,
   report.add(row);
 
   if (!options.dumpDir.empty()) {
+    // Every file or none (docs/runtime.md): a failed write is an error.
     const std::string &dir = options.dumpDir;
-    dumpFloat(dir, "q", toFloat(b.q), {b.T, b.Hq, b.D});
-    dumpFloat(dir, "k", toFloat(b.k), {b.T, b.Hkv, b.D});
-    dumpFloat(dir, "v", toFloat(b.v), {b.T, b.Hkv, b.D});
-    dumpFloat(dir, "o", gpuO, {b.T, b.Hq, b.D});
-    dumpFloat(dir, "lse", lse, {b.Hq, b.T});
-    dumpFloat(dir, "o_ref", ref.o, {b.T, heads, b.D});
-    dumpFloat(dir, "lse_ref", ref.lse, {heads, b.T});
-    dumpFloat(dir, "o_f64", f64.o, {b.T, heads, b.D});
-    dumpFloat(dir, "lse_f64", f64.lse, {heads, b.T});
+    std::vector<std::pair<std::string, NpyArray>> files;
+    files.push_back(dumpFile(dir, "q", toFloat(b.q), {b.T, b.Hq, b.D}));
+    files.push_back(dumpFile(dir, "k", toFloat(b.k), {b.T, b.Hkv, b.D}));
+    files.push_back(dumpFile(dir, "v", toFloat(b.v), {b.T, b.Hkv, b.D}));
+    files.push_back(dumpFile(dir, "o", gpuO, {b.T, b.Hq, b.D}));
+    files.push_back(dumpFile(dir, "lse", lse, {b.Hq, b.T}));
+    files.push_back(dumpFile(dir, "o_ref", ref.o, {b.T, heads, b.D}));
+    files.push_back(dumpFile(dir, "lse_ref", ref.lse, {heads, b.T}));
+    files.push_back(dumpFile(dir, "o_f64", f64.o, {b.T, heads, b.D}));
+    files.push_back(dumpFile(dir, "lse_f64", f64.lse, {heads, b.T}));
     NpyArray cu =
         makeNpyArray(NpyDType::Int32, {static_cast<int64_t>(b.cu.size())});
     memcpy(cu.bytes.data(), b.cu.data(), b.cu.size() * 4);
+    files.push_back({dir + "/cu_seqlens.npy", std::move(cu)});
     std::string error;
-    if (!writeNpy(dir + "/cu_seqlens.npy", cu, error))
-      fprintf(stderr, "flamia-run: --dump: %s\n", error.c_str());
+    if (!writeNpyFilesAtomically(files, error))
+      return runtime::invalidArgument("--dump: " + error);
   }
   return Status::success();
 }

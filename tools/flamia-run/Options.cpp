@@ -2,6 +2,8 @@
 
 #include "Options.h"
 
+#include "flamia/Support/Validation.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -46,7 +48,9 @@ checks
   --sanitize-friendly
                     zero the workspace, fill outputs with NaN, synchronize
                     after every kernel (for compute-sanitizer); no --bench
-  --dump DIR        write inputs, outputs and references as .npy to DIR
+  --dump DIR        with --check: write inputs, outputs and references as
+                    .npy to DIR (created if missing; a failed write is an
+                    error, exit 2)
 
 benchmark
   --bench N         time N iterations (after --warmup, default 3) with CUDA
@@ -54,6 +58,7 @@ benchmark
   --quantize-match S  kernels whose name contains S are the quantization
                     (default "quant")
   -v, --verbose     print the manifest's kernels and the launch shapes
+  --version         print FLAMIA's version
 
 self-test (no FLAMIA kernel needed)
   --selftest        run a hand-written PTX kernel (JIT-compiled by the
@@ -98,7 +103,8 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
       "--cu-seqlens",     "--dump"};
   static const std::set<std::string> flags = {
       "--check", "--leakcheck", "--sanitize-friendly", "--outliers", "--help",
-      "-h",      "-v",          "--verbose",           "--selftest"};
+      "-h",      "-v",          "--verbose",           "--selftest",
+      "--version"};
   help = false;
   std::map<std::string, std::string> values;
   std::set<std::string> seen;
@@ -133,6 +139,10 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
   }
   if (seen.count("--help") || seen.count("-h")) {
     help = true;
+    return true;
+  }
+  if (seen.count("--version")) {
+    o.version = true;
     return true;
   }
   auto integer = [&](const char *name, int64_t min, int64_t max, int64_t &out) {
@@ -182,8 +192,18 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
     o.kvHeads = o.heads;
   if (values.count("--softmax-scale")) {
     double s;
-    if (!parseDouble(values["--softmax-scale"], s) || s <= 0) {
-      error = "--softmax-scale expects a positive number";
+    const std::string &text = values["--softmax-scale"];
+    if (!parseDouble(text, s) && std::isfinite(s)) {
+      error = "--softmax-scale expects a number, got '" + text + "'";
+      return false;
+    }
+    // The rule of every tool and the runtime, on the value as given and on
+    // its float32 rounding (what the kernels receive).
+    if (!validation::validateSoftmaxScale(s, error) ||
+        !validation::validateSoftmaxScale(static_cast<float>(s), error)) {
+      if (std::isfinite(s) && s > 0)
+        error = "softmax_scale " + text + " is not a positive finite float32";
+      error = "--softmax-scale " + text + ": " + error;
       return false;
     }
     o.softmaxScale = static_cast<float>(s);
@@ -210,6 +230,10 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
     return false;
   }
   o.check = seen.count("--check");
+  if (!o.dumpDir.empty() && !o.check) {
+    error = "--dump DIR writes what --check compares; it needs --check";
+    return false;
+  }
   o.leakcheck = seen.count("--leakcheck");
   o.sanitizeFriendly = seen.count("--sanitize-friendly");
   o.outliers = seen.count("--outliers");

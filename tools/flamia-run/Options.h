@@ -40,6 +40,7 @@ struct RunOptions {
   std::string dumpDir;
   bool verbose = false;
   bool selfTest = false;
+  bool version = false; // --version: print it and exit
 };
 
 /// Parses argv; on error returns false with a message. `help` is set for

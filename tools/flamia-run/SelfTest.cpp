@@ -123,6 +123,7 @@ Status runSelfTest(const RunOptions &options, Report &report) {
   generateInputs(b, options.seed, false);
   Session session;
   FLAMIA_RETURN_IF_ERROR(session.open(o, b));
+  FLAMIA_RETURN_IF_ERROR(session.uploadInputs());
   printf("flamia-run --selftest: %s, artifacts in %s (removed afterwards)\n",
          flamia_runtime_target(session.runtime()), dir.c_str());
 

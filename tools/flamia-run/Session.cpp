@@ -32,14 +32,27 @@ Status Session::open(const RunOptions &options, HostBatch &batch) {
   FLAMIA_RETURN_IF_ERROR(runtime::loadManifest(options.artifacts, manifest_));
   FLAMIA_RETURN_IF_ERROR(device_.open(options.device));
 
-  const size_t qBytes = batch.q.size() * 2, kBytes = batch.k.size() * 2;
+  // Sizes from the batch's dimensions (the host tensors may not exist yet:
+  // the device memory comes first, so that a batch the device cannot hold
+  // is reported before the inputs are made).
+  const size_t qBytes = batch.qElements() * 2, kBytes = batch.kElements() * 2;
   FLAMIA_RETURN_IF_ERROR(device_.alloc(qBytes, q_));
   FLAMIA_RETURN_IF_ERROR(device_.alloc(kBytes, k_));
   FLAMIA_RETURN_IF_ERROR(device_.alloc(kBytes, v_));
   FLAMIA_RETURN_IF_ERROR(device_.alloc(batch.cu.size() * 4, cu_));
   FLAMIA_RETURN_IF_ERROR(device_.alloc(qBytes, o_));
-  FLAMIA_RETURN_IF_ERROR(
-      device_.alloc(static_cast<size_t>(batch.T * batch.Hq * 4), lse_));
+  FLAMIA_RETURN_IF_ERROR(device_.alloc(batch.lseElements() * 4, lse_));
+  return Status::success();
+}
+
+Status Session::uploadInputs() {
+  const HostBatch &batch = *batch_;
+  if (batch.q.size() != batch.qElements() ||
+      batch.k.size() != batch.kElements() || batch.v.size() != batch.kElements())
+    return runtime::Status::error(ErrorCode::Internal,
+                                  "the host inputs do not match the batch's "
+                                  "dimensions");
+  const size_t qBytes = batch.q.size() * 2, kBytes = batch.k.size() * 2;
   FLAMIA_RETURN_IF_ERROR(device_.upload(q_, batch.q.data(), qBytes));
   FLAMIA_RETURN_IF_ERROR(device_.upload(k_, batch.k.data(), kBytes));
   FLAMIA_RETURN_IF_ERROR(device_.upload(v_, batch.v.data(), kBytes));
@@ -68,9 +81,8 @@ flamia_attention_args Session::args() const {
 }
 
 Status Session::forward() {
-  FLAMIA_RETURN_IF_ERROR(device_.fill(o_, 0xFF, batch_->q.size() * 2));
-  FLAMIA_RETURN_IF_ERROR(device_.fill(
-      lse_, 0xFF, static_cast<size_t>(batch_->T * batch_->Hq * 4)));
+  FLAMIA_RETURN_IF_ERROR(device_.fill(o_, 0xFF, batch_->qElements() * 2));
+  FLAMIA_RETURN_IF_ERROR(device_.fill(lse_, 0xFF, batch_->lseElements() * 4));
   flamia_attention_args a = args();
   flamia_status s = flamia_attention_forward(rt_, &a, device_.stream());
   if (s != FLAMIA_STATUS_OK)
@@ -80,8 +92,8 @@ Status Session::forward() {
 
 Status Session::downloadOutputs(std::vector<uint16_t> &o,
                                 std::vector<float> &lse) {
-  o.resize(batch_->q.size());
-  lse.resize(static_cast<size_t>(batch_->T * batch_->Hq));
+  o.resize(batch_->qElements());
+  lse.resize(batch_->lseElements());
   FLAMIA_RETURN_IF_ERROR(device_.download(o.data(), o_, o.size() * 2));
   return device_.download(lse.data(), lse_, lse.size() * 4);
 }

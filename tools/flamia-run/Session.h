@@ -21,8 +21,12 @@ class Session {
 public:
   ~Session();
   /// Creates the runtime (C API) first, so that "CUDA driver not available"
-  /// and manifest errors come from it; then the device tensors.
+  /// and manifest errors come from it; then allocates the device tensors
+  /// for the batch's dimensions (T, Hq, Hkv, D, cu), which must be set; its
+  /// host tensors need not exist yet.
   runtime::Status open(const RunOptions &options, HostBatch &batch);
+  /// Uploads the batch's q, k, v and cu_seqlens (after open).
+  runtime::Status uploadInputs();
 
   flamia_runtime *runtime() const { return rt_; }
   Device &device() { return device_; }

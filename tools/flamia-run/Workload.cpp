@@ -7,8 +7,13 @@
 #include "flamia/Schedule/DeterministicRandom.h"
 #include "flamia/Schedule/StandardWorkloads.h"
 #include "flamia/Support/Npy.h"
+#include "flamia/Support/Validation.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 namespace flamia::run {
@@ -34,31 +39,40 @@ bool makeCuSeqlens(const RunOptions &o, std::vector<int32_t> &cu,
   const bool smallDefault = o.check || o.leakcheck;
   if (o.workload.compare(0, 5, "docs:") == 0) {
     std::string list = o.workload.substr(5);
-    cu.push_back(0);
-    int64_t total = 0;
+    std::vector<int64_t> lengths;
     size_t pos = 0;
     while (pos <= list.size()) {
       size_t comma = list.find(',', pos);
       std::string item = list.substr(
           pos, comma == std::string::npos ? std::string::npos : comma - pos);
       char *end = nullptr;
-      long long length = strtoll(item.c_str(), &end, 10);
-      if (item.empty() || *end || length < 0) {
+      errno = 0;
+      long long length = item.empty() || item[0] < '0' || item[0] > '9'
+                             ? -1
+                             : strtoll(item.c_str(), &end, 10);
+      if (length < 0 || *end) {
         error = "--workload docs: expects comma-separated document lengths "
                 ">= 0, got '" +
                 item + "'";
         return false;
       }
-      total += length;
-      if (total > INT32_MAX) {
-        error = "--workload docs: more than 2^31 - 1 tokens";
+      if (errno == ERANGE || length > validation::kMaxTokens) {
+        error = "--workload docs: document length " + item +
+                " exceeds the limit of " +
+                std::to_string(validation::kMaxTokens) + " tokens";
         return false;
       }
-      cu.push_back(static_cast<int32_t>(total));
+      lengths.push_back(length);
       if (comma == std::string::npos)
         break;
       pos = comma + 1;
     }
+    if (!validation::cuSeqlensFromLengths(lengths.data(), lengths.size(),
+                                          validation::kMaxTokens, cu, error)) {
+      error = "--workload docs: " + error;
+      return false;
+    }
+    const int64_t total = cu.back();
     if (o.tokens >= 0 && o.tokens != total) {
       error = "--tokens " + std::to_string(o.tokens) +
               " differs from the documents' total " + std::to_string(total);
@@ -108,10 +122,45 @@ void scaleBy100(uint16_t &x) { x = floatToBf16(bf16ToFloat(x) * 100.0f); }
 
 } // namespace
 
+bool checkBatchSize(const HostBatch &b, const RunOptions &o,
+                    std::string &error) {
+  if (!validation::validateProblemSize(b.T, b.Hq, b.Hkv, b.D,
+                                       validation::kMaxTensorElements, error))
+    return false;
+  // The host tensors: q and o as bf16 (2 bytes) and float (4: the checks'
+  // copies), k and v likewise; with --check/--leakcheck the references hold
+  // several more float copies. A lower bound of what is needed, in 64 bits.
+  const int64_t perElement = o.check || o.leakcheck ? 24 : 4;
+  int64_t qk = 0, bytes = 0;
+  if (!validation::checkedProduct({b.T, b.Hq + b.Hkv, b.D}, qk) ||
+      !validation::checkedProduct({qk, perElement}, bytes)) {
+    error = "the batch's host tensors overflow a 64-bit size";
+    return false;
+  }
+  const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && pageSize > 0) {
+    const double memory = static_cast<double>(pages) * static_cast<double>(pageSize);
+    if (static_cast<double>(bytes) > memory) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / 1073741824.0);
+      std::string need = buf;
+      std::snprintf(buf, sizeof buf, "%.1f GiB", memory / 1073741824.0);
+      error = "T = " + std::to_string(b.T) + ", Hq = " + std::to_string(b.Hq) +
+              ", Hkv = " + std::to_string(b.Hkv) + ", D = " +
+              std::to_string(b.D) + " needs at least " + need +
+              " of host memory for the inputs" +
+              (o.check || o.leakcheck ? " and references" : "") +
+              "; this machine has " + buf;
+      return false;
+    }
+  }
+  return true;
+}
+
 void generateInputs(HostBatch &b, uint64_t seed, bool outliers) {
-  b.q.assign(static_cast<size_t>(b.T * b.Hq * b.D), 0);
-  b.k.assign(static_cast<size_t>(b.T * b.Hkv * b.D), 0);
-  b.v.assign(static_cast<size_t>(b.T * b.Hkv * b.D), 0);
+  b.q.assign(b.qElements(), 0);
+  b.k.assign(b.kElements(), 0);
+  b.v.assign(b.kElements(), 0);
   fillNormal(b.q, seed, 1);
   fillNormal(b.k, seed, 2);
   fillNormal(b.v, seed, 3);
@@ -169,6 +218,18 @@ bool loadNpyInputs(const RunOptions &o, HostBatch &b, std::string &error) {
   b.Hq = q.shape[1];
   b.Hkv = k.shape[1];
   b.D = q.shape[2];
+  if (!validation::validateProblemSize(b.T, b.Hq, b.Hkv, b.D,
+                                       validation::kMaxTensorElements, error)) {
+    error = "--q/--k/--v: " + error;
+    return false;
+  }
+  for (const NpyArray *a : {&q, &k, &v})
+    if (a->bytes.size() != static_cast<size_t>(a->numElements()) * 4) {
+      error = "--q/--k/--v: shape " + a->shapeString() +
+              " does not match the file's " + std::to_string(a->bytes.size()) +
+              " bytes of data";
+      return false;
+    }
   auto convert = [&](const NpyArray &a, std::vector<uint16_t> &out,
                      const char *what) {
     const float *x = a.data<float>();
@@ -197,7 +258,12 @@ bool loadNpyInputs(const RunOptions &o, HostBatch &b, std::string &error) {
   NpyArray cu;
   if (!readNpy(o.cuNpy, cu, error))
     return false;
-  if (cu.dtype != NpyDType::Int32 || cu.shape.size() != 1) {
+  if (!validation::validateCuSeqlensDType(npyDTypeName(cu.dtype), error)) {
+    error = "--cu-seqlens (" + o.cuNpy + "): " + error;
+    return false;
+  }
+  if (cu.shape.size() != 1 || cu.shape[0] < 1 ||
+      cu.bytes.size() != static_cast<size_t>(cu.shape[0]) * 4) {
     error = "--cu-seqlens (" + o.cuNpy + ") must be int32 [num_docs + 1], is " +
             npyDTypeName(cu.dtype) + " " + cu.shapeString();
     return false;

@@ -24,12 +24,25 @@ struct HostBatch {
   std::vector<uint16_t> q, k, v;
 
   int64_t numDocs() const { return static_cast<int64_t>(cu.size()) - 1; }
+  /// Elements of q and o, of k and v, of lse (the dimensions are validated
+  /// by checkBatchSize first, so these products fit).
+  size_t qElements() const { return static_cast<size_t>(T * Hq * D); }
+  size_t kElements() const { return static_cast<size_t>(T * Hkv * D); }
+  size_t lseElements() const { return static_cast<size_t>(T * Hq); }
   int64_t docLength(int64_t d) const { return cu[d + 1] - cu[d]; }
 };
 
 /// cu_seqlens of --workload/--tokens. Errors name the bad part.
 bool makeCuSeqlens(const RunOptions &options, std::vector<int32_t> &cu,
                    std::string &error);
+
+/// Checks T, Hq, Hkv, D against what the runtime accepts
+/// (validation::validateProblemSize with the kernels' limit) and the host
+/// memory making the inputs (and, with --check, the references) needs
+/// against this machine's physical memory. Errors name the value and the
+/// limit.
+bool checkBatchSize(const HostBatch &batch, const RunOptions &options,
+                    std::string &error);
 
 /// Fills q, k, v with bf16 N(0, 1) samples (deterministic for a seed,
 /// whatever the thread count); with `outliers` the outlier pattern of

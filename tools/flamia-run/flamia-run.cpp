@@ -16,11 +16,14 @@
 #include "Workload.h"
 
 #include "flamia/Runtime/Manifest.h"
+#include "flamia/Support/Version.h"
 
 #include <chrono>
 #include <cstdio>
+#include <cerrno>
 #include <cstring>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace flamia;
 using namespace flamia::run;
@@ -51,6 +54,27 @@ int fail(const Status &s) {
   return exitCodeOf(s);
 }
 
+/// --dump DIR: created if missing; it must be a writable directory. Checked
+/// before any work, so that a bad path costs nothing.
+bool prepareDumpDirectory(const std::string &dir, std::string &error) {
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    error = "--dump " + dir + ": cannot create the directory: " +
+            std::strerror(errno);
+    return false;
+  }
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    error = "--dump " + dir + ": not a directory";
+    return false;
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    error = "--dump " + dir + ": cannot write to the directory: " +
+            std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
 double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
       .count();
@@ -70,8 +94,15 @@ int main(int argc, char **argv) {
     fputs(usage(), stdout);
     return kExitPass;
   }
-  if (!options.dumpDir.empty())
-    mkdir(options.dumpDir.c_str(), 0755);
+  if (options.version) {
+    printf("flamia-run %s\n", versionBanner());
+    return kExitPass;
+  }
+  if (!options.dumpDir.empty() &&
+      !prepareDumpDirectory(options.dumpDir, error)) {
+    fprintf(stderr, "flamia-run: %s\n", error.c_str());
+    return kExitBadInput;
+  }
   if (options.selfTest) {
     Report report;
     Status s = runSelfTest(options, report);
@@ -90,6 +121,8 @@ int main(int argc, char **argv) {
   if (!s.ok())
     return fail(s);
 
+  // Sizes first (cheap: cu_seqlens and the dimensions), then the driver, the
+  // device and its memory, and only then the inputs, which can take long.
   HostBatch batch;
   auto t0 = std::chrono::steady_clock::now();
   if (!options.qNpy.empty()) {
@@ -106,12 +139,21 @@ int main(int argc, char **argv) {
       return fail(runtime::invalidArgument(
           "--heads " + std::to_string(batch.Hq) +
           " is not a multiple of --kv-heads " + std::to_string(batch.Hkv)));
-    generateInputs(batch, options.seed, options.outliers);
   }
-  const double inputSeconds = seconds(t0);
+  if (!checkBatchSize(batch, options, error))
+    return fail(runtime::invalidArgument(error));
+  double inputSeconds = seconds(t0);
 
   Session session;
   s = session.open(options, batch);
+  if (!s.ok())
+    return fail(s);
+  if (options.qNpy.empty()) {
+    t0 = std::chrono::steady_clock::now();
+    generateInputs(batch, options.seed, options.outliers);
+    inputSeconds = seconds(t0);
+  }
+  s = session.uploadInputs();
   if (!s.ok())
     return fail(s);
 
