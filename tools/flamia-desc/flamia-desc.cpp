@@ -30,7 +30,10 @@
 #include "flamia/Target/Sm100SmemDescriptor.h"
 #include "flamia/Target/Sm90WgmmaDescriptor.h"
 #include "flamia/Target/TmemAddress.h"
+#include "flamia/Support/FileOutput.h"
+#include "flamia/Support/Version.h"
 
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -82,9 +85,14 @@ bool takeUInt(Args &args, const char *key, uint32_t &value, const char *dflt,
   std::string s;
   if (!take(args, key, s, dflt, error))
     return false;
+  // Digits only (decimal, or hex with 0x): strtoul alone would also take
+  // leading spaces, '+' and '-' (and wrap "-1" around).
   char *end = nullptr;
-  unsigned long v = std::strtoul(s.c_str(), &end, 0);
-  if (s.empty() || *end || v > 0xFFFFFFFFul) {
+  errno = 0;
+  unsigned long long v =
+      !s.empty() && s[0] >= '0' && s[0] <= '9' ? std::strtoull(s.c_str(), &end, 0)
+                                               : 0;
+  if (s.empty() || !end || *end || errno == ERANGE || v > 0xFFFFFFFFull) {
     error = std::string(key) + "=" + s + " is not an unsigned integer";
     return false;
   }
@@ -377,10 +385,10 @@ int fill(const std::string &input, const std::string &output) {
     std::fputs(result.str().c_str(), stdout);
     return 0;
   }
-  std::ofstream o(output);
-  o << result.str();
-  if (!o) {
-    std::fprintf(stderr, "flamia-desc: cannot write %s\n", output.c_str());
+  const std::string text = result.str();
+  std::string error;
+  if (!writeFileAtomically(output, text.data(), text.size(), error)) {
+    std::fprintf(stderr, "flamia-desc: %s\n", error.c_str());
     return 2;
   }
   return 0;
@@ -389,6 +397,7 @@ int fill(const std::string &input, const std::string &output) {
 void usage(FILE *to) {
   std::fputs("usage: flamia-desc DIRECTIVE key=value...\n"
              "       flamia-desc fill INPUT [-o OUTPUT]\n"
+             "       flamia-desc --version\n"
              "directives: idesc mma-opcode smem-desc sf-desc wgmma-desc "
              "wgmma-opcode tmem\n"
              "(see the comment at the top of tools/flamia-desc/flamia-desc.cpp)\n",
@@ -407,12 +416,21 @@ int main(int argc, char **argv) {
     usage(stdout);
     return 0;
   }
+  if (cmd == "--version") {
+    std::printf("flamia-desc %s\n", versionBanner());
+    return 0;
+  }
   if (cmd == "fill") {
     std::string input, output;
     for (int i = 2; i < argc; ++i) {
       std::string a = argv[i];
-      if (a == "-o" && i + 1 < argc)
+      if (a == "-o") {
+        if (i + 1 >= argc || !output.empty()) {
+          usage(stderr);
+          return 2;
+        }
         output = argv[++i];
+      }
       else if (input.empty())
         input = a;
       else {
