@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every lit test and every GoogleTest binary of a configured, built tree
-# and ends with one line: "N passed, M failed" (skipped/unsupported lit tests
+# Runs every lit test and every GoogleTest binary of a configured, built tree,
+# then the sanitizer and Debug legs (below), and ends with one line:
+# "N passed, M failed" (skipped/unsupported lit tests
 # are listed separately and count as neither). Exit status 1 if any failed.
 set -uo pipefail
 BUILD=${1:-build}
@@ -20,13 +21,28 @@ for bin in $(find "$BUILD/unittests" -type f -perm -u+x -name '*Tests' | sort); 
   [ -s "$REPORTS/$name.xml" ] || { echo "$name produced no report (crashed?)"; echo "<testsuites><testsuite><testcase name=\"$name\"><failure message=\"crashed\"/></testcase></testsuite></testsuites>" > "$REPORTS/$name.xml"; }
 done
 
+# The MLIR-free half again under ASan + UBSan (with the fuzz targets) and at
+# -O0, each in its own build tree (scripts/sanitizer-leg.sh). About 10 minutes
+# cold on 2 cores, 3 with warm ccache (fuzz/README.md). Local iteration may
+# skip them with FLAMIA_SKIP_SANITIZERS=1; CI (CI=true) always runs them.
+if [ "${FLAMIA_SKIP_SANITIZERS:-0}" = 1 ] && [ "${CI:-}" != true ]; then
+  echo "== sanitizer and Debug legs skipped (FLAMIA_SKIP_SANITIZERS=1)"
+else
+  for leg in asan debug; do
+    "$SRC/scripts/sanitizer-leg.sh" "$leg" "$BUILD" "$REPORTS" || status=1
+  done
+fi
+
 "$PY" - "$REPORTS" <<'PYEOF'
-import glob, sys, xml.etree.ElementTree as ET
+import glob, os, sys, xml.etree.ElementTree as ET
 passed = failed = skipped = 0
 failures = []
 for f in sorted(glob.glob(sys.argv[1] + "/*.xml")):
+    # asan-*.xml and debug-*.xml come from the extra legs: say which one.
+    leg = os.path.basename(f).split("-")[0]
+    leg = f"[{leg}] " if leg in ("asan", "debug") else ""
     for case in ET.parse(f).getroot().iter("testcase"):
-        name = f"{case.get('classname', '')}.{case.get('name')}"
+        name = f"{leg}{case.get('classname', '')}.{case.get('name')}"
         if case.find("failure") is not None or case.find("error") is not None:
             failed += 1; failures.append(name)
         elif case.find("skipped") is not None or case.get("result") == "skipped":
