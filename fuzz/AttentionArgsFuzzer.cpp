@@ -107,6 +107,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   flamia_runtime *rt = (flags & 0x40) ? fixture.checking : fixture.plain;
   flamia_status s = flamia_attention_prepare(rt, &a, nullptr);
+  // FLAMIA_FUZZ_VERBOSE=1: what each input got (to check that the seeds
+  // reach the schedule, not just the first check).
+  static const bool verbose = getenv("FLAMIA_FUZZ_VERBOSE") != nullptr;
+  if (verbose)
+    fprintf(stderr, "prepare: %s%s%s\n", flamia_status_string(s),
+            s ? ": " : "", s ? flamia_last_error() : "");
   if (s != FLAMIA_STATUS_OK) {
     FUZZ_CHECK(std::strlen(flamia_last_error()) > 0);
     FUZZ_CHECK(s != FLAMIA_STATUS_INTERNAL); // bad input is the caller's error
