@@ -13,3 +13,12 @@ if(FLAMIA_SANITIZE)
                       -fno-omit-frame-pointer)
   add_link_options(-fsanitize=${FLAMIA_SANITIZE} -fno-sanitize-recover=all)
 endif()
+
+# FLAMIA_LIBFUZZER (fuzz/README.md, clang only): the fuzz targets link
+# libFuzzer, and every library gets its coverage instrumentation
+# (-fsanitize=fuzzer-no-link), without which libFuzzer only sees the target's
+# own file and mutates blindly.
+option(FLAMIA_LIBFUZZER "Link the fuzz targets with libFuzzer (clang)" OFF)
+if(FLAMIA_LIBFUZZER)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
