@@ -112,6 +112,24 @@ public:
     return LLVM::GEPOp::create(b, loc, base.getType(), i8(), base,
                                ArrayRef<LLVM::GEPArg>{bytes});
   }
+  /// The index of element [token, head, col] of a packed [T, heads,
+  /// rowElems] global tensor, as i64. token, head and col are non-negative
+  /// i32 values; the products are formed in 64 bits because T * H * D passes
+  /// 2^31 from 2^20 tokens at H * D = 2048.
+  Value packedIndex(Value token, Value head, Value col, int64_t heads,
+                    int64_t rowElems) {
+    Value row = add(mul(zext(i64(), token), i64c(heads)), zext(i64(), head));
+    return add(mul(row, i64c(rowElems)), zext(i64(), col));
+  }
+  /// The index of element [head, token] of a head-major [H, T] tensor (the
+  /// LSE), as i64.
+  Value headMajorIndex(Value head, Value numTokens, Value token) {
+    return add(mul(zext(i64(), head), zext(i64(), numTokens)), zext(i64(), token));
+  }
+  /// A pointer to element `index` (i64) of `elemBytes`-byte elements.
+  Value elementPtr(Value base, Value index, int64_t elemBytes) {
+    return gep(base, elemBytes == 1 ? index : mul(index, i64c(elemBytes)));
+  }
   Value gep(Value base, int64_t bytes) {
     return LLVM::GEPOp::create(b, loc, base.getType(), i8(), base,
                                ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(bytes)});

@@ -253,7 +253,7 @@ struct ItemLoadLowering : OpConversionPattern<ItemLoadOp> {
   matchAndRewrite(ItemLoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
-    Value item = e.gep(adaptor.getItems(), e.mul(adaptor.getIndex(), e.i32c(32)));
+    Value item = e.elementPtr(adaptor.getItems(), e.zext(e.i64(), adaptor.getIndex()), 32);
     auto v4 = VectorType::get({4}, e.i32());
     SmallVector<Value> fields;
     for (int64_t half = 0; half < 2; ++half) {
@@ -273,7 +273,7 @@ struct BlockInfoLoadLowering : OpConversionPattern<BlockInfoLoadOp> {
   matchAndRewrite(BlockInfoLoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
-    Value p = e.gep(adaptor.getBlockInfo(), e.mul(adaptor.getBlock(), e.i32c(8)));
+    Value p = e.elementPtr(adaptor.getBlockInfo(), e.zext(e.i64(), adaptor.getBlock()), 8);
     Value v = e.load(VectorType::get({2}, e.i32()), p, 8);
     rewriter.replaceOp(op, {LLVM::ExtractElementOp::create(rewriter, op.getLoc(), v, e.i32c(0)),
                             LLVM::ExtractElementOp::create(rewriter, op.getLoc(), v, e.i32c(1))});

@@ -85,14 +85,14 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
     Value valid = e.icmp(LLVM::ICmpPredicate::slt, row, length);
     Value clamped = e.select(valid, row, e.sub(length, e.i32c(1)));
     Value token = e.add(adaptor.getStart(), clamped);
-    Value elem = e.add(e.add(e.mul(token, e.i32c(heads * d)),
-                             e.mul(adaptor.getHead(), e.i32c(d))),
-                       e.mul(cb, e.i32c(32)));
+    // Element index of the thread's 32 channels, in 64 bits (Emitter::packedIndex).
+    Value elem = e.packedIndex(token, adaptor.getHead(), e.mul(cb, e.i32c(32)),
+                               heads, d);
 
     // 32 bf16 values -> f32 (bf16 is the upper half of f32).
     auto v4 = VectorType::get({4}, e.i32());
     SmallVector<Value> x;
-    Value srcPtr = e.gep(adaptor.getSource(), e.mul(elem, e.i32c(2)));
+    Value srcPtr = e.elementPtr(adaptor.getSource(), elem, 2);
     for (int64_t q = 0; q < 4; ++q) {
       Value v = e.load(v4, e.gep(srcPtr, 16 * q), 16);
       for (int64_t j = 0; j < 4; ++j) {
@@ -142,7 +142,7 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
         te.store(vec, te.gep(dataPtr, 16 * q), 16);
       }
       if (dequant) {
-        Value deqPtr = te.gep(dequant, te.mul(elem, te.i32c(2)));
+        Value deqPtr = te.elementPtr(dequant, elem, 2);
         for (int64_t q = 0; q < 4; ++q) {
           Value vec = te.undef(v4);
           for (int64_t j = 0; j < 4; ++j)
@@ -175,8 +175,8 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
                                  se.i32c(j))
                         : se.add(se.add(se.mul(row, se.i32c(16)), se.i32c(4 * j)),
                                  cb);
-        Value slot = se.add(se.mul(b0, se.i32c(heads)), adaptor.getHead());
-        Value offset = se.add(se.mul(se.zext(se.i64(), slot), se.i64c(512)),
+        Value slot = se.packedIndex(b0, adaptor.getHead(), se.i32c(0), heads, 1);
+        Value offset = se.add(se.mul(slot, se.i64c(512)),
                               se.zext(se.i64(), offsetInTile));
         Value ptr = LLVM::GEPOp::create(se.b, loc, tiles.getType(), se.i8(), tiles,
                                         ArrayRef<LLVM::GEPArg>{offset});
@@ -217,10 +217,8 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
       auto ifOp = scf::IfOp::create(rewriter, loc, valid, /*withElse=*/false);
       OpBuilder tb = ifOp.getThenBodyBuilder();
       Emitter te(tb, loc);
-      Value idx = te.add(te.add(te.mul(token, te.i32c(heads * c)),
-                                te.mul(adaptor.getHead(), te.i32c(c))),
-                         cb);
-      te.store(s.byte, te.gep(adaptor.getPerTokenScales(), idx), 1);
+      Value idx = te.packedIndex(token, adaptor.getHead(), cb, heads, c);
+      te.store(s.byte, te.elementPtr(adaptor.getPerTokenScales(), idx, 1), 1);
     }
 
     if (Value data = adaptor.getTokenBlockData()) {
@@ -260,10 +258,8 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
           /*withElse=*/false);
       OpBuilder tb = firstRow.getThenBodyBuilder();
       Emitter te(tb, loc);
-      Value idx = te.add(te.add(te.mul(adaptor.getBlock(), te.i32c(heads * c)),
-                                te.mul(adaptor.getHead(), te.i32c(c))),
-                         cb);
-      te.store(s.byte, te.gep(adaptor.getTokenBlockScales(), idx), 1);
+      Value idx = te.packedIndex(adaptor.getBlock(), adaptor.getHead(), cb, heads, c);
+      te.store(s.byte, te.elementPtr(adaptor.getTokenBlockScales(), idx, 1), 1);
     }
     rewriter.eraseOp(op);
     return success();

@@ -189,9 +189,9 @@ struct AttnStoreLowering : OpConversionPattern<AttnStoreOp> {
     Emitter te(tb, loc);
     Value inv = te.fdiv(te.f32c(1.0), te.fmul(l, factor));
     Value token = te.add(adaptor.getQStart(), row);
-    Value rowElem = te.add(te.mul(token, te.i32c(heads * d)),
-                           te.mul(adaptor.getHead(), te.i32c(d)));
-    Value rowPtr = te.gep(adaptor.getO(), te.mul(rowElem, te.i32c(2)));
+    Value rowPtr = te.elementPtr(
+        adaptor.getO(),
+        te.packedIndex(token, adaptor.getHead(), te.i32c(0), heads, d), 2);
     auto v4 = VectorType::get({4}, te.i32());
     for (int64_t c = 0; c < d; c += 8) {
       Value vec = te.undef(v4);
@@ -203,8 +203,7 @@ struct AttnStoreLowering : OpConversionPattern<AttnStoreOp> {
       te.store(vec, te.gep(rowPtr, 2 * c), 16);
     }
     Value lse = te.fmul(te.fadd(m, te.log2(l)), te.f32c(0.6931471805599453));
-    Value idx = te.add(te.mul(adaptor.getHead(), adaptor.getNumTokens()), token);
-    te.store(lse, te.gep(adaptor.getLse(), te.mul(idx, te.i32c(4))), 4);
+    te.store(lse, te.elementPtr(adaptor.getLse(), te.headMajorIndex(adaptor.getHead(), adaptor.getNumTokens(), token), 4), 4);
     rewriter.eraseOp(op);
     return success();
   }

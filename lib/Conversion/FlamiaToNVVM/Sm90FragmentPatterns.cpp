@@ -412,15 +412,14 @@ struct AttnStoreLowering : OpConversionPattern<AttnStoreOp> {
       OpBuilder tb = ifOp.getThenBodyBuilder();
       Emitter te(tb, loc);
       Value token = te.add(adaptor.getQStart(), rowInTile);
-      Value rowElem = te.add(te.mul(token, te.i32c(heads * d)),
-                             te.mul(adaptor.getHead(), te.i32c(d)));
+      Value rowElem = te.packedIndex(token, adaptor.getHead(), te.i32c(0), heads, d);
       for (int64_t i = 0, n = acc.size(); i < n; i += 2) {
         if (AccLayout::rowHalf(i) != r)
           continue;
         Value lo = te.fmul(acc[i], inv), hi = te.fmul(acc[i + 1], inv);
         Value packed = te.cvtToBF16x2(hi, lo);
-        Value elem = te.add(rowElem, layout.col(te, i));
-        Value addr = te.gep(adaptor.getO(), te.mul(elem, te.i32c(2)));
+        Value elem = te.add(rowElem, te.zext(te.i64(), layout.col(te, i)));
+        Value addr = te.elementPtr(adaptor.getO(), elem, 2);
         te.store(packed, addr, 4);
       }
       // One thread of the quad writes the row's LSE.
@@ -429,8 +428,7 @@ struct AttnStoreLowering : OpConversionPattern<AttnStoreOp> {
       OpBuilder lb = lseIf.getThenBodyBuilder();
       Emitter le(lb, loc);
       Value lse = le.fmul(le.fadd(m, le.log2(l)), le.f32c(0.6931471805599453));
-      Value idx = le.add(le.mul(adaptor.getHead(), adaptor.getNumTokens()), token);
-      le.store(lse, le.gep(adaptor.getLse(), le.mul(idx, le.i32c(4))), 4);
+      le.store(lse, le.elementPtr(adaptor.getLse(), le.headMajorIndex(adaptor.getHead(), adaptor.getNumTokens(), token), 4), 4);
     }
     rewriter.eraseOp(op);
     return success();
