@@ -21,6 +21,7 @@
 #include "TileAttention.h"
 
 #include "flamia/Transforms/Passes.h"
+#include "flamia/Transforms/PassOrder.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -582,6 +583,9 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
   }
 
   void runOnOperation() override {
+    if (failed(requireLoweredTo(getOperation(), "flamia-tile",
+                                LoweringStage::Scheduled)))
+      return signalPassFailure();
     SmallVector<std::pair<KernelOp, AttentionTileOp>> work;
     getOperation()->walk([&](KernelOp kernel) {
       if (!target.empty() &&

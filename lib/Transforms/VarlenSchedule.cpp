@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "flamia/Dialect/GemmRoles.h"
 #include "flamia/Transforms/Passes.h"
+#include "flamia/Transforms/PassOrder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -451,6 +452,9 @@ struct VarlenSchedulePass
           << blockM << ", block-n = " << blockN;
       return signalPassFailure();
     }
+    if (failed(requireLoweredTo(getOperation(), "flamia-varlen-schedule",
+                                LoweringStage::Quantized)))
+      return signalPassFailure();
     SymbolTable symbols(getOperation());
     SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {

@@ -18,6 +18,7 @@
 #include "Patterns.h"
 
 #include "flamia/Conversion/Passes.h"
+#include "flamia/Transforms/PassOrder.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -326,6 +327,9 @@ struct ConvertFlamiaToNVVMPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    if (failed(requireLoweredTo(module, "convert-flamia-to-nvvm",
+                                LoweringStage::Tiled)))
+      return signalPassFailure();
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
     if (kernels.empty())
       return;
