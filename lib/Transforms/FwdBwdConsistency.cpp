@@ -31,12 +31,24 @@ Value underlyingTensor(Value v) {
 struct FwdBwdConsistencyPass
     : public flamia::impl::FlamiaFwdBwdConsistencyBase<FwdBwdConsistencyPass> {
 
-  /// The forward whose O or LSE the backward reads, else the forward whose
-  /// S = Q K^T operands are copies of the same tensors.
-  static AttentionFwdOp findForward(AttentionBwdOp bwd) {
-    for (Value v : {bwd.getLse(), bwd.getO()})
-      if (auto fwd = v.getDefiningOp<AttentionFwdOp>())
-        return fwd;
+  /// The forward whose O and LSE the backward reads, else the forward whose
+  /// S = Q K^T operands are copies of the same tensors. O and LSE from two
+  /// different forwards are an error: either choice would silently replace
+  /// one of them with the other forward's.
+  static FailureOr<AttentionFwdOp> findForward(AttentionBwdOp bwd) {
+    auto oFwd = bwd.getO().getDefiningOp<AttentionFwdOp>();
+    auto lseFwd = bwd.getLse().getDefiningOp<AttentionFwdOp>();
+    if (oFwd && lseFwd && oFwd != lseFwd) {
+      InFlightDiagnostic diag =
+          bwd.emitOpError() << "reads O and LSE from two different forwards; "
+                               "the backward must use the O and LSE of the "
+                               "forward it differentiates";
+      diag.attachNote(oFwd.getLoc()) << "O comes from this forward";
+      diag.attachNote(lseFwd.getLoc()) << "LSE comes from this forward";
+      return failure();
+    }
+    if (oFwd || lseFwd)
+      return oFwd ? oFwd : lseFwd;
     AttentionFwdOp match;
     Operation *scope = bwd->getParentOp();
     scope->walk([&](AttentionFwdOp fwd) {
@@ -114,8 +126,8 @@ struct FwdBwdConsistencyPass
     SmallVector<AttentionBwdOp> bwds;
     getOperation()->walk([&](AttentionBwdOp bwd) { bwds.push_back(bwd); });
     for (AttentionBwdOp bwd : bwds) {
-      AttentionFwdOp fwd = findForward(bwd);
-      if (fwd && failed(makeConsistent(bwd, fwd)))
+      FailureOr<AttentionFwdOp> fwd = findForward(bwd);
+      if (failed(fwd) || (*fwd && failed(makeConsistent(bwd, *fwd))))
         return signalPassFailure();
     }
   }
