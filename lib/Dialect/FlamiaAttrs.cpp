@@ -109,6 +109,11 @@ ScaleLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "token block must be 1 (per token) or a positive "
                           "multiple of 16, got "
                        << tokenBlock;
+  // Bounded so that flamia-verify-causality's proof, which scans a few
+  // periods lcm(token block, safe block), stays well under a second.
+  if (tokenBlock > kMaxTokenBlock)
+    return emitError() << "token block must be at most " << kMaxTokenBlock
+                       << ", got " << tokenBlock;
   if (tokenBlock == 1 && anchor != ScaleAnchor::document)
     return emitError() << "a per-token layout has no token blocks to anchor";
   return success();
@@ -177,6 +182,9 @@ LogicalResult RecipeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (safeBlock < 0 || safeBlock % 32 != 0)
     return emitError() << "safe_block must be a positive multiple of 32, got "
                        << safeBlock;
+  if (safeBlock > kMaxSafeBlock)
+    return emitError() << "safe_block must be at most " << kMaxSafeBlock
+                       << " (2^20 tokens), got " << safeBlock;
   return success();
 }
 

@@ -33,6 +33,15 @@ func.func @f() attributes {x = #flamia.recipe<mxfp8, safe_block = 0>} { return }
 func.func @f() attributes {x = #flamia.recipe<mxfp8, safe_block = 48>} { return }
 
 // -----
+// A safe block past 2^20 tokens (these made flamia-verify-causality hang).
+// expected-error @below {{safe_block must be at most 1048576 (2^20 tokens), got 2147483648}}
+func.func @f() attributes {x = #flamia.recipe<mxfp8, safe_block = 2147483648>} { return }
+
+// -----
+// expected-error @below {{token block must be at most 1024, got 2048}}
+func.func @f(%q: !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 2048x32>) { return }
+
+// -----
 // expected-error @below {{unknown recipe parameter 'block' (expected safe_block or strict)}}
 func.func @f() attributes {x = #flamia.recipe<mxfp8, block = 32>} { return }
 

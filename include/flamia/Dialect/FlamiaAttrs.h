@@ -15,6 +15,13 @@
 
 namespace mlir::flamia {
 
+/// The largest safe block a recipe may ask for (as the runtime's manifest
+/// reader) and the largest token block of a scale layout: both keep
+/// flamia-verify-causality's proof, which scans a few periods of
+/// lcm(token block, safe block) positions, well under a second.
+constexpr int64_t kMaxSafeBlock = int64_t(1) << 20;
+constexpr int64_t kMaxTokenBlock = 1024;
+
 /// The largest finite value of a payload format (448, 57344, 6), or 0 if
 /// `type` is not a payload format FLAMIA supports.
 double getFormatMax(Type type);
