@@ -22,6 +22,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -159,11 +160,19 @@ bool assemble(CompiledKernel &kernel, const std::string &ptxas,
   if (rc != 0) {
     error = "ptxas failed on " + kernel.name + " (" + execError + "):\n" +
             kernel.ptxasLog;
+    for (auto *p : {&ptxPath, &cubinPath, &logPath})
+      llvm::sys::fs::remove(*p);
     return false;
   }
+  auto removeTemporaries = [&] {
+    for (auto *p : {&ptxPath, &cubinPath, &logPath})
+      llvm::sys::fs::remove(*p);
+  };
   auto cubin = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false);
-  if (!cubin) {
-    error = "ptxas produced no cubin for " + kernel.name;
+  if (!cubin || (*cubin)->getBufferSize() == 0) {
+    error = ptxas + " exited 0 but wrote no cubin for " + kernel.name +
+            " (is it CUDA's ptxas?)";
+    removeTemporaries();
     return false;
   }
   kernel.cubin = (*cubin)->getBuffer().str();
@@ -177,8 +186,13 @@ bool assemble(CompiledKernel &kernel, const std::string &ptxas,
     kernel.spillStoreBytes = std::stoll(m[2]);
     kernel.spillLoadBytes = std::stoll(m[3]);
   }
-  for (auto *p : {&ptxPath, &cubinPath, &logPath})
-    llvm::sys::fs::remove(*p);
+  removeTemporaries();
+  if (kernel.registers < 0 || kernel.spillStoreBytes < 0) {
+    error = ptxas + " -v printed no resource usage (registers, spills) for " +
+            kernel.name + " (is it CUDA's ptxas?):\n" + kernel.ptxasLog;
+    kernel.cubin.clear();
+    return false;
+  }
   return true;
 }
 
@@ -243,7 +257,9 @@ std::string buildManifest(ModuleOp module, const AttentionSpec &spec,
   j.key("recipe");
   j.beginObject();
   j.field("kind", spec.recipe);
-  j.field("safe_block", spec.safeBlock);
+  j.field("safe_block", host ? host->getAttrOfType<mlir::flamia::RecipeAttr>(
+                                    "flamia.recipe").getSafeBlock()
+                              : spec.safeBlock);
   j.field("strict", false);
   j.endObject();
   j.field("head_dim", spec.headDim);
@@ -325,7 +341,13 @@ std::string buildManifest(ModuleOp module, const AttentionSpec &spec,
         ck = &k;
     j.beginObject();
     j.field("name", name);
-    j.field("cubin", name + ".cubin");
+    // --ptx-only: no cubin exists, and the manifest says so (the runtime
+    // refuses it) rather than naming a file that was never written.
+    j.key("cubin");
+    if (ck && !ck->cubin.empty())
+      j.string(name + ".cubin");
+    else
+      j.null();
     j.field("ptx", name + ".ptx");
     j.key("grid");
     j.beginArray();
@@ -346,7 +368,7 @@ std::string buildManifest(ModuleOp module, const AttentionSpec &spec,
     j.field("smem_bytes", cast<IntegerAttr>(info.get("smem_bytes")).getInt());
     auto tmem = dyn_cast_or_null<IntegerAttr>(info.get("tmem_columns"));
     j.field("tmem_columns", tmem ? tmem.getInt() : 0);
-    if (ck) {
+    if (ck && !ck->cubin.empty()) {
       j.field("registers", ck->registers);
       j.field("spill_bytes", ck->spillStoreBytes + ck->spillLoadBytes);
     }
@@ -405,22 +427,45 @@ void registerCompilerDialects(mlir::DialectRegistry &registry) {
   registerGPUDialectTranslation(registry);
 }
 
+bool validateSpec(const AttentionSpec &spec, std::string &error) {
+  auto fail = [&](std::string message) {
+    error = std::move(message);
+    return false;
+  };
+  if (spec.target != "sm_90a" && spec.target != "sm_100a")
+    return fail("unsupported target '" + spec.target + "' (sm_90a, sm_100a)");
+  if (spec.recipe != "mxfp8")
+    return fail("unsupported recipe '" + spec.recipe + "' (mxfp8)");
+  if (spec.headDim != 64 && spec.headDim != 128)
+    return fail("head dim " + std::to_string(spec.headDim) +
+                " is not implemented by the kernels (64, 128)");
+  if (spec.heads < 1 || spec.heads > kMaxHeads)
+    return fail("query heads " + std::to_string(spec.heads) +
+                " out of range [1, " + std::to_string(kMaxHeads) + "]");
+  if (spec.kvHeads < 1 || spec.kvHeads > spec.heads ||
+      spec.heads % spec.kvHeads != 0)
+    return fail("key/value heads " + std::to_string(spec.kvHeads) +
+                " must be positive and divide the query heads (" +
+                std::to_string(spec.heads) + ")");
+  if (spec.safeBlock < kKeyTile || spec.safeBlock % kKeyTile != 0 ||
+      spec.safeBlock > kMaxSafeBlock)
+    return fail("safe block " + std::to_string(spec.safeBlock) +
+                " is not implemented by the kernels: they need a multiple of "
+                "the " + std::to_string(kKeyTile) +
+                "-key tile (a key tile is wholly inside or outside every "
+                "query's safe block), at most " +
+                std::to_string(kMaxSafeBlock));
+  if (spec.softmaxScale &&
+      !(std::isfinite(*spec.softmaxScale) && *spec.softmaxScale > 0))
+    return fail("softmax scale " + llvm::formatv("{0:g}", *spec.softmaxScale).str() +
+                " must be finite and positive");
+  return true;
+}
+
 bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
                       CompileResult &result, std::string &error) {
-  if (spec.target != "sm_90a" && spec.target != "sm_100a") {
-    error = "unsupported target '" + spec.target + "' (sm_90a, sm_100a)";
+  if (!validateSpec(spec, error))
     return false;
-  }
-  if (spec.recipe != "mxfp8") {
-    error = "unsupported recipe '" + spec.recipe + "' (mxfp8)";
-    return false;
-  }
-  if (spec.heads <= 0 || spec.kvHeads <= 0 || spec.heads % spec.kvHeads != 0) {
-    error = "query heads (" + std::to_string(spec.heads) +
-            ") must be a positive multiple of key/value heads (" +
-            std::to_string(spec.kvHeads) + ")";
-    return false;
-  }
   DialectRegistry registry;
   registerCompilerDialects(registry);
   MLIRContext ctx(registry);
@@ -476,8 +521,8 @@ bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
     k.ptx = object.getObject().str();
     result.kernels.push_back(std::move(k));
   });
-  std::string ptxas = findPtxas(options);
-  if (ptxas.empty() && options.requireCubin) {
+  std::string ptxas = options.assemble ? findPtxas(options) : "";
+  if (options.assemble && ptxas.empty() && options.requireCubin) {
     error = "CUDA's ptxas was not found ($FLAMIA_PTXAS, /usr/local/cuda/bin, "
             "PATH); pass --ptx-only to write PTX alone";
     return false;
@@ -491,30 +536,66 @@ bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
 }
 
 bool writeArtifacts(const CompileResult &result, const std::string &dir,
-                    std::string &error) {
+                    std::string &error, bool withIR) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
     error = dir + ": cannot create directory: " + ec.message();
     return false;
   }
-  auto write = [&](const std::string &name, const std::string &bytes) {
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, name);
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-    if (ec) {
-      error = std::string(path) + ": " + ec.message();
+  std::vector<std::pair<std::string, const std::string *>> files;
+  for (const CompiledKernel &k : result.kernels) {
+    files.emplace_back(k.name + ".ptx", &k.ptx);
+    if (!k.cubin.empty())
+      files.emplace_back(k.name + ".cubin", &k.cubin);
+  }
+  if (withIR) {
+    files.emplace_back("graph.mlir", &result.graphIR);
+    files.emplace_back("block.mlir", &result.blockIR);
+  }
+  files.emplace_back("manifest.json", &result.manifestJson);
+
+  // Every file goes to a temporary name in `dir` first and is renamed only
+  // once all of them are written: a failed write leaves no partial kernel
+  // set behind (a manifest naming cubins that were never written, or PTX
+  // without its manifest).
+  std::vector<std::pair<llvm::SmallString<256>, llvm::SmallString<256>>> staged;
+  auto discard = [&] {
+    for (auto &[temp, final] : staged)
+      llvm::sys::fs::remove(temp);
+  };
+  for (auto &[name, bytes] : files) {
+    llvm::SmallString<256> final(dir), model(dir);
+    llvm::sys::path::append(final, name);
+    llvm::sys::path::append(model, "." + name + ".tmp-%%%%%%");
+    int fd;
+    llvm::SmallString<256> temp;
+    if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temp)) {
+      error = std::string(final) + ": cannot write: " + ec.message();
+      discard();
       return false;
     }
-    os << bytes;
-    return true;
-  };
-  for (const CompiledKernel &k : result.kernels) {
-    if (!write(k.name + ".ptx", k.ptx))
+    staged.emplace_back(temp, final);
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << *bytes;
+    os.close();
+    if (os.has_error()) {
+      error = std::string(final) + ": cannot write: " + os.error().message();
+      os.clear_error();
+      discard();
       return false;
-    if (!k.cubin.empty() && !write(k.name + ".cubin", k.cubin))
-      return false;
+    }
   }
-  return write("manifest.json", result.manifestJson);
+  for (size_t i = 0; i < staged.size(); ++i)
+    if (std::error_code ec =
+            llvm::sys::fs::rename(staged[i].first, staged[i].second)) {
+      error = std::string(staged[i].second) + ": cannot write: " + ec.message();
+      // Files renamed so far belong to a set that is now incomplete.
+      for (size_t j = 0; j < i; ++j)
+        llvm::sys::fs::remove(staged[j].second);
+      for (size_t j = i; j < staged.size(); ++j)
+        llvm::sys::fs::remove(staged[j].first);
+      return false;
+    }
+  return true;
 }
 
 } // namespace flamia

@@ -13,32 +13,41 @@
 //===----------------------------------------------------------------------===//
 #include "flamia/Compiler/Compile.h"
 #include "flamia/Compiler/SpecFromIR.h"
+#include "flamia/Support/Version.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
 
 namespace cl = llvm::cl;
 
 // --help lists these, not the LLVM back ends' options linked in with MLIR.
 static cl::OptionCategory compileCategory("flamia-compile options");
 
-static cl::opt<std::string> target("target", cl::desc("sm_90a or sm_100a"),
-                                   cl::init("sm_100a"), cl::cat(compileCategory));
+// No default: sm_90a runs on Hopper GPUs, sm_100a has only been checked
+// statically (ptxas, FileCheck), and a user must know which one they get.
+static cl::opt<std::string> target("target",
+                                   cl::desc("sm_90a or sm_100a (required)"),
+                                   cl::cat(compileCategory));
 static cl::opt<std::string> recipe("recipe", cl::desc("Recipe (mxfp8)"),
                                    cl::init("mxfp8"), cl::cat(compileCategory));
 static cl::opt<int64_t> headDim("head-dim", cl::desc("Head dim (64, 128)"),
                                 cl::init(128), cl::cat(compileCategory));
-static cl::opt<int64_t> heads("heads", cl::desc("Query heads"), cl::init(16), cl::cat(compileCategory));
+static cl::opt<int64_t> heads("heads", cl::desc("Query heads (1-65535)"),
+                              cl::init(16), cl::cat(compileCategory));
 static cl::opt<int64_t> kvHeads("kv-heads",
                                 cl::desc("Key/value heads (default: heads)"),
                                 cl::init(0), cl::cat(compileCategory));
 static cl::opt<bool> causal("causal", cl::desc("Causal attention"), cl::cat(compileCategory));
 static cl::opt<bool> varlen("varlen",
                             cl::desc("Packed documents with cu_seqlens"), cl::cat(compileCategory));
-static cl::opt<int64_t> safeBlock("safe-block", cl::desc("Safe block"),
+static cl::opt<int64_t> safeBlock("safe-block",
+                                  cl::desc("Safe block (a multiple of 128)"),
                                   cl::init(128), cl::cat(compileCategory));
 static cl::opt<double> softmaxScale(
     "softmax-scale", cl::desc("Softmax scale (default 1/sqrt(D))"),
@@ -46,7 +55,7 @@ static cl::opt<double> softmaxScale(
 static cl::opt<std::string> ptxas("ptxas", cl::desc("ptxas to use"),
                                   cl::init(""), cl::cat(compileCategory));
 static cl::opt<bool> ptxOnly("ptx-only",
-                             cl::desc("Write PTX even when ptxas is missing"), cl::cat(compileCategory));
+                             cl::desc("Write PTX only: do not run ptxas (no cubins; the manifest says so)"), cl::cat(compileCategory));
 static cl::opt<bool> scaleTiles(
     "scale-tiles",
     cl::desc("sm_90a: also write sm_100a's scale-factor tiles (q_sf, k_sf, "
@@ -65,13 +74,48 @@ static cl::opt<std::string> inputFile(cl::Positional,
 static cl::opt<std::string> outDir("o", cl::desc("Output directory"),
                                    cl::value_desc("DIR"), cl::Required, cl::cat(compileCategory));
 
+namespace {
+
+/// `x` as %g writes it ("0", "-0.5", "nan"), for messages.
+std::string shortest(double x) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+int usageError(const llvm::Twine &message) {
+  llvm::errs() << "flamia-compile: error: " << message << "\n";
+  return 1;
+}
+
+} // namespace
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(compileCategory);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "flamia-compile " << flamia::versionBanner() << "\n";
+  });
   cl::ParseCommandLineOptions(argc, argv, "FLAMIA attention compiler\n");
+  if (target.empty())
+    return usageError("--target is required: sm_90a (Hopper; runs on the "
+                      "H200) or sm_100a (Blackwell; checked by ptxas and "
+                      "FileCheck only, never run on a GPU)");
+  if (target == "sm_100a")
+    llvm::errs() << "flamia-compile: warning: the sm_100a kernels have never "
+                    "run on a GPU (checked statically only), and NaN/Inf in "
+                    "one document can reach another's output there "
+                    "(docs/lowering.md)\n";
+  if (kvHeads.getNumOccurrences() && kvHeads <= 0)
+    return usageError("--kv-heads " + llvm::Twine(kvHeads.getValue()) +
+                      " must be positive (omit it for as many as --heads)");
+  if (softmaxScale.getNumOccurrences() &&
+      !(std::isfinite(softmaxScale) && softmaxScale > 0))
+    return usageError("--softmax-scale " + shortest(softmaxScale) +
+                      " must be finite and positive (omit it for 1/sqrt(D))");
   flamia::CompileOptions options;
   options.ptxas = ptxas;
-  options.requireCubin = !ptxOnly;
+  options.assemble = !ptxOnly;
 
   // (name, output directory, spec) of every kernel set to compile.
   std::vector<flamia::NamedSpec> specs;
@@ -102,15 +146,18 @@ int main(int argc, char **argv) {
     spec.recipe = recipe;
     spec.headDim = headDim;
     spec.heads = heads;
-    spec.kvHeads = kvHeads ? kvHeads : heads;
+    spec.kvHeads = kvHeads.getNumOccurrences() ? kvHeads : heads;
     spec.causal = causal;
     spec.varlen = varlen;
     spec.safeBlock = safeBlock;
-    if (softmaxScale != 0)
+    if (softmaxScale.getNumOccurrences())
       spec.softmaxScale = softmaxScale;
     specs.push_back(named);
   }
 
+  // Compile every kernel set first and write only when all compiled: a
+  // failure leaves no output behind.
+  std::vector<std::pair<std::string, flamia::CompileResult>> results;
   for (flamia::NamedSpec &named : specs) {
     named.spec.target = target;
     named.spec.scaleTiles = scaleTiles;
@@ -126,24 +173,23 @@ int main(int argc, char **argv) {
                    << (named.spec.varlen ? "packed documents" : "one sequence")
                    << " -> " << dir << "\n";
     flamia::CompileResult result;
-    if (!flamia::compileAttention(named.spec, options, result, error) ||
-        !flamia::writeArtifacts(result, dir, error)) {
-      llvm::errs() << "flamia-compile: error: "
-                   << (named.location.empty() ? "" : named.location + ": ")
-                   << error << "\n";
-      return 1;
+    if (!flamia::compileAttention(named.spec, options, result, error))
+      return usageError((named.location.empty() ? "" : named.location + ": ") +
+                        error);
+    for (const flamia::CompiledKernel &k : result.kernels) {
+      llvm::outs() << k.name << ": ";
+      if (k.cubin.empty())
+        llvm::outs() << "PTX only (not assembled: no registers or spills known)\n";
+      else
+        llvm::outs() << k.registers << " registers, " << k.spillStoreBytes
+                     << "+" << k.spillLoadBytes << " bytes spilled\n";
     }
-    if (emitIR) {
-      std::error_code ec;
-      llvm::raw_fd_ostream(dir + "/graph.mlir", ec) << result.graphIR;
-      llvm::raw_fd_ostream(dir + "/block.mlir", ec) << result.blockIR;
-    }
-    for (const flamia::CompiledKernel &k : result.kernels)
-      llvm::outs() << k.name << ": " << k.registers << " registers, "
-                   << k.spillStoreBytes << "+" << k.spillLoadBytes
-                   << " bytes spilled\n";
     llvm::outs() << "compile time (spec to PTX): "
                  << llvm::format("%.3f", result.compileSeconds) << " s\n";
+    results.emplace_back(dir, std::move(result));
   }
+  for (auto &[dir, result] : results)
+    if (!flamia::writeArtifacts(result, dir, error, emitIR))
+      return usageError(error);
   return 0;
 }

@@ -22,7 +22,7 @@ class OpPassManager;
 namespace flamia {
 
 struct AttentionSpec {
-  std::string target = "sm_100a"; ///< sm_90a or sm_100a
+  std::string target = "sm_100a"; ///< sm_90a or sm_100a (flamia-compile asks for it)
   std::string recipe = "mxfp8";
   int64_t headDim = 128;
   int64_t heads = 16;   ///< query heads
@@ -43,6 +43,10 @@ struct CompileOptions {
   /// ptxas to assemble cubins with; empty: $FLAMIA_PTXAS, then
   /// /usr/local/cuda/bin/ptxas, then PATH. No ptxas: PTX only.
   std::string ptxas;
+  /// Run ptxas; false writes PTX alone (kernels without cubin, registers or
+  /// spills, and a manifest that says so).
+  bool assemble = true;
+  /// With `assemble`: a missing ptxas is an error (else PTX alone).
   bool requireCubin = true;
 };
 
@@ -63,14 +67,26 @@ struct CompileResult {
   double compileSeconds = 0; ///< spec to PTX (MLIR + LLVM), without ptxas
 };
 
+/// Limits of what the kernels implement (validateSpec checks them).
+constexpr int64_t kKeyTile = 128;          ///< keys per tile; safe blocks are multiples
+constexpr int64_t kMaxSafeBlock = 1 << 20; ///< as the runtime's manifest reader
+constexpr int64_t kMaxHeads = 65535;       ///< the runtime's limit (grid and items)
+
+/// Checks that the kernels implement `spec`: target, recipe, head dim, head
+/// counts, safe block, softmax scale. Returns false and sets `error` to a
+/// message naming the offending value otherwise. compileAttention calls it.
+bool validateSpec(const AttentionSpec &spec, std::string &error);
+
 /// Compiles `spec`. Returns false and sets `error` (a message naming the
 /// problem) on unsupported specs or compiler failures.
 bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
                       CompileResult &result, std::string &error);
 
-/// Writes `<dir>/<kernel>.ptx`, `.cubin` and `manifest.json`.
+/// Writes `<dir>/<kernel>.ptx`, `.cubin` (when assembled), `manifest.json`
+/// and, with `withIR`, `graph.mlir` and `block.mlir`. All or nothing: on a
+/// failed write no file of the set is left behind and `error` names the path.
 bool writeArtifacts(const CompileResult &result, const std::string &dir,
-                    std::string &error);
+                    std::string &error, bool withIR = false);
 
 } // namespace flamia
 
