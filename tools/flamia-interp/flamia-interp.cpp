@@ -20,6 +20,7 @@
 #include "flamia/Numerics/Formats.h"
 #include "flamia/Numerics/SyntheticInputs.h"
 #include "flamia/Support/Npy.h"
+#include "flamia/Support/Version.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,6 +35,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/InterleavedRange.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -152,6 +154,11 @@ bool writeNpyFile(const std::string &path, const HostTensor &t) {
   return true;
 }
 
+/// All arguments together hold at most this many elements (1 GiB of f32):
+/// the reference's O(T^2) attention is for small checks, and a larger
+/// request is an error before any allocation.
+constexpr int64_t kMaxArgumentElements = int64_t(1) << 28;
+
 LogicalResult parseCuSeqlens(std::vector<int32_t> &out) {
   out.clear();
   if (cuSeqlens.empty())
@@ -174,6 +181,9 @@ FailureOr<SmallVector<TensorPtr>> makeArguments(func::FuncOp func) {
   if (failed(parseCuSeqlens(cu)))
     return failure();
   int64_t T = tokens;
+  if (tokens.getNumOccurrences() && (tokens < 0 || tokens > INT32_MAX))
+    return func.emitError() << "--tokens " << T
+                            << " out of range [0, " << INT32_MAX << "]";
   if (!cu.empty()) {
     if (T >= 0 && T != cu.back())
       return func.emitError() << "--tokens " << T
@@ -183,6 +193,7 @@ FailureOr<SmallVector<TensorPtr>> makeArguments(func::FuncOp func) {
     T = cu.back();
   }
   SmallVector<TensorPtr> args;
+  int64_t totalElements = 0;
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     std::optional<HostElement> element =
@@ -212,6 +223,7 @@ FailureOr<SmallVector<TensorPtr>> makeArguments(func::FuncOp func) {
       args.push_back(std::move(t));
       continue;
     }
+    int64_t elements = 1;
     for (int64_t size : type.getShape()) {
       if (ShapedType::isDynamic(size)) {
         if (T < 0)
@@ -221,7 +233,21 @@ FailureOr<SmallVector<TensorPtr>> makeArguments(func::FuncOp func) {
         size = T;
       }
       t->shape.push_back(size);
+      // Checked before anything is allocated: the product of the sizes,
+      // in 64 bits, against what the CPU reference is meant to run.
+      if (size != 0 && elements > kMaxArgumentElements / size)
+        elements = kMaxArgumentElements + 1;
+      else
+        elements *= size;
     }
+    totalElements += elements;
+    if (elements > kMaxArgumentElements || totalElements > kMaxArgumentElements)
+      return emitError(arg.getLoc())
+             << "argument #" << i << " of shape [" << llvm::interleaved(t->shape, ", ")
+             << "] (T = " << T << ") takes the inputs past "
+             << kMaxArgumentElements
+             << " elements, the CPU interpreter's limit: it runs the "
+                "reference on small problems (use fewer tokens)";
     // Argument i: N(0, 1) from NormalGenerator(seed * 1000 + i); the rows
     // (last dimension) scaled by 2^k, k = mt19937(seed * 1000 + i) % (2N+1) - N
     // (both generators are fully specified, so every platform agrees).
@@ -378,6 +404,9 @@ LogicalResult runChunk(std::unique_ptr<llvm::MemoryBuffer> buffer,
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(interpCategory);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "flamia-interp " << ::flamia::versionBanner() << "\n";
+  });
   cl::ParseCommandLineOptions(
       argc, argv,
       "FLAMIA graph-level interpreter: runs a function of flamia IR with the "

@@ -9,6 +9,7 @@
 #include "flamia/Compiler/Pipelines.h"
 #include "flamia/Conversion/Passes.h"
 #include "flamia/Transforms/Passes.h"
+#include "flamia/Support/Version.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
@@ -62,6 +63,9 @@ int main(int argc, char **argv) {
   mlir::flamia::registerFlamiaConversionPasses();
   flamia::registerFlamiaPipelines();
 
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "flamia-opt " << flamia::versionBanner() << "\n";
+  });
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "FLAMIA optimizer driver\n", registry));
 }
