@@ -1,31 +1,22 @@
 //===- DocumentLayout.cpp - Packed documents from cu_seqlens --------------===//
 #include "flamia/Numerics/DocumentLayout.h"
 
+#include "flamia/Support/Validation.h"
+
 #include <string>
 
 namespace flamia::numerics {
 
 Status DocumentLayout::fromCuSeqlens(const int32_t *cu, int64_t count,
                                      int64_t numTokens, DocumentLayout &out) {
-  if (count < 2)
-    return Status::error("cu_seqlens must have at least 2 entries "
-                         "(num_docs + 1), got " +
-                         std::to_string(count));
-  if (cu[0] != 0)
-    return Status::error("cu_seqlens must start at 0, got cu_seqlens[0] = " +
-                         std::to_string(cu[0]));
-  for (int64_t k = 1; k < count; ++k)
-    if (cu[k] < cu[k - 1])
-      return Status::error(
-          "cu_seqlens must be non-decreasing, got cu_seqlens[" +
-          std::to_string(k) + "] = " + std::to_string(cu[k]) +
-          " < cu_seqlens[" + std::to_string(k - 1) +
-          "] = " + std::to_string(cu[k - 1]));
-  if (cu[count - 1] != numTokens)
-    return Status::error("cu_seqlens must end at T = " +
-                         std::to_string(numTokens) + " (the number of tokens)" +
-                         ", got cu_seqlens[" + std::to_string(count - 1) +
-                         "] = " + std::to_string(cu[count - 1]));
+  // The rule and its wording are every tool's and the runtime's.
+  if (numTokens < 0)
+    return Status::error("the batch has T = " + std::to_string(numTokens) +
+                         " tokens; T must be >= 0");
+  std::string error;
+  if (!validation::validateCuSeqlens(cu, count < 0 ? 0 : size_t(count),
+                                     numTokens, error))
+    return Status::error(error);
   DocumentLayout layout;
   layout.numTokens_ = numTokens;
   layout.starts_.assign(cu, cu + count);

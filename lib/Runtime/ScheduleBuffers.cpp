@@ -5,6 +5,7 @@
 #include "flamia/Schedule/DocumentLayout.h"
 #include "flamia/Schedule/ScheduleInvariants.h"
 #include "flamia/Schedule/VarlenSchedule.h"
+#include "flamia/Support/Validation.h"
 
 #include <string>
 
@@ -12,13 +13,8 @@ namespace flamia::runtime {
 
 Status validateCuSeqlens(const int32_t *cuSeqlens, size_t count,
                          int64_t numTokens) {
-  if (!cuSeqlens)
-    return invalidArgument("cu_seqlens is null");
-  if (count < 2)
-    return invalidArgument("cu_seqlens has " + std::to_string(count) +
-                           " entries; it needs num_docs + 1 >= 2");
   std::string error;
-  if (!flamia::validateCuSeqlens(cuSeqlens, count, numTokens, error))
+  if (!validation::validateCuSeqlens(cuSeqlens, count, numTokens, error))
     return invalidArgument(error);
   return Status::success();
 }

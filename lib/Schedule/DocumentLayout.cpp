@@ -1,6 +1,8 @@
 //===- DocumentLayout.cpp - Validated cu_seqlens and per-document offsets -===//
 #include "flamia/Schedule/DocumentLayout.h"
 
+#include "flamia/Support/Validation.h"
+
 #include <algorithm>
 
 namespace flamia {
@@ -11,29 +13,8 @@ int64_t ceilDivNonNegative(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 bool validateCuSeqlens(const int32_t *cuSeqlens, size_t count,
                        int64_t expectedTokens, std::string &error) {
-  if (count == 0 || cuSeqlens == nullptr) {
-    error =
-        "cu_seqlens is empty: it needs num_docs + 1 entries, starting with 0";
-    return false;
-  }
-  if (cuSeqlens[0] != 0) {
-    error = "cu_seqlens[0] is " + std::to_string(cuSeqlens[0]) + ", must be 0";
-    return false;
-  }
-  for (size_t i = 1; i < count; ++i) {
-    if (cuSeqlens[i] < cuSeqlens[i - 1]) {
-      error = "cu_seqlens decreases at index " + std::to_string(i) + " (" +
-              std::to_string(cuSeqlens[i - 1]) + " then " +
-              std::to_string(cuSeqlens[i]) + "); it must be non-decreasing";
-      return false;
-    }
-  }
-  if (expectedTokens >= 0 && cuSeqlens[count - 1] != expectedTokens) {
-    error = "cu_seqlens ends at " + std::to_string(cuSeqlens[count - 1]) +
-            " but the batch has " + std::to_string(expectedTokens) + " tokens";
-    return false;
-  }
-  return true;
+  return validation::validateCuSeqlens(cuSeqlens, count, expectedTokens,
+                                       error);
 }
 
 int32_t DocumentLayout::longestDocument() const {

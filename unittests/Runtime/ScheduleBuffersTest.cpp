@@ -1,6 +1,7 @@
 //===- ScheduleBuffersTest.cpp - block_info and items from cu_seqlens -----===//
 
 #include "flamia/Runtime/ScheduleBuffers.h"
+#include "flamia/Support/Validation.h"
 
 #include "TestArtifacts.h"
 
@@ -41,16 +42,32 @@ TEST(ScheduleBuffers, ValidatesCuSeqlens) {
   EXPECT_EQ(s.code, ErrorCode::InvalidArgument);
   EXPECT_EQ(s.message, "cu_seqlens is null");
   s = validateCuSeqlens(good, 1, 0);
-  EXPECT_EQ(s.message, "cu_seqlens has 1 entries; it needs num_docs + 1 >= 2");
+  EXPECT_EQ(s.message, "cu_seqlens has 1 entries; it needs num_docs + 1 >= 2 "
+                       "(0, then each document's end)");
   const int32_t notZero[] = {1, 5, 70};
   s = validateCuSeqlens(notZero, 3, 70);
-  EXPECT_EQ(s.message, "cu_seqlens[0] is 1, must be 0");
+  EXPECT_EQ(s.message, "cu_seqlens[0] = 1; it must be 0");
   const int32_t decreasing[] = {0, 10, 7, 70};
   s = validateCuSeqlens(decreasing, 4, 70);
-  EXPECT_EQ(s.message, "cu_seqlens decreases at index 2 (10 then 7); it must "
-                       "be non-decreasing");
+  EXPECT_EQ(s.message, "cu_seqlens[2] = 7 is less than cu_seqlens[1] = 10 (it "
+                       "must be non-decreasing)");
   s = validateCuSeqlens(good, 4, 71);
-  EXPECT_EQ(s.message, "cu_seqlens ends at 70 but the batch has 71 tokens");
+  EXPECT_EQ(s.message, "cu_seqlens[3] = 70 but the batch has T = 71 tokens "
+                       "(the last entry must be T)");
+}
+
+// One rule, one wording: the runtime's check is the shared one.
+TEST(ScheduleBuffers, CuSeqlensMessagesAreTheSharedOnes) {
+  const std::vector<std::vector<int32_t>> bad = {
+      {}, {0}, {2, 70}, {0, 40, 39, 70}, {0, 35, 69}};
+  for (const std::vector<int32_t> &cu : bad) {
+    std::string shared;
+    EXPECT_FALSE(
+        validation::validateCuSeqlens(cu.data(), cu.size(), 70, shared));
+    Status s = validateCuSeqlens(cu.data(), cu.size(), 70);
+    EXPECT_EQ(s.code, ErrorCode::InvalidArgument);
+    EXPECT_EQ(s.message, shared);
+  }
 }
 
 TEST(ScheduleBuffers, BlockInfoIsDocumentLocal) {
@@ -137,8 +154,8 @@ TEST(ScheduleBuffers, BadHeadsAreReported) {
   EXPECT_EQ(s.message, "building the varlen schedule: query heads (3) must be "
                        "a multiple of kv heads (2)");
   s = buildScheduleContents(standard(), {0, 70, 64}, 1, 1, false, c);
-  EXPECT_EQ(s.message, "cu_seqlens decreases at index 2 (70 then 64); it must "
-                       "be non-decreasing");
+  EXPECT_EQ(s.message, "cu_seqlens[2] = 64 is less than cu_seqlens[1] = 70 "
+                       "(it must be non-decreasing)");
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 //===- DocumentLayoutTest.cpp - cu_seqlens validation and offsets ---------===//
 #include "flamia/Schedule/DocumentLayout.h"
+#include "flamia/Support/Validation.h"
 
 #include "gtest/gtest.h"
 
@@ -11,23 +12,39 @@ bool validate(std::vector<int32_t> cu, int64_t expected, std::string &err) {
 }
 } // namespace
 
+// The rule and the wording are flamia::validation's (the runtime's, every
+// tool's): FlamiaSchedule only forwards.
 TEST(DocumentLayout, ValidationNamesTheProblem) {
   std::string err;
-  EXPECT_TRUE(validate({0}, -1, err));
+  EXPECT_TRUE(validate({0, 0}, -1, err));
   EXPECT_TRUE(validate({0, 0, 5, 5, 9}, 9, err));
 
   EXPECT_FALSE(validateCuSeqlens(nullptr, 0, -1, err));
-  EXPECT_EQ(
-      err,
-      "cu_seqlens is empty: it needs num_docs + 1 entries, starting with 0");
+  EXPECT_EQ(err, "cu_seqlens has 0 entries; it needs num_docs + 1 >= 2 (0, "
+                 "then each document's end)");
+  // No documents at all: the runtime and the tools refuse it, so the
+  // schedule does too.
+  EXPECT_FALSE(validate({0}, -1, err));
+  EXPECT_EQ(err, "cu_seqlens has 1 entries; it needs num_docs + 1 >= 2 (0, "
+                 "then each document's end)");
   EXPECT_FALSE(validate({3, 5}, -1, err));
-  EXPECT_EQ(err, "cu_seqlens[0] is 3, must be 0");
+  EXPECT_EQ(err, "cu_seqlens[0] = 3; it must be 0");
   EXPECT_FALSE(validate({0, 10, 7, 12}, -1, err));
-  EXPECT_EQ(
-      err,
-      "cu_seqlens decreases at index 2 (10 then 7); it must be non-decreasing");
+  EXPECT_EQ(err, "cu_seqlens[2] = 7 is less than cu_seqlens[1] = 10 (it must "
+                 "be non-decreasing)");
   EXPECT_FALSE(validate({0, 10, 12}, 13, err));
-  EXPECT_EQ(err, "cu_seqlens ends at 12 but the batch has 13 tokens");
+  EXPECT_EQ(err, "cu_seqlens[2] = 12 but the batch has T = 13 tokens (the "
+                 "last entry must be T)");
+
+  // Each message is the shared one, word for word.
+  for (std::vector<int32_t> cu :
+       {std::vector<int32_t>{0}, {2, 4}, {0, 9, 8}, {0, 5, 5, 12}}) {
+    std::string shared;
+    EXPECT_FALSE(validate(cu, 13, err));
+    EXPECT_FALSE(
+        validation::validateCuSeqlens(cu.data(), cu.size(), 13, shared));
+    EXPECT_EQ(err, shared);
+  }
 }
 
 // Prefix sums: tiles of 128 rows, 32-token scale blocks, zero-length

@@ -17,8 +17,9 @@ namespace flamia::numerics {
 
 class DocumentLayout {
 public:
-  /// Validates cu_seqlens against T tokens: at least two entries, starts at
-  /// 0, non-decreasing, ends at T. The message names the offending entry.
+  /// Validates cu_seqlens against T >= 0 tokens with the rule every tool and
+  /// the runtime share (flamia::validation::validateCuSeqlens: at least two
+  /// entries, starts at 0, non-decreasing, ends at T), and its message.
   static Status fromCuSeqlens(const int32_t *cu, int64_t count,
                               int64_t numTokens, DocumentLayout &out);
   static Status fromCuSeqlens(const std::vector<int32_t> &cu,

@@ -31,8 +31,9 @@ namespace flamia::runtime {
 
 /// cu_seqlens of `count` entries against `numTokens`: at least 2 entries
 /// (NUM_DOCS >= 1), starts at 0, non-decreasing, ends at numTokens.
-/// InvalidArgument with FlamiaSchedule's message ("cu_seqlens decreases at
-/// index 2 (10 then 7); ...").
+/// InvalidArgument with the message of flamia::validation::validateCuSeqlens,
+/// the rule every tool shares ("cu_seqlens[2] = 7 is less than
+/// cu_seqlens[1] = 10 (it must be non-decreasing)").
 Status validateCuSeqlens(const int32_t *cuSeqlens, size_t count,
                          int64_t numTokens);
 

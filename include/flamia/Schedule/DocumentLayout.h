@@ -27,9 +27,10 @@ namespace flamia {
 /// DESIGN.md section 4.
 constexpr int32_t kVarlenScaleBlock = 32;
 
-/// Checks cu_seqlens: at least one entry, cu[0] == 0, non-decreasing, and,
-/// when `expectedTokens` >= 0, cu[count - 1] == expectedTokens. The message
-/// names the first offending index and values.
+/// Checks cu_seqlens with the rule every tool and the runtime share
+/// (flamia::validation::validateCuSeqlens, whose message this returns):
+/// num_docs + 1 >= 2 entries, cu[0] == 0, non-decreasing, and, when
+/// `expectedTokens` >= 0, cu[count - 1] == expectedTokens.
 bool validateCuSeqlens(const int32_t *cuSeqlens, size_t count,
                        int64_t expectedTokens, std::string &error);
 
