@@ -1,6 +1,7 @@
 //===- Compile.cpp - From an attention spec to PTX, cubin, manifest -------===//
 #include "flamia/Compiler/Compile.h"
 #include "flamia/Compiler/Pipelines.h"
+#include "flamia/Support/Validation.h"
 
 #include "flamia/Conversion/Passes.h"
 #include "flamia/Dialect/FlamiaOps.h"
@@ -30,6 +31,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <regex>
 
@@ -427,6 +429,9 @@ void registerCompilerDialects(mlir::DialectRegistry &registry) {
   registerGPUDialectTranslation(registry);
 }
 
+static_assert(kMaxHeads == validation::kMaxHeads,
+              "flamia-compile's head limit is the shared one");
+
 bool validateSpec(const AttentionSpec &spec, std::string &error) {
   auto fail = [&](std::string message) {
     error = std::move(message);
@@ -439,14 +444,11 @@ bool validateSpec(const AttentionSpec &spec, std::string &error) {
   if (spec.headDim != 64 && spec.headDim != 128)
     return fail("head dim " + std::to_string(spec.headDim) +
                 " is not implemented by the kernels (64, 128)");
-  if (spec.heads < 1 || spec.heads > kMaxHeads)
-    return fail("query heads " + std::to_string(spec.heads) +
-                " out of range [1, " + std::to_string(kMaxHeads) + "]");
-  if (spec.kvHeads < 1 || spec.kvHeads > spec.heads ||
-      spec.heads % spec.kvHeads != 0)
-    return fail("key/value heads " + std::to_string(spec.kvHeads) +
-                " must be positive and divide the query heads (" +
-                std::to_string(spec.heads) + ")");
+  // Heads and the softmax scale: the rules (and wording) every tool and the
+  // runtime share.
+  std::string shared;
+  if (!validation::validateHeads(spec.heads, spec.kvHeads, shared))
+    return fail(shared);
   if (spec.safeBlock < kKeyTile || spec.safeBlock % kKeyTile != 0 ||
       spec.safeBlock > kMaxSafeBlock)
     return fail("safe block " + std::to_string(spec.safeBlock) +
@@ -455,10 +457,21 @@ bool validateSpec(const AttentionSpec &spec, std::string &error) {
                 "-key tile (a key tile is wholly inside or outside every "
                 "query's safe block), at most " +
                 std::to_string(kMaxSafeBlock));
+  // The kernels receive the scale as a float32: the rule applies to the
+  // value as given and to its rounding (1e-60 rounds to 0, 1e60 to inf), as
+  // in flamia-ref and flamia-run.
   if (spec.softmaxScale &&
-      !(std::isfinite(*spec.softmaxScale) && *spec.softmaxScale > 0))
-    return fail("softmax scale " + llvm::formatv("{0:g}", *spec.softmaxScale).str() +
-                " must be finite and positive");
+      (!validation::validateSoftmaxScale(*spec.softmaxScale, shared) ||
+       !validation::validateSoftmaxScale(
+           static_cast<float>(*spec.softmaxScale), shared))) {
+    if (std::isfinite(*spec.softmaxScale) && *spec.softmaxScale > 0) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", *spec.softmaxScale);
+      shared = std::string("softmax_scale ") + text +
+               " is not a positive finite float32";
+    }
+    return fail(shared);
+  }
   return true;
 }
 

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "flamia/Dialect/FlamiaOps.h"
+#include "flamia/Support/Validation.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -125,12 +126,13 @@ FailureOr<AttentionDims> verifyQKV(Operation *op, Value q, Value k, Value v,
 LogicalResult verifyAttentionAttrs(Operation *op,
                                    std::optional<APFloat> softmaxScale,
                                    Value cuSeqlens) {
+  // The rule (finite and > 0) and its wording are every tool's and the
+  // runtime's (flamia::validation).
   if (softmaxScale) {
-    double s = softmaxScale->convertToDouble();
-    if (!(s > 0) || !std::isfinite(s))
-      return op->emitOpError() << "softmax_scale must be positive and finite, "
-                                  "got "
-                               << s;
+    std::string error;
+    if (!::flamia::validation::validateSoftmaxScale(
+            softmaxScale->convertToDouble(), error))
+      return op->emitOpError() << error;
   }
   if (cuSeqlens) {
     auto type = cast<RankedTensorType>(cuSeqlens.getType());

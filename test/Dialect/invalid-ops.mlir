@@ -62,8 +62,26 @@ func.func @f(%q: tensor<?x1x72xbf16>) {
 
 // -----
 func.func @f(%q: tensor<?x1x64xbf16>) {
-  // expected-error @below {{softmax_scale must be positive and finite, got -1}}
+  // expected-error @below {{'flamia.attention' op softmax_scale -1 must be finite and > 0}}
   %o, %l = flamia.attention %q, %q, %q {recipe = #flamia.recipe<mxfp8>, softmax_scale = -1.0 : f32}
+      : (tensor<?x1x64xbf16>, tensor<?x1x64xbf16>, tensor<?x1x64xbf16>) -> (tensor<?x1x64xbf16>, tensor<1x?xf32>)
+  return
+}
+
+// -----
+// 0 is refused too (no attribute means 1/sqrt(D)), and so is inf: the rule of
+// flamia::validation::validateSoftmaxScale, with its wording.
+func.func @f(%q: tensor<?x1x64xbf16>) {
+  // expected-error @below {{'flamia.attention' op softmax_scale 0 must be finite and > 0}}
+  %o, %l = flamia.attention %q, %q, %q {recipe = #flamia.recipe<mxfp8>, softmax_scale = 0.0 : f32}
+      : (tensor<?x1x64xbf16>, tensor<?x1x64xbf16>, tensor<?x1x64xbf16>) -> (tensor<?x1x64xbf16>, tensor<1x?xf32>)
+  return
+}
+
+// -----
+func.func @f(%q: tensor<?x1x64xbf16>) {
+  // expected-error @below {{'flamia.attention' op softmax_scale inf must be finite and > 0}}
+  %o, %l = flamia.attention %q, %q, %q {recipe = #flamia.recipe<mxfp8>, softmax_scale = 0x7F800000 : f32}
       : (tensor<?x1x64xbf16>, tensor<?x1x64xbf16>, tensor<?x1x64xbf16>) -> (tensor<?x1x64xbf16>, tensor<1x?xf32>)
   return
 }

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "flamia/Compiler/Compile.h"
 #include "flamia/Compiler/SpecFromIR.h"
+#include "flamia/Support/Validation.h"
 #include "flamia/Support/Version.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -106,13 +107,6 @@ int main(int argc, char **argv) {
                     "run on a GPU (checked statically only), and NaN/Inf in "
                     "one document can reach another's output there "
                     "(docs/lowering.md)\n";
-  if (kvHeads.getNumOccurrences() && kvHeads <= 0)
-    return usageError("--kv-heads " + llvm::Twine(kvHeads.getValue()) +
-                      " must be positive (omit it for as many as --heads)");
-  if (softmaxScale.getNumOccurrences() &&
-      !(std::isfinite(softmaxScale) && softmaxScale > 0))
-    return usageError("--softmax-scale " + shortest(softmaxScale) +
-                      " must be finite and positive (omit it for 1/sqrt(D))");
   flamia::CompileOptions options;
   options.ptxas = ptxas;
   options.assemble = !ptxOnly;
@@ -140,6 +134,22 @@ int main(int argc, char **argv) {
     for (const std::string &note : notes)
       llvm::outs() << "note: " << note << "\n";
   } else {
+    // Heads and the softmax scale: the rules and wording of every tool and
+    // the runtime (flamia::validation), named by the options they came from.
+    // The scale is checked as given and as the float32 the kernels receive.
+    if (!flamia::validation::validateHeads(
+            heads, kvHeads.getNumOccurrences() ? kvHeads : heads, error))
+      return usageError("--heads/--kv-heads: " + error);
+    if (softmaxScale.getNumOccurrences() &&
+        (!flamia::validation::validateSoftmaxScale(softmaxScale, error) ||
+         !flamia::validation::validateSoftmaxScale(
+             static_cast<float>(softmaxScale), error))) {
+      if (std::isfinite(softmaxScale) && softmaxScale > 0)
+        error = "softmax_scale " + shortest(softmaxScale) +
+                " is not a positive finite float32";
+      return usageError("--softmax-scale " + shortest(softmaxScale) + ": " +
+                        error + " (omit it for 1/sqrt(D))");
+    }
     flamia::NamedSpec named;
     named.name = "attention";
     flamia::AttentionSpec &spec = named.spec;
