@@ -114,7 +114,7 @@ func.func @other_documents(%q: !b, %k: !b, %v: !b) -> !b {
 !b = tensor<?x2x64xbf16>
 func.func @bad_cu_seqlens(%q: !b, %k: !b, %v: !b) -> !b {
   %cu = arith.constant dense<[0, 100, 200]> : tensor<3xi32>
-  // expected-error @+1 {{'flamia.attention' op cannot be interpreted: cu_seqlens is not valid for 300 tokens:}}
+  // expected-error @+1 {{'flamia.attention' op cannot be interpreted: cu_seqlens is not valid for 300 tokens: cu_seqlens[2] = 200 but the batch has T = 300 tokens (the last entry must be T)}}
   %o, %lse = flamia.attention %q, %k, %v cu_seqlens(%cu) {causal, recipe = #flamia.recipe<mxfp8, safe_block = 128>}
       : (!b, !b, !b, tensor<3xi32>) -> (!b, tensor<2x?xf32>)
   return %o : !b

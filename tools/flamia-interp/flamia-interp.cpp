@@ -20,6 +20,7 @@
 #include "flamia/Numerics/Formats.h"
 #include "flamia/Numerics/SyntheticInputs.h"
 #include "flamia/Support/Npy.h"
+#include "flamia/Support/Validation.h"
 #include "flamia/Support/Version.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -159,15 +160,18 @@ bool writeNpyFile(const std::string &path, const HostTensor &t) {
 /// request is an error before any allocation.
 constexpr int64_t kMaxArgumentElements = int64_t(1) << 28;
 
+/// The entries of --cu-seqlens, each an integer in [0, 2^31 - 1]
+/// (flamia::validation's parser and message).
 LogicalResult parseCuSeqlens(std::vector<int32_t> &out) {
   out.clear();
   if (cuSeqlens.empty())
     return success();
+  std::string error;
   for (StringRef part : llvm::split(StringRef(cuSeqlens), ',')) {
     int64_t v;
-    if (part.trim().getAsInteger(10, v) || v < 0 || v > INT32_MAX) {
-      llvm::errs() << "flamia-interp: error: --cu-seqlens: '" << part
-                   << "' is not a non-negative 32-bit integer\n";
+    if (!::flamia::validation::parseIntegerInRange(
+            part.trim().str(), "--cu-seqlens", 0, INT32_MAX, v, error)) {
+      llvm::errs() << "flamia-interp: error: " << error << "\n";
       return failure();
     }
     out.push_back(static_cast<int32_t>(v));
@@ -185,11 +189,14 @@ FailureOr<SmallVector<TensorPtr>> makeArguments(func::FuncOp func) {
     return func.emitError() << "--tokens " << T
                             << " out of range [0, " << INT32_MAX << "]";
   if (!cu.empty()) {
-    if (T >= 0 && T != cu.back())
-      return func.emitError() << "--tokens " << T
-                              << " disagrees with the last entry of "
-                                 "--cu-seqlens ("
-                              << cu.back() << ")";
+    // The rule of every tool and the runtime: num_docs + 1 >= 2 entries from
+    // 0, non-decreasing, ending at T (--tokens, when given).
+    std::string error;
+    if (!::flamia::validation::validateCuSeqlens(cu.data(), cu.size(), T,
+                                                 error)) {
+      llvm::errs() << "flamia-interp: error: --cu-seqlens: " << error << "\n";
+      return failure();
+    }
     T = cu.back();
   }
   SmallVector<TensorPtr> args;
