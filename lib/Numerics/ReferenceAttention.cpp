@@ -17,6 +17,7 @@
 #include "flamia/Numerics/Formats.h"
 #include "flamia/Numerics/Parallel.h"
 #include "flamia/Numerics/Quantizer.h"
+#include "flamia/Support/Validation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -50,8 +51,12 @@ Status validateAttentionInputs(const AttentionInputs &in) {
                          std::to_string(in.docs->numTokens()) +
                          " tokens but the tensors have " +
                          std::to_string(in.numTokens));
-  if (!(std::isfinite(in.softmaxScale)))
-    return Status::error("the softmax scale must be finite");
+  // 0 means the default, 1/sqrt(D); any other scale follows the rule of
+  // every tool and the runtime (finite and > 0), with its message.
+  std::string error;
+  if (in.softmaxScale != 0.0f &&
+      !validation::validateSoftmaxScale(in.softmaxScale, error))
+    return Status::error(error);
   return Status::success();
 }
 

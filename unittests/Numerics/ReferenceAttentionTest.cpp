@@ -11,10 +11,12 @@
 #include "flamia/Numerics/Parallel.h"
 #include "flamia/Numerics/Quantizer.h"
 #include "flamia/Numerics/ReferenceAttention.h"
+#include "flamia/Support/Validation.h"
 
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 using namespace flamia::numerics;
@@ -639,6 +641,34 @@ TEST(ReferenceAttention, RejectsBadInputs) {
   s = referenceForward(randomProblem({0, 10}, 1, 1, 32, 1).inputs(), r, fo);
   EXPECT_EQ(s.message, "safe block must be 0 (none) or a positive multiple of "
                        "32, got 48");
+}
+
+// The reference takes 0 as 1/sqrt(D) and otherwise the softmax scale rule
+// of every tool and the runtime, with its message (it used to accept a
+// negative scale).
+TEST(ReferenceAttention, SoftmaxScaleIsTheSharedRule) {
+  DocumentLayout docs = DocumentLayout::singleDocument(4);
+  AttentionInputs in;
+  in.numTokens = 4;
+  in.numHeads = 2;
+  in.numKvHeads = 1;
+  in.headDim = 32;
+  in.docs = &docs;
+  EXPECT_TRUE(validateAttentionInputs(in).ok);
+  in.softmaxScale = 0.125f;
+  EXPECT_TRUE(validateAttentionInputs(in).ok);
+  for (float bad : {-0.125f, -1e-30f, std::numeric_limits<float>::infinity(),
+                    std::numeric_limits<float>::quiet_NaN()}) {
+    in.softmaxScale = bad;
+    std::string shared;
+    ASSERT_FALSE(flamia::validation::validateSoftmaxScale(bad, shared));
+    Status s = validateAttentionInputs(in);
+    EXPECT_FALSE(s.ok);
+    EXPECT_EQ(s.message, shared);
+  }
+  in.softmaxScale = -0.125f;
+  EXPECT_EQ(validateAttentionInputs(in).message,
+            "softmax_scale -0.125 must be finite and > 0");
 }
 
 } // namespace

@@ -41,7 +41,8 @@ struct AttentionInputs {
   float effectiveSoftmaxScale() const;
 };
 
-/// Shapes and heads consistent, documents cover T.
+/// Shapes and heads consistent, documents cover T, the softmax scale 0 (the
+/// default) or valid by flamia::validation::validateSoftmaxScale.
 Status validateAttentionInputs(const AttentionInputs &in);
 
 struct ForwardOutputs {
