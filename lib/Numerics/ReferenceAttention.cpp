@@ -37,15 +37,11 @@ float AttentionInputs::effectiveSoftmaxScale() const {
 Status validateAttentionInputs(const AttentionInputs &in) {
   if (!in.docs)
     return Status::error("no document layout");
-  if (in.numTokens < 0 || in.numHeads < 1 || in.numKvHeads < 1 ||
-      in.headDim < 1)
-    return Status::error("attention needs T >= 0 and at least one head and "
-                         "one channel");
-  if (in.numHeads % in.numKvHeads != 0)
-    return Status::error("the number of query heads (" +
-                         std::to_string(in.numHeads) +
-                         ") must be a multiple of the number of kv heads (" +
-                         std::to_string(in.numKvHeads) + ")");
+  std::string error;
+  if (!validation::validateHeads(in.numHeads, in.numKvHeads, error))
+    return Status::error(error);
+  if (in.numTokens < 0 || in.headDim < 1)
+    return Status::error("attention needs T >= 0 and at least one channel");
   if (in.docs->numTokens() != in.numTokens)
     return Status::error("the documents cover " +
                          std::to_string(in.docs->numTokens()) +
@@ -53,7 +49,6 @@ Status validateAttentionInputs(const AttentionInputs &in) {
                          std::to_string(in.numTokens));
   // 0 means the default, 1/sqrt(D); any other scale follows the rule of
   // every tool and the runtime (finite and > 0), with its message.
-  std::string error;
   if (in.softmaxScale != 0.0f &&
       !validation::validateSoftmaxScale(in.softmaxScale, error))
     return Status::error(error);

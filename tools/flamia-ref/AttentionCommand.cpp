@@ -10,6 +10,7 @@
 #include "RecipeOptions.h"
 
 #include "flamia/Numerics/ReferenceAttention.h"
+#include "flamia/Support/Validation.h"
 
 #include <cstdio>
 
@@ -80,12 +81,11 @@ int runAttentionCommand(int argc, char **argv) {
     return badInput(cmd, "V has shape " + v.shapeString() +
                              " but K has " + k.shapeString());
   const int64_t Hkv = k.shape[1];
-  if (Hq < 1 || Hkv < 1 || D < 1)
-    return badInput(cmd, "Q, K and V need at least one head and one channel");
-  if (Hq % Hkv != 0)
-    return badInput(cmd, "the number of query heads (" + std::to_string(Hq) +
-                             ") must be a multiple of the number of kv heads (" +
-                             std::to_string(Hkv) + ")");
+  // Heads: the rule and wording of every tool and the runtime.
+  if (!validation::validateHeads(Hq, Hkv, error))
+    return badInput(cmd, "Q, K (heads from the shapes): " + error);
+  if (D < 1)
+    return badInput(cmd, "Q, K and V need at least one channel (D >= 1)");
   if (auto path = cl.value("--backward")) {
     if (!loadArray(*path, "DO", NpyDType::Float32, 3, "[T, Hq, D]", dO, error))
       return badInput(cmd, error);

@@ -98,11 +98,10 @@ int runLeakCheckCommand(int argc, char **argv) {
       return badInput(cmd, "inconsistent shapes: Q " + q.shapeString() +
                                ", K " + k.shapeString() + ", V " +
                                v.shapeString() + ", DO " + dO.shapeString());
-    if (Hq < 1 || k.shape[1] < 1 || D < 1 || Hq % k.shape[1] != 0)
-      return badInput(cmd, "the number of query heads (" + std::to_string(Hq) +
-                               ") must be a positive multiple of the number "
-                               "of kv heads (" +
-                               std::to_string(k.shape[1]) + ")");
+    if (!validation::validateHeads(Hq, k.shape[1], error))
+      return badInput(cmd, "Q, K (heads from the shapes): " + error);
+    if (D < 1)
+      return badInput(cmd, "Q, K and V need at least one channel (D >= 1)");
     tensors.numTokens = T;
     tensors.numHeads = Hq;
     tensors.numKvHeads = k.shape[1];

@@ -631,8 +631,8 @@ TEST(ReferenceAttention, RejectsBadInputs) {
   ForwardOutputs fo;
   Status s = referenceForward(p.inputs(), recipe("mxfp8"), fo);
   EXPECT_FALSE(s.ok);
-  EXPECT_EQ(s.message, "the number of query heads (3) must be a multiple of "
-                       "the number of kv heads (2)");
+  EXPECT_EQ(s.message,
+            "Hq (query heads) = 3 is not a multiple of Hkv (kv heads) = 2");
   Problem q = randomProblem({0, 10}, 1, 1, 48, 12);
   s = referenceForward(q.inputs(), recipe("mxfp8"), fo);
   EXPECT_EQ(s.message,
@@ -645,8 +645,8 @@ TEST(ReferenceAttention, RejectsBadInputs) {
 
 // The reference takes 0 as 1/sqrt(D) and otherwise the softmax scale rule
 // of every tool and the runtime, with its message (it used to accept a
-// negative scale).
-TEST(ReferenceAttention, SoftmaxScaleIsTheSharedRule) {
+// negative scale); its head check is validateHeads.
+TEST(ReferenceAttention, SoftmaxScaleAndHeadsAreTheSharedRules) {
   DocumentLayout docs = DocumentLayout::singleDocument(4);
   AttentionInputs in;
   in.numTokens = 4;
@@ -669,6 +669,17 @@ TEST(ReferenceAttention, SoftmaxScaleIsTheSharedRule) {
   in.softmaxScale = -0.125f;
   EXPECT_EQ(validateAttentionInputs(in).message,
             "softmax_scale -0.125 must be finite and > 0");
+
+  // Heads: validateHeads, word for word.
+  in.softmaxScale = 0.0f;
+  in.numHeads = 3;
+  in.numKvHeads = 2;
+  EXPECT_EQ(validateAttentionInputs(in).message,
+            "Hq (query heads) = 3 is not a multiple of Hkv (kv heads) = 2");
+  in.numHeads = 2;
+  in.numKvHeads = 0;
+  EXPECT_EQ(validateAttentionInputs(in).message,
+            "Hkv (kv heads) = 0 must be in [1, Hq = 2]");
 }
 
 } // namespace

@@ -41,8 +41,9 @@ struct AttentionInputs {
   float effectiveSoftmaxScale() const;
 };
 
-/// Shapes and heads consistent, documents cover T, the softmax scale 0 (the
-/// default) or valid by flamia::validation::validateSoftmaxScale.
+/// Heads valid by flamia::validation::validateHeads, T >= 0, D >= 1,
+/// documents cover T, the softmax scale 0 (the default) or valid by
+/// flamia::validation::validateSoftmaxScale (the shared messages).
 Status validateAttentionInputs(const AttentionInputs &in);
 
 struct ForwardOutputs {
