@@ -91,8 +91,8 @@ Status validateAttentionArgs(const Manifest &manifest, const AttentionArgs &a,
                            " exceeds 2^31 - 2");
   float scale;
   FLAMIA_RETURN_IF_ERROR(effectiveSoftmaxScale(manifest, a, scale));
-  // What the kernels can address (their byte offsets into [T, H, D] tensors
-  // are 32-bit): a larger batch is rejected here, not faulted on.
+  // The largest batch the kernels were validated on: a larger one is
+  // rejected here, not run unchecked.
   std::string sizeError;
   if (!validation::validateProblemSize(a.numTokens, a.numQHeads, a.numKVHeads,
                                        a.headDim,

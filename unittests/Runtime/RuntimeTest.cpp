@@ -262,11 +262,11 @@ TEST_F(RuntimeOnFakeDriver, BadArgumentsFailBeforeAnyDeviceCall) {
        "must be finite and > 0 (or 0 for the default)"},
       {"too large for the kernels",
        [](AttentionArgs &a) {
-         a.numTokens = 8388609; // x 1 x 128 > 2^30 elements
+         a.numTokens = 58720257; // x 1 x 128 > 7 x 2^30 elements
          a.numQHeads = a.numKVHeads = 1;
        },
-       "T x Hq x D = 8388609 x 1 x 128 = 1073741952 elements exceeds the "
-       "limit of 1073741824 elements per tensor"},
+       "T x Hq x D = 58720257 x 1 x 128 = 7516192896 elements exceeds the "
+       "limit of 7516192768 elements per tensor"},
   };
   for (const Case &c : cases) {
     AttentionArgs a = argsOf(b);

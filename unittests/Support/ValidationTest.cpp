@@ -100,10 +100,10 @@ TEST(Validation, HeadsAndProblemSize) {
   EXPECT_EQ(e, "Hkv (kv heads) = 8 must be in [1, Hq = 4]");
 
   EXPECT_TRUE(validateProblemSize(0, 1, 1, 64, kMaxTensorElements, e));
-  EXPECT_TRUE(validateProblemSize(524288, 16, 16, 128, kMaxTensorElements, e));
-  EXPECT_FALSE(validateProblemSize(524289, 16, 16, 128, kMaxTensorElements, e));
-  EXPECT_EQ(e, "T x Hq x D = 524289 x 16 x 128 = 1073743872 elements exceeds "
-               "the limit of 1073741824 elements per tensor");
+  EXPECT_TRUE(validateProblemSize(3670016, 16, 16, 128, kMaxTensorElements, e));
+  EXPECT_FALSE(validateProblemSize(3670017, 16, 16, 128, kMaxTensorElements, e));
+  EXPECT_EQ(e, "T x Hq x D = 3670017 x 16 x 128 = 7516194816 elements exceeds "
+               "the limit of 7516192768 elements per tensor");
   EXPECT_FALSE(validateProblemSize(int64_t{1} << 31, 1, 1, 64,
                                    kMaxTensorElements, e));
   EXPECT_EQ(e, "T (tokens) = 2147483648 must be in [0, 2147483647] "
