@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # On the GPU machine (no LLVM there): build the runtime and flamia-run, then
-# validate the artifacts compiled here (carried in .device/): self-test,
+# validate the artifacts compiled on the compiler machine and copied into .device/: self-test,
 # reference checks, L1/L2 perturbation checks, compute-sanitizer. Logs go to
 # $OUT. Usage: bench/device-validate.sh [quick|full]
 set -uo pipefail
 MODE=${1:-quick}
-OUT=${OUT:-/tmp/out}
+OUT=${OUT:-$PWD/out/h200-validate}
 mkdir -p "$OUT"
-B=/tmp/flamia-build
+B=${FLAMIA_GPU_BUILD:-$PWD/build-gpu}
 log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
 if [ ! -x $B/bin/flamia-run ]; then
