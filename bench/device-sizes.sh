@@ -15,6 +15,7 @@
 # STAGE c: the faulting batch against the CPU reference (one query head,
 #          every document) and every quantized copy bit for bit; one token
 #          past the validated limit, refused before the driver.
+# STAGE d: L1/L2 bit for bit (--leakcheck) on the batch that faulted.
 # Artifacts: .device/art-<config> and .device/old-<config> (flamia-compile
 # --target sm_90a --causal --varlen, configs as named). Logs go to $LOGS,
 # and a summary plus a tarball of them to $OUT.
@@ -63,6 +64,10 @@ elif [ "$STAGE" = b ]; then
     step bench-$k-single16k 40 $RUN --artifacts .device/$k-h16d128 --workload single --tokens 16384 --bench 20
     step bench-$k-fixed2k-d64 40 $RUN --artifacts .device/$k-h16d64 --workload fixed2k --tokens 32768 --bench 20
   done
+elif [ "$STAGE" = d ]; then
+  # L1/L2 bit for bit on the batch that faulted (perturbed documents, every
+  # head), without the reference.
+  step fixed2k-1M64-d128-leak 480 $RUN --artifacts .device/art-h16d128 --workload fixed2k --tokens 1048640 --leakcheck
 else
   # The batch that faulted, against the CPU reference on one query head
   # (every document) and the quantized copies bit for bit.
