@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine: FLAMIA's quantization + forward on the standard
-# workloads (DESIGN.md section 6) and, in the same run, PyTorch's baselines
+# workloads (docs/design.md section 6) and, in the same run, PyTorch's baselines
 # (anchors_h200.py: cuDNN and flash SDPA, varlen_attn, FlexAttention, the
 # matmul and copy ceilings). Documents of the lognormal workloads are the
 # ones anchors_h200.py draws (random.Random(0)), so both see the same batch.

@@ -4,7 +4,7 @@
   bench/plot_perf.py extract OUTDIR -o bench/results/h200-runN.json [--run N] [--note TEXT]
       OUTDIR holds bench/bench.sh's output: bench-<workload>.log (flamia-run
       --bench) and, when the anchors ran, anchors.json and anchors.log
-      (../shared/anchors_h200.py). Numbers are copied as printed; nothing is
+      (bench/anchors_h200.py). Numbers are copied as printed; nothing is
       recomputed except the exact FLOP count from the document lengths.
       Every FLAMIA entry records the log it was read from ("log").
       --log WORKLOAD=PATH  take that workload's FLAMIA numbers from another log

@@ -1,7 +1,7 @@
 //===- Formats.h - Bit-exact conversions between float32 and the ---*- C++ -*-===//
 //                 microscaling formats
 //
-// The element and scale formats of DESIGN.md section 4, with the semantics of
+// The element and scale formats of docs/design.md section 4, with the semantics of
 // the MLIR/LLVM builtin float types of the same name:
 //
 //   E4M3   f8E4M3FN    1.4.3, bias 7, max 448, NaN 0x7F/0xFF, no inf

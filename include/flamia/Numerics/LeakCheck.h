@@ -1,6 +1,6 @@
 //===- LeakCheck.h - The L1/L2/L3/Consistency properties, by perturbation -*- C++ -*-===//
 //
-// DESIGN.md section 4, "Properties", checked on the CPU reference by
+// docs/design.md section 4, "Properties", checked on the CPU reference by
 // perturbing inputs and comparing outputs bit for bit:
 //
 //   L1 forward causality   for cut points c of each document (block

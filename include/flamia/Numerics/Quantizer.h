@@ -1,6 +1,6 @@
 //===- Quantizer.h - The no-clipping block quantizer -------------*- C++ -*-===//
 //
-// DESIGN.md section 4, "Scale rule (no clipping)":
+// docs/design.md section 4, "Scale rule (no clipping)":
 //   MX (E8M0 scale): for a block with amax = max |x| and element maximum m
 //     (448 E4M3, 57344 E5M2, 6 E2M1) the scale is 2^e, e the smallest integer
 //     with amax / 2^e <= m, clamped to [-127, 127]; amax = 0 gives e = -127

@@ -1,6 +1,6 @@
 //===- ReferenceAttention.h - The CPU reference of recipe mxfp8 ---*- C++ -*-===//
 //
-// The executable definition of DESIGN.md section 4 (precise definitions in
+// The executable definition of docs/design.md section 4 (precise definitions in
 // docs/numerics.md, "Precise definitions (recipe mxfp8, version 1)"):
 // forward (O, LSE) and backward (dQ, dK, dV) of causal or non-causal
 // attention over packed documents, every GEMM operand read from the copy its

@@ -8,7 +8,7 @@
 // How token blocks are placed:
 //   DocumentLocal  blocks start at each document's first token and never
 //                  straddle two documents; a document's last block may be
-//                  partial. (DESIGN.md section 4: the only leak-free choice.)
+//                  partial. (docs/design.md section 4: the only leak-free choice.)
 //   Packed         blocks of token_block aligned to the start of the packed
 //                  tensor, ignoring documents: they straddle document
 //                  boundaries. Only to demonstrate leaks (and plain MX).

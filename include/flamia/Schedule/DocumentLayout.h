@@ -7,7 +7,7 @@
 //     token and are clipped at its last), so item groups are numbered without
 //     scanning cu_seqlens per item;
 //   - 32-token scale blocks before each document, in the quantizer's
-//     numbering (DESIGN.md section 4: NB = sum over documents of ceil(L/32),
+//     numbering (docs/design.md section 4: NB = sum over documents of ceil(L/32),
 //     blocks in document order), so a kernel finds a document's K/V scales.
 //
 // Plain C++17, no exceptions: errors are returned as `false` plus a message.
@@ -24,7 +24,7 @@
 namespace flamia {
 
 /// Token block of the K/V (and dO, Q^tb) scales: the 32x32 token blocks of
-/// DESIGN.md section 4.
+/// docs/design.md section 4.
 constexpr int32_t kVarlenScaleBlock = 32;
 
 /// Checks cu_seqlens with the rule every tool and the runtime share

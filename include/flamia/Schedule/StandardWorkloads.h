@@ -1,6 +1,6 @@
 //===- StandardWorkloads.h - Benchmark batches ------------------*- C++ -*-===//
 //
-// cu_seqlens of the standard varlen workloads (DESIGN.md section 6, issue 6),
+// cu_seqlens of the standard varlen workloads (docs/design.md section 6, issue 6),
 // generated deterministically so that tables are reproducible:
 //   lognormal1k  documents of max(64, round(exp(N(ln 1024, 1)))) tokens, drawn
 //                with DeterministicRandom(kStandardWorkloadSeed) until the

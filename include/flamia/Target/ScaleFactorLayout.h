@@ -18,7 +18,7 @@
 // uses scale-factor ID j. A [rows, kBlocks] scale matrix is stored as
 // ceil(rows/128) x ceil(kBlocks/4) such tiles, K-tiles fastest.
 //
-// FLAMIA's scales (DESIGN.md section 4): one E8M0 byte per 32 tokens x 32
+// FLAMIA's scales (docs/design.md section 4): one E8M0 byte per 32 tokens x 32
 // channels for K and V (logical layout [NB, H, D/32], NB document-local
 // blocks numbered in document order), one per token x 32 channels for Q
 // ([T, H, D/32]). This file maps them into tiles for the three operands that
@@ -52,7 +52,7 @@ constexpr uint32_t kSfTileBytes = 512;
 constexpr uint32_t kScaleBlock = 32;
 
 /// P's scale byte in the alternative encoding where the MMA undoes the fixed
-/// scale: P's E4M3 codes hold P * 2^8 (DESIGN.md section 4, "fixed scale
+/// scale: P's E4M3 codes hold P * 2^8 (docs/design.md section 4, "fixed scale
 /// 2^8"), and a scale of 2^-8 = 2^(119 - 127) would give P V directly. The
 /// sm_100a kernel does not use it: it fills P's scale factors with E8M0 1.0
 /// (byte 127; kUnitScales in lib/Transforms/TileAttentionSm100.cpp), so
