@@ -429,9 +429,6 @@ void registerCompilerDialects(mlir::DialectRegistry &registry) {
   registerGPUDialectTranslation(registry);
 }
 
-static_assert(kMaxHeads == validation::kMaxHeads,
-              "flamia-compile's head limit is the shared one");
-
 bool validateSpec(const AttentionSpec &spec, std::string &error) {
   auto fail = [&](std::string message) {
     error = std::move(message);
@@ -450,27 +447,22 @@ bool validateSpec(const AttentionSpec &spec, std::string &error) {
   if (!validation::validateHeads(spec.heads, spec.kvHeads, shared))
     return fail(shared);
   if (spec.safeBlock < kKeyTile || spec.safeBlock % kKeyTile != 0 ||
-      spec.safeBlock > kMaxSafeBlock)
+      spec.safeBlock > mlir::flamia::kMaxSafeBlock)
     return fail("safe block " + std::to_string(spec.safeBlock) +
                 " is not implemented by the kernels: they need a multiple of "
                 "the " + std::to_string(kKeyTile) +
                 "-key tile (a key tile is wholly inside or outside every "
                 "query's safe block), at most " +
-                std::to_string(kMaxSafeBlock));
+                std::to_string(mlir::flamia::kMaxSafeBlock));
   // The kernels receive the scale as a float32: the rule applies to the
   // value as given and to its rounding (1e-60 rounds to 0, 1e60 to inf), as
   // in flamia-ref and flamia-run.
-  if (spec.softmaxScale &&
-      (!validation::validateSoftmaxScale(*spec.softmaxScale, shared) ||
-       !validation::validateSoftmaxScale(
-           static_cast<float>(*spec.softmaxScale), shared))) {
-    if (std::isfinite(*spec.softmaxScale) && *spec.softmaxScale > 0) {
-      char text[32];
-      std::snprintf(text, sizeof text, "%g", *spec.softmaxScale);
-      shared = std::string("softmax_scale ") + text +
-               " is not a positive finite float32";
-    }
-    return fail(shared);
+  if (spec.softmaxScale) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", *spec.softmaxScale);
+    if (!validation::validateFloat32SoftmaxScale(*spec.softmaxScale, text,
+                                                 shared))
+      return fail(shared);
   }
   return true;
 }

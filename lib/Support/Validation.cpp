@@ -60,6 +60,16 @@ bool validateSoftmaxScale(double scale, std::string &error) {
   return false;
 }
 
+bool validateFloat32SoftmaxScale(double scale, const std::string &asWritten,
+                                 std::string &error) {
+  if (!validateSoftmaxScale(scale, error))
+    return false;
+  if (validateSoftmaxScale(static_cast<float>(scale), error))
+    return true;
+  error = "softmax_scale " + asWritten + " is not a positive finite float32";
+  return false;
+}
+
 bool validateCuSeqlens(const int32_t *cu, size_t count, int64_t numTokens,
                        std::string &error) {
   if (cu == nullptr && count > 0) {

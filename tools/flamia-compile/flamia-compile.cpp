@@ -141,12 +141,8 @@ int main(int argc, char **argv) {
             heads, kvHeads.getNumOccurrences() ? kvHeads : heads, error))
       return usageError("--heads/--kv-heads: " + error);
     if (softmaxScale.getNumOccurrences() &&
-        (!flamia::validation::validateSoftmaxScale(softmaxScale, error) ||
-         !flamia::validation::validateSoftmaxScale(
-             static_cast<float>(softmaxScale), error))) {
-      if (std::isfinite(softmaxScale) && softmaxScale > 0)
-        error = "softmax_scale " + shortest(softmaxScale) +
-                " is not a positive finite float32";
+        !flamia::validation::validateFloat32SoftmaxScale(
+            softmaxScale, shortest(softmaxScale), error)) {
       return usageError("--softmax-scale " + shortest(softmaxScale) + ": " +
                         error + " (omit it for 1/sqrt(D))");
     }

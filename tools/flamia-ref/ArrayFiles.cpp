@@ -152,12 +152,7 @@ bool parseSoftmaxScale(const std::string &text, float &out,
     error = "--softmax-scale expects a number, got '" + text + "'";
     return false;
   }
-  // The double as written, not its float rounding (1e-60 is > 0 but rounds
-  // to 0 in float32; 1e60 overflows it): both rules apply to the float.
-  if (!validation::validateSoftmaxScale(v, error) ||
-      !validation::validateSoftmaxScale(static_cast<float>(v), error)) {
-    if (std::isfinite(v) && v > 0)
-      error = "softmax_scale " + text + " is not a positive finite float32";
+  if (!validation::validateFloat32SoftmaxScale(v, text, error)) {
     error = "--softmax-scale " + text + ": " + error;
     return false;
   }

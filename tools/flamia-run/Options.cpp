@@ -199,10 +199,7 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
     }
     // The rule of every tool and the runtime, on the value as given and on
     // its float32 rounding (what the kernels receive).
-    if (!validation::validateSoftmaxScale(s, error) ||
-        !validation::validateSoftmaxScale(static_cast<float>(s), error)) {
-      if (std::isfinite(s) && s > 0)
-        error = "softmax_scale " + text + " is not a positive finite float32";
+    if (!validation::validateFloat32SoftmaxScale(s, text, error)) {
       error = "--softmax-scale " + text + ": " + error;
       return false;
     }

@@ -35,6 +35,20 @@ TEST(Validation, SoftmaxScaleMustBeFiniteAndPositive) {
   EXPECT_EQ(e, "softmax_scale -0.08838834764831845 must be finite and > 0");
 }
 
+TEST(Validation, Float32SoftmaxScaleChecksTheRoundingToo) {
+  std::string e;
+  EXPECT_TRUE(validateFloat32SoftmaxScale(0.125, "0.125", e));
+  // Finite and > 0 as a double, 0 or inf as the float32 the kernels get:
+  // named as the user wrote it.
+  EXPECT_FALSE(validateFloat32SoftmaxScale(1e-60, "1e-60", e));
+  EXPECT_EQ(e, "softmax_scale 1e-60 is not a positive finite float32");
+  EXPECT_FALSE(validateFloat32SoftmaxScale(1e60, "1e60", e));
+  EXPECT_EQ(e, "softmax_scale 1e60 is not a positive finite float32");
+  // Invalid as a double: validateSoftmaxScale's message.
+  EXPECT_FALSE(validateFloat32SoftmaxScale(-0.5, "-0.5", e));
+  EXPECT_EQ(e, "softmax_scale -0.5 must be finite and > 0");
+}
+
 TEST(Validation, CuSeqlens) {
   std::string e;
   const int32_t ok[] = {0, 10, 10, 40};

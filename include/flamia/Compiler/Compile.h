@@ -68,9 +68,9 @@ struct CompileResult {
 };
 
 /// Limits of what the kernels implement (validateSpec checks them).
-constexpr int64_t kKeyTile = 128;          ///< keys per tile; safe blocks are multiples
-constexpr int64_t kMaxSafeBlock = 1 << 20; ///< as the runtime's manifest reader
-constexpr int64_t kMaxHeads = 65535;       ///< the runtime's limit (grid and items)
+/// The safe block's upper bound is the dialect's (mlir::flamia::kMaxSafeBlock)
+/// and the head limits are flamia::validation's.
+constexpr int64_t kKeyTile = 128; ///< keys per tile; safe blocks are multiples
 
 /// Checks that the kernels implement `spec`: target, recipe, head dim, head
 /// counts, safe block, softmax scale. Returns false and sets `error` to a

@@ -67,6 +67,14 @@ bool parseIntegerInRange(const std::string &text, const char *name, int64_t lo,
 /// calling this. Error: "softmax_scale S must be finite and > 0".
 bool validateSoftmaxScale(double scale, std::string &error);
 
+/// A softmax scale a user wrote (`asWritten`, parsed as `scale`) for kernels
+/// that receive it as a float32: validateSoftmaxScale on the value and on its
+/// float32 rounding (1e-60 is > 0 but rounds to 0; 1e60 overflows). Error:
+/// validateSoftmaxScale's, or "softmax_scale <asWritten> is not a positive
+/// finite float32" when only the rounding fails.
+bool validateFloat32SoftmaxScale(double scale, const std::string &asWritten,
+                                 std::string &error);
+
 //===----------------------------------------------------------------------===//
 // cu_seqlens
 //===----------------------------------------------------------------------===//
