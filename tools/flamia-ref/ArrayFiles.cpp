@@ -173,14 +173,6 @@ bool parseIntList(const std::string &text, std::vector<int64_t> &out) {
   return !out.empty();
 }
 
-bool intOption(const CommandLine &cl, const char *name, int64_t lo, int64_t hi,
-               int64_t &out, std::string &error) {
-  std::optional<std::string> text = cl.value(name);
-  if (!text)
-    return true;
-  return validation::parseIntegerInRange(*text, name, lo, hi, out, error);
-}
-
 int badInput(const char *command, const std::string &message) {
   std::fprintf(stderr, "flamia-ref %s: error: %s\n", command, message.c_str());
   return kExitBadInput;

@@ -51,12 +51,6 @@ bool parseSoftmaxScale(const std::string &text, float &out, std::string &error);
 /// "300,45,0" -> {300, 45, 0}.
 bool parseIntList(const std::string &text, std::vector<int64_t> &out);
 
-/// The integer option `name` of `cl`, if given, into `out`: in [lo, hi], or
-/// false with "NAME expects an integer in [lo, hi], got 'TEXT'".
-class CommandLine;
-bool intOption(const CommandLine &cl, const char *name, int64_t lo, int64_t hi,
-               int64_t &out, std::string &error);
-
 /// Largest T x Hq x D of the CPU tools' synthetic inputs (float32 tensors of
 /// 4 GiB; the reference needs several of them).
 constexpr int64_t kMaxSyntheticElements = int64_t{1} << 30;

@@ -41,13 +41,20 @@ static const char *kAttentionUsage =
 
 int runAttentionCommand(int argc, char **argv) {
   const char *cmd = "attention";
-  CommandLine cl({"--recipe", "--cu-seqlens", "--softmax-scale",
-                  "--safe-block", "--backward", "-o"},
-                 {"--causal", "--strict", "--help", "-h"});
+  CommandLine cl;
+  cl.addString("--recipe", "RECIPE")
+      .addString("--cu-seqlens", "CU.npy")
+      .addString("--softmax-scale", "S")
+      .addString("--safe-block", "N")
+      .addString("--backward", "DO.npy")
+      .addString("-o", "PREFIX")
+      .addFlag("--causal")
+      .addFlag("--strict")
+      .addFlag({"-h", "--help"});
   std::string error;
   if (!cl.parse(argc, argv, 1, error))
     return badInput(cmd, error + "\n" + kAttentionUsage);
-  if (cl.flag("--help") || cl.flag("-h")) {
+  if (cl.flag("--help")) {
     std::fputs(kAttentionUsage, stdout);
     return 0;
   }

@@ -44,14 +44,26 @@ static const char *kLeakCheckUsage =
 
 int runLeakCheckCommand(int argc, char **argv) {
   const char *cmd = "leakcheck";
-  CommandLine cl({"--recipe", "--safe-block", "--cu-seqlens", "--doc-lengths",
-                  "--heads", "--kv-heads", "--head-dim", "--inputs", "--seed",
-                  "--cuts"},
-                 {"--strict", "--l3", "--no-l1", "--no-l2", "--help", "-h"});
+  CommandLine cl;
+  cl.addString("--recipe", "RECIPE")
+      .addString("--safe-block", "N")
+      .addString("--cu-seqlens", "CU.npy")
+      .addString("--doc-lengths", "L1,L2,...")
+      .addInteger("--heads", "H", 1, validation::kMaxHeads)
+      .addInteger("--kv-heads", "HKV", 1, validation::kMaxHeads)
+      .addInteger("--head-dim", "D", 1, kMaxHeadDim)
+      .addString("--inputs", "KIND")
+      .addInteger("--seed", "S", 0, 0xffffffffll)
+      .addString("--cuts", "C1,C2,...")
+      .addFlag("--strict")
+      .addFlag("--l3")
+      .addFlag("--no-l1")
+      .addFlag("--no-l2")
+      .addFlag({"-h", "--help"});
   std::string error;
   if (!cl.parse(argc, argv, 1, error))
     return badInput(cmd, error + "\n" + kLeakCheckUsage);
-  if (cl.flag("--help") || cl.flag("-h")) {
+  if (cl.flag("--help")) {
     std::fputs(kLeakCheckUsage, stdout);
     return 0;
   }
@@ -73,7 +85,7 @@ int runLeakCheckCommand(int argc, char **argv) {
                                  std::to_string(validation::kMaxTokens) + "]");
   }
   int64_t seed = 1;
-  if (!intOption(cl, "--seed", 0, 0xffffffffll, seed, error))
+  if (!cl.getInteger("--seed", seed, error))
     return badInput(cmd, error);
   options.seed = static_cast<uint32_t>(seed) * 2654435761u + 12345u;
 
@@ -123,9 +135,9 @@ int runLeakCheckCommand(int argc, char **argv) {
       if (!parseIntList(*dl, lengths))
         return badInput(cmd, "malformed --doc-lengths '" + *dl + "'");
     int64_t H = 2, Hkv = 1, D = 64;
-    if (!intOption(cl, "--heads", 1, validation::kMaxHeads, H, error) ||
-        !intOption(cl, "--kv-heads", 1, validation::kMaxHeads, Hkv, error) ||
-        !intOption(cl, "--head-dim", 1, kMaxHeadDim, D, error))
+    if (!cl.getInteger("--heads", H, error) ||
+        !cl.getInteger("--kv-heads", Hkv, error) ||
+        !cl.getInteger("--head-dim", D, error))
       return badInput(cmd, error);
     if (!validation::validateHeads(H, Hkv, error))
       return badInput(cmd, "--heads/--kv-heads: " + error);

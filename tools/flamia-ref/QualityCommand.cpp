@@ -69,26 +69,33 @@ std::vector<std::string> split(const std::string &s) {
 
 int runQualityCommand(int argc, char **argv) {
   const char *cmd = "quality";
-  CommandLine cl({"--tokens", "--doc-lengths", "--heads", "--kv-heads",
-                  "--head-dim", "--inputs", "--recipes", "--seed"},
-                 {"--help", "-h"});
+  CommandLine cl;
+  cl.addInteger("--tokens", "T", 1, kMaxSyntheticTokens)
+      .addString("--doc-lengths", "L1,L2,...")
+      .addInteger("--heads", "H", 1, validation::kMaxHeads)
+      .addInteger("--kv-heads", "HKV", 1, validation::kMaxHeads)
+      .addInteger("--head-dim", "D", 1, kMaxHeadDim)
+      .addString("--inputs", "KINDS")
+      .addString("--recipes", "RECIPES")
+      .addInteger("--seed", "S", 0, 0xffffffffll)
+      .addFlag({"-h", "--help"});
   std::string error;
   if (!cl.parse(argc, argv, 1, error))
     return badInput(cmd, error + "\n" + kQualityUsage);
-  if (cl.flag("--help") || cl.flag("-h")) {
+  if (cl.flag("--help")) {
     std::fputs(kQualityUsage, stdout);
     return 0;
   }
   if (!cl.positional().empty())
     return badInput(cmd, "quality takes no input files");
   int64_t T = 4096, H = 2, D = 128, seed = 1;
-  if (!intOption(cl, "--tokens", 1, kMaxSyntheticTokens, T, error) ||
-      !intOption(cl, "--heads", 1, validation::kMaxHeads, H, error) ||
-      !intOption(cl, "--head-dim", 1, kMaxHeadDim, D, error) ||
-      !intOption(cl, "--seed", 0, 0xffffffffll, seed, error))
+  if (!cl.getInteger("--tokens", T, error) ||
+      !cl.getInteger("--heads", H, error) ||
+      !cl.getInteger("--head-dim", D, error) ||
+      !cl.getInteger("--seed", seed, error))
     return badInput(cmd, error);
   int64_t Hkv = H;
-  if (!intOption(cl, "--kv-heads", 1, validation::kMaxHeads, Hkv, error))
+  if (!cl.getInteger("--kv-heads", Hkv, error))
     return badInput(cmd, error);
   if (!validation::validateHeads(H, Hkv, error))
     return badInput(cmd, "--heads/--kv-heads: " + error);

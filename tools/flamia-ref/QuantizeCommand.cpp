@@ -76,12 +76,17 @@ static bool parseBlock(const std::string &text, ScaleLayout &layout) {
 
 int runQuantizeCommand(int argc, char **argv) {
   const char *cmd = "quantize";
-  CommandLine cl({"--format", "--block", "--cu-seqlens", "-o"},
-                 {"--packed", "--help", "-h"});
+  CommandLine cl;
+  cl.addString("--format", "FORMAT")
+      .addString("--block", "TxC")
+      .addString("--cu-seqlens", "CU.npy")
+      .addString("-o", "PREFIX")
+      .addFlag("--packed")
+      .addFlag({"-h", "--help"});
   std::string error;
   if (!cl.parse(argc, argv, 1, error))
     return badInput(cmd, error + "\n" + kQuantizeUsage);
-  if (cl.flag("--help") || cl.flag("-h")) {
+  if (cl.flag("--help")) {
     std::fputs(kQuantizeUsage, stdout);
     return 0;
   }

@@ -16,7 +16,6 @@
 #include "flamia/Support/Npy.h"
 #include "flamia/Support/Validation.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -76,33 +75,6 @@ int badInput(const std::string &message) {
   return kExitBadInput;
 }
 
-// Whole-string integer in [lo, hi].
-bool parseInteger(const CommandLine &cl, const char *name, int64_t lo,
-                  int64_t hi, int64_t &out, std::string &error) {
-  std::optional<std::string> text = cl.value(name);
-  if (!text)
-    return true;
-  return validation::parseIntegerInRange(*text, name, lo, hi, out, error);
-}
-
-bool parseReal(const CommandLine &cl, const char *name, double &out,
-               std::string &error) {
-  std::optional<std::string> text = cl.value(name);
-  if (!text)
-    return true;
-  errno = 0;
-  char *end = nullptr;
-  double v = std::strtod(text->c_str(), &end);
-  if (text->empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v) ||
-      v < 0) {
-    error = std::string(name) + " expects a finite number >= 0, got '" + *text +
-            "'";
-    return false;
-  }
-  out = v;
-  return true;
-}
-
 bool readCuSeqlens(const std::string &path, std::vector<int32_t> &cu,
                    std::string &error) {
   NpyArray a;
@@ -158,16 +130,33 @@ NpyArray itemsArray(const VarlenSchedule &s) {
 } // namespace
 
 int runScheduleCommand(int argc, char **argv) {
-  CommandLine cl({"--cu-seqlens", "--workload", "--tokens", "--heads",
-                  "--kv-heads", "--head-dim", "--block-m", "--block-n",
-                  "--safe-block", "--sms", "--target", "--item-overhead",
-                  "--bf16-weight", "--order", "--dump-items", "--dump-metadata",
-                  "--write-cu-seqlens"},
-                 {"--causal", "--no-causal", "--print-items", "--help", "-h"});
+  constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+  CommandLine cl;
+  cl.addString("--cu-seqlens", "CU.npy")
+      .addString("--workload", "NAME")
+      .addInteger("--tokens", "T", 1, kInt32Max)
+      .addInteger("--heads", "H", 1, validation::kMaxHeads)
+      .addInteger("--kv-heads", "HKV", 1, validation::kMaxHeads)
+      .addInteger("--head-dim", "D", 1, kInt32Max)
+      .addInteger("--block-m", "M", 1, kInt32Max)
+      .addInteger("--block-n", "N", 1, kInt32Max)
+      .addInteger("--safe-block", "N", 1, kInt32Max)
+      .addInteger("--sms", "N", 1, 1 << 20)
+      .addString("--target", "TARGET")
+      .addRealAtLeast("--item-overhead", "F", 0.0)
+      .addRealAtLeast("--bf16-weight", "F", 0.0)
+      .addString("--order", "ORDER")
+      .addString("--dump-items", "PATH")
+      .addString("--dump-metadata", "PATH")
+      .addString("--write-cu-seqlens", "PATH")
+      .addFlag("--causal")
+      .addFlag("--no-causal")
+      .addFlag("--print-items")
+      .addFlag({"-h", "--help"});
   std::string error;
   if (!cl.parse(argc, argv, 1, error))
     return badInput(error + " (see `flamia-ref schedule --help`)");
-  if (cl.flag("--help") || cl.flag("-h")) {
+  if (cl.flag("--help")) {
     std::fputs(kUsage, stdout);
     return 0;
   }
@@ -180,9 +169,8 @@ int runScheduleCommand(int argc, char **argv) {
   if (fromFile == fromWorkload)
     return badInput(
         "give exactly one of --cu-seqlens CU.npy and --workload NAME");
-  constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
   int64_t tokens = -1;
-  if (!parseInteger(cl, "--tokens", 1, kInt32Max, tokens, error))
+  if (!cl.getInteger("--tokens", tokens, error))
     return badInput(error);
   std::vector<int32_t> cu;
   std::string inputLine;
@@ -218,14 +206,13 @@ int runScheduleCommand(int argc, char **argv) {
   VarlenScheduleParams params;
   int64_t heads = 0, kvHeads = -1, headDim = 128, blockM = 128, blockN = 128,
           safeBlock = 128, sms = 132;
-  if (!parseInteger(cl, "--heads", 1, validation::kMaxHeads, heads, error) ||
-      !parseInteger(cl, "--kv-heads", 1, validation::kMaxHeads, kvHeads,
-                    error) ||
-      !parseInteger(cl, "--head-dim", 1, kInt32Max, headDim, error) ||
-      !parseInteger(cl, "--block-m", 1, kInt32Max, blockM, error) ||
-      !parseInteger(cl, "--block-n", 1, kInt32Max, blockN, error) ||
-      !parseInteger(cl, "--safe-block", 1, kInt32Max, safeBlock, error) ||
-      !parseInteger(cl, "--sms", 1, 1 << 20, sms, error))
+  if (!cl.getInteger("--heads", heads, error) ||
+      !cl.getInteger("--kv-heads", kvHeads, error) ||
+      !cl.getInteger("--head-dim", headDim, error) ||
+      !cl.getInteger("--block-m", blockM, error) ||
+      !cl.getInteger("--block-n", blockN, error) ||
+      !cl.getInteger("--safe-block", safeBlock, error) ||
+      !cl.getInteger("--sms", sms, error))
     return badInput(error);
   ScheduleTarget target = ScheduleTarget::Sm100a;
   if (std::optional<std::string> t = cl.value("--target"))
@@ -246,8 +233,8 @@ int runScheduleCommand(int argc, char **argv) {
       return badInput("unknown order '" + *order +
                       "' (expected lpt or document)");
   }
-  if (!parseReal(cl, "--item-overhead", params.weights.itemOverhead, error) ||
-      !parseReal(cl, "--bf16-weight", params.weights.bf16Tile, error))
+  if (!cl.getReal("--item-overhead", params.weights.itemOverhead, error) ||
+      !cl.getReal("--bf16-weight", params.weights.bf16Tile, error))
     return badInput(error);
 
   VarlenSchedule schedule;
