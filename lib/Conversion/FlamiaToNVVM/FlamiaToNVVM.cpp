@@ -38,8 +38,9 @@ using namespace mlir::flamia;
 // Types
 //===----------------------------------------------------------------------===//
 
-FlamiaTypeConverter::FlamiaTypeConverter(MLIRContext *ctx, Chip chip)
-    : chip(chip) {
+FlamiaTypeConverter::FlamiaTypeConverter(MLIRContext *ctx,
+                                         const TargetInfo &target)
+    : target(target) {
   addConversion([](Type t) { return t; });
   addConversion([ctx](GlobalType) {
     return LLVM::LLVMPointerType::get(ctx, AddressSpace::Generic);
@@ -68,12 +69,12 @@ FlamiaTypeConverter::FlamiaTypeConverter(MLIRContext *ctx, Chip chip)
     return LLVM::LLVMStructType::getLiteral(
         ctx, SmallVector<Type>(perThread / perWord, IntegerType::get(ctx, 32)));
   });
-  addConversion([ctx, chip](RowsType) {
-    // A thread holds two rows of a wgmma accumulator, one on sm_100a.
-    auto f32 = Float32Type::get(ctx);
-    if (chip == Chip::sm_100a)
-      return LLVM::LLVMStructType::getLiteral(ctx, {f32});
-    return LLVM::LLVMStructType::getLiteral(ctx, {f32, f32});
+  int64_t rowsPerThread = target.getFragmentLayout().rowsPerThread();
+  addConversion([ctx, rowsPerThread](RowsType) {
+    // One value per row the thread holds (two of a wgmma accumulator on
+    // sm_90a, one on sm_100a).
+    return LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(rowsPerThread, Float32Type::get(ctx)));
   });
   auto cast = [](OpBuilder &b, Type type, ValueRange inputs, Location loc) {
     return UnrealizedConversionCastOp::create(b, loc, type, inputs).getResult(0);
@@ -104,11 +105,6 @@ std::string dtypeName(Type t) {
   if (t.isInteger(32))
     return "i32";
   return "u8"; // FP8/FP4 codes and scale bytes
-}
-
-/// The shared-memory limit per block of the chip (opt-in maximum).
-int64_t smemLimit(Chip chip) {
-  return chip == Chip::sm_90a ? 227 * 1024 : 227 * 1024;
 }
 
 /// The register count a role asks for, as setmaxnreg's action.
@@ -186,7 +182,7 @@ struct ConvertFlamiaToNVVMPass
   gpu::GPUModuleOp createGpuModule(ModuleOp module, StringRef kernel, Chip chip) {
     std::string name = (kernel + "_module").str();
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    StringRef features = chip == Chip::sm_90a ? "+ptx80" : "+ptx88";
+    StringRef features = TargetInfo::get(chip).getPtxFeatures();
     auto target = NVVM::NVVMTargetAttr::get(
         b.getContext(), /*optLevel=*/3, "nvptx64-nvidia-cuda",
         stringifyChip(chip), features);
@@ -347,7 +343,7 @@ struct ConvertFlamiaToNVVMPass
                              << chip;
         return signalPassFailure();
       }
-      FailureOr<KernelPlan> plan = KernelPlan::build(kernel, smemLimit(c));
+      FailureOr<KernelPlan> plan = KernelPlan::build(kernel, TargetInfo::get(c).getSmemLimitBytes());
       if (failed(plan))
         return signalPassFailure();
       lowerRoles(kernel);
@@ -369,15 +365,15 @@ struct ConvertFlamiaToNVVMPass
 
     for (gpu::GPUModuleOp gm : gpuModules) {
       Chip c = chipOf[gm];
-      FlamiaTypeConverter converter(ctx, c);
+      FlamiaTypeConverter converter(ctx, TargetInfo::get(c));
       RewritePatternSet patterns(ctx);
       populateFlamiaMemoryPatterns(converter, patterns);
-      if (c == Chip::sm_90a) {
-        populateSm90FragmentPatterns(converter, patterns);
-      } else {
-        populateSm100FragmentPatterns(converter, patterns);
+      populateFragmentPatterns(converter, patterns);
+      // The MMAs and (sm_100a) tensor memory: the target's own ops.
+      if (c == Chip::sm_90a)
+        populateSm90WarpgroupMmaPatterns(converter, patterns);
+      else
         populateSm100TensorMemoryPatterns(converter, patterns);
-      }
       populateQuantizeBlockPatterns(converter, patterns);
       ConversionTarget target(*ctx);
       target.addIllegalDialect<FlamiaDialect>();

@@ -36,11 +36,12 @@ std::pair<Value, Value> stageAndParity(Emitter &e, Value it, int64_t stages) {
   return {e.urem(it, s), e.band(e.udiv(it, s), e.i32c(1))};
 }
 
-/// Whether the patterns lower for sm_100a (tensor-memory ops need
-/// tcgen05 fences around the mbarrier hand-offs).
-bool onSm100(const TypeConverter *converter) {
-  return static_cast<const FlamiaTypeConverter *>(converter)->getChip() ==
-         Chip::sm_100a;
+/// Whether tensor-memory work on the converter's target needs tcgen05
+/// fences around the mbarrier hand-offs.
+bool fencesTensorMemory(const TypeConverter *converter) {
+  return static_cast<const FlamiaTypeConverter *>(converter)
+      ->getTarget()
+      .fencesTensorMemoryAtBarriers();
 }
 
 /// A barrier at `base + byteOffset(stage)` (byteOffset = 8 * index).
@@ -101,7 +102,7 @@ struct PipelineAcquireLowering : OpConversionPattern<PipelineAcquireOp> {
     e.mbarrierWait(bar, parity);
     // tcgen05 work after the wait (MMAs, TMEM loads) is ordered after what
     // the barrier published.
-    if (onSm100(getTypeConverter()))
+    if (fencesTensorMemory(getTypeConverter()))
       NVVM::Tcgen05FenceOp::create(rewriter, op.getLoc(),
                                    NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
     rewriter.replaceOp(op, stage);
@@ -131,7 +132,7 @@ struct PipelineReleaseLowering : OpConversionPattern<PipelineReleaseOp> {
     int64_t stages = op.getPipeline().getType().getStages();
     // The thread's tensor-memory loads are complete (tcgen05.wait::ld in
     // flamia.tmem.load); the fence orders them before the arrival.
-    if (onSm100(getTypeConverter()))
+    if (fencesTensorMemory(getTypeConverter()))
       NVVM::Tcgen05FenceOp::create(rewriter, op.getLoc(),
                                    NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
     e.mbarrierArrive(barrierAt(e, adaptor.getPipeline(),
@@ -148,7 +149,7 @@ struct PipelineArriveLowering : OpConversionPattern<PipelineArriveOp> {
   matchAndRewrite(PipelineArriveOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
-    if (onSm100(getTypeConverter()))
+    if (fencesTensorMemory(getTypeConverter()))
       NVVM::Tcgen05FenceOp::create(rewriter, op.getLoc(),
                                    NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
     e.mbarrierArrive(barrierAt(e, adaptor.getPipeline(), adaptor.getStage()));

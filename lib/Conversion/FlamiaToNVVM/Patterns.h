@@ -2,6 +2,8 @@
 #ifndef FLAMIA_LIB_CONVERSION_FLAMIATONVVM_PATTERNS_H
 #define FLAMIA_LIB_CONVERSION_FLAMIATONVVM_PATTERNS_H
 
+#include "TargetInfo.h"
+
 #include "flamia/Dialect/FlamiaAttrs.h"
 
 #include "mlir/Transforms/DialectConversion.h"
@@ -10,29 +12,29 @@ namespace mlir::flamia {
 
 /// Types of the block level on a target: globals are generic pointers,
 /// shared buffers, pipelines and queues shared-memory pointers, fragments
-/// and per-row values LLVM structs of the target's register layout.
+/// and per-row values LLVM structs of the target's register layout. The
+/// patterns reach their target's facts through it (getTarget()).
 class FlamiaTypeConverter : public TypeConverter {
 public:
-  FlamiaTypeConverter(MLIRContext *ctx, Chip chip);
-  Chip getChip() const { return chip; }
+  FlamiaTypeConverter(MLIRContext *ctx, const TargetInfo &target);
+  const TargetInfo &getTarget() const { return target; }
 
 private:
-  Chip chip;
+  const TargetInfo &target;
 };
 
 /// Shared memory, pipelines, the work queue, TMA, item loads, constants.
 void populateFlamiaMemoryPatterns(const FlamiaTypeConverter &converter,
                                   RewritePatternSet &patterns);
 
-/// Fragments in wgmma's register layouts: MMAs, masking, online softmax,
-/// P rounding, epilogue.
-void populateSm90FragmentPatterns(const FlamiaTypeConverter &converter,
-                                  RewritePatternSet &patterns);
+/// Fragments on any target, over its FragmentLayout: fill, zero, masking,
+/// online softmax, P rounding, row scaling, epilogue.
+void populateFragmentPatterns(const FlamiaTypeConverter &converter,
+                              RewritePatternSet &patterns);
 
-/// Fragments one row per thread (sm_100a): masking, online softmax, P
-/// rounding, row scaling, epilogue.
-void populateSm100FragmentPatterns(const FlamiaTypeConverter &converter,
-                                   RewritePatternSet &patterns);
+/// wgmma and its waits (sm_90a).
+void populateSm90WarpgroupMmaPatterns(const FlamiaTypeConverter &converter,
+                                      RewritePatternSet &patterns);
 
 /// Tensor memory and tcgen05: allocation, loads and stores, scale-factor
 /// copies, MMAs, commits (sm_100a).

@@ -1,0 +1,19 @@
+//===- TargetInfo.cpp - sm_90a and sm_100a ---------------------------------===//
+#include "TargetInfo.h"
+
+using namespace mlir;
+using namespace mlir::flamia;
+
+const TargetInfo &TargetInfo::get(Chip chip) {
+  // Both chips opt in to 227 KiB of dynamic shared memory per block (CUDA
+  // programming guide, "Compute capabilities": 9.0 and 10.0). PTX 8.0 is the
+  // first with wgmma and setmaxnreg; 8.8 the one whose tcgen05 forms MLIR
+  // 22's NVVM dialect prints.
+  static const TargetInfo sm90(Chip::sm_90a, "sm_90a", "+ptx80", 227 * 1024,
+                               getSm90AccumulatorLayout(),
+                               /*tensorMemory=*/false);
+  static const TargetInfo sm100(Chip::sm_100a, "sm_100a", "+ptx88", 227 * 1024,
+                                getSm100RowPerThreadLayout(),
+                                /*tensorMemory=*/true);
+  return chip == Chip::sm_90a ? sm90 : sm100;
+}
