@@ -2,84 +2,89 @@
 
 #include "Options.h"
 
+#include "flamia/Support/CommandLine.h"
 #include "flamia/Support/Validation.h"
 
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
-#include <map>
-#include <set>
+#include <string>
 
 namespace flamia::run {
 
-const char *usage() {
-  return R"(usage: flamia-run --artifacts DIR [options]
-       flamia-run --selftest [--device N]
-
-Runs the kernels of an artifact directory (manifest.json + cubins written by
-flamia-compile) through the FLAMIA C API on random (or .npy) packed inputs,
-and optionally checks them against the CPU reference (FlamiaNumerics) and
-benchmarks them. Prints a table; exits 0 only if every check passes.
-
-inputs
-  --workload W      single | fixed2k | lognormal1k | tiny34 | docs:L1,L2,...
-                    (document lengths; 0 allowed). Default: single.
-  --tokens T        total tokens (default: 4096 with --check/--leakcheck,
-                    else 32768; tiny34 278528; docs: the sum)
-  --heads H         query heads (default 16)
-  --kv-heads HKV    key/value heads (default: H)
-  --seed S          random seed (default 1)
-  --outliers        outlier inputs: K channels {3,17,64%D,D-5} x100, Q and V
-                    tokens t % 61 == 7 x100
-  --softmax-scale S (default: the manifest's, else 1/sqrt(D))
-  --q Q.npy --k K.npy --v V.npy [--cu-seqlens CU.npy]
-                    float32 inputs holding bf16 values ([T,Hq,D], [T,Hkv,D],
-                    int32 [num_docs+1]) instead of random ones
-  --device N        CUDA device ordinal (default 0)
-
-checks
-  --check           quantized payloads and scales of every workspace copy bit
-                    for bit vs the numerics quantizer; O and LSE vs the
-                    CPU mxfp8 reference (and the float64 reference)
-  --ref-heads N     query heads compared with the reference (a multiple of
-                    Hq/Hkv; 0 = all; default: as many as fit --ref-budget)
-  --ref-budget F    multiply-adds the reference may cost (default 1.5e11)
-  --leakcheck       L1/L2 perturbation checks on the GPU, bit for bit
-  --sanitize-friendly
-                    zero the workspace, fill outputs with NaN, synchronize
-                    after every kernel (for compute-sanitizer); no --bench
-  --dump DIR        with --check: write inputs, outputs and references as
-                    .npy to DIR (created if missing; a failed write is an
-                    error, exit 2)
-
-benchmark
-  --bench N         time N iterations (after --warmup, default 3) with CUDA
-                    events; medians; TFLOP/s with the causal FLOP count
-  --quantize-match S  kernels whose name contains S are the quantization
-                    (default "quant")
-  -v, --verbose     print the manifest's kernels and the launch shapes
-  --version         print FLAMIA's version
-
-self-test (no FLAMIA kernel needed)
-  --selftest        run a hand-written PTX kernel (JIT-compiled by the
-                    driver) that echoes its parameters, the work counter, the
-                    cluster size and dynamic shared memory; compare with what
-                    the runtime packed and uploaded
-)";
-}
-
 namespace {
 
-bool parseInt(const std::string &s, int64_t &out) {
-  if (s.empty())
-    return false;
-  errno = 0;
-  char *end = nullptr;
-  long long v = strtoll(s.c_str(), &end, 10);
-  if (errno || *end)
-    return false;
-  out = v;
-  return true;
+/// Every option, with the help usage() prints.
+cli::CommandLine declareOptions() {
+  cli::CommandLine cl;
+  cl.allowPositional(false);
+  cl.addSection("inputs")
+      .addString("--artifacts", "DIR",
+                 "manifest.json and cubins written by flamia-compile")
+      .addString("--workload", "W",
+                 "single | fixed2k | lognormal1k | tiny34 | docs:L1,L2,...\n"
+                 "(document lengths; 0 allowed). Default: single.")
+      .addInteger("--tokens", "T", 0, INT32_MAX,
+                  "total tokens (default: 4096 with --check/--leakcheck,\n"
+                  "else 32768; tiny34 278528; docs: the sum)")
+      .addInteger("--heads", "H", 1, 65535, "query heads (default 16)")
+      .addInteger("--kv-heads", "HKV", 1, 65535,
+                  "key/value heads (default: H)")
+      .addInteger("--seed", "S", 0, INT64_MAX, "random seed (default 1)")
+      .addFlag("--outliers",
+               "outlier inputs: K channels {3,17,64%D,D-5} x100, Q and V\n"
+               "tokens t % 61 == 7 x100")
+      .addString("--softmax-scale", "S",
+                 "(default: the manifest's, else 1/sqrt(D))")
+      .addString("--q", "Q.npy",
+                 "float32 inputs holding bf16 values instead of random\n"
+                 "ones: Q [T, Hq, D]; --k, --v and --cu-seqlens with it")
+      .addString("--k", "K.npy", "K [T, Hkv, D]")
+      .addString("--v", "V.npy", "V [T, Hkv, D]")
+      .addString("--cu-seqlens", "CU.npy",
+                 "int32 [num_docs+1] (default: one document)")
+      .addInteger("--device", "N", 0, 1024,
+                  "CUDA device ordinal (default 0)")
+      .addSection("checks")
+      .addFlag("--check",
+               "quantized payloads and scales of every workspace copy bit\n"
+               "for bit vs the numerics quantizer; O and LSE vs the\n"
+               "CPU mxfp8 reference (and the float64 reference)")
+      .addInteger("--ref-heads", "N", 0, 65535,
+                  "query heads compared with the reference (a multiple of\n"
+                  "Hq/Hkv; 0 = all; default: as many as fit --ref-budget)")
+      .addString("--ref-budget", "F",
+                 "multiply-adds the reference may cost (default 1.5e11)")
+      .addFlag("--leakcheck", "L1/L2 perturbation checks on the GPU, bit for bit")
+      .addFlag("--sanitize-friendly",
+               "zero the workspace, fill outputs with NaN, synchronize\n"
+               "after every kernel (for compute-sanitizer); no --bench")
+      .addString("--dump", "DIR",
+                 "with --check: write inputs, outputs and references as\n"
+                 ".npy to DIR (created if missing; a failed write is an\n"
+                 "error, exit 2)")
+      .addSection("benchmark")
+      .addInteger("--bench", "N", 1, 1000000,
+                  "time N iterations (after --warmup) with CUDA events;\n"
+                  "medians; TFLOP/s with the causal FLOP count")
+      .addInteger("--warmup", "N", 0, 1000,
+                  "untimed iterations before --bench (default 3)")
+      .addString("--quantize-match", "S",
+                 "kernels whose name contains S are the quantization\n"
+                 "(default \"quant\")")
+      .addSection("other")
+      .addFlag({"-v", "--verbose"},
+               "print the manifest's kernels and the launch shapes")
+      .addFlag("--version", "print FLAMIA's version")
+      .addFlag({"-h", "--help"}, "print this help")
+      .addSection("self-test (no FLAMIA kernel needed)")
+      .addFlag("--selftest",
+               "run a hand-written PTX kernel (JIT-compiled by the\n"
+               "driver) that echoes its parameters, the work counter, the\n"
+               "cluster size and dynamic shared memory; compare with what\n"
+               "the runtime packed and uploaded");
+  return cl;
 }
 
 bool parseDouble(const std::string &s, double &out) {
@@ -93,130 +98,99 @@ bool parseDouble(const std::string &s, double &out) {
 
 } // namespace
 
+const char *usage() {
+  static const std::string text =
+      std::string(
+          "usage: flamia-run --artifacts DIR [options]\n"
+          "       flamia-run --selftest [--device N]\n"
+          "\n"
+          "Runs the kernels of an artifact directory (manifest.json + cubins "
+          "written by\n"
+          "flamia-compile) through the FLAMIA C API on random (or .npy) "
+          "packed inputs,\n"
+          "and optionally checks them against the CPU reference "
+          "(FlamiaNumerics) and\n"
+          "benchmarks them. Prints a table; exits 0 only if every check "
+          "passes.\n"
+          "\n") +
+      declareOptions().helpText();
+  return text.c_str();
+}
+
 bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
                   std::string &error) {
-  static const std::set<std::string> valued = {
-      "--artifacts",      "--workload", "--tokens",    "--heads",
-      "--kv-heads",       "--seed",     "--device",    "--softmax-scale",
-      "--bench",          "--warmup",   "--ref-heads", "--ref-budget",
-      "--quantize-match", "--q",        "--k",         "--v",
-      "--cu-seqlens",     "--dump"};
-  static const std::set<std::string> flags = {
-      "--check", "--leakcheck", "--sanitize-friendly", "--outliers", "--help",
-      "-h",      "-v",          "--verbose",           "--selftest",
-      "--version"};
   help = false;
-  std::map<std::string, std::string> values;
-  std::set<std::string> seen;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i], name = arg, value;
-    bool inlineValue = false;
-    if (size_t eq = arg.find('='); eq != std::string::npos && arg[0] == '-') {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      inlineValue = true;
-    }
-    if (flags.count(name)) {
-      if (inlineValue) {
-        error = "option " + name + " takes no value";
-        return false;
-      }
-      seen.insert(name);
-    } else if (valued.count(name)) {
-      if (!inlineValue) {
-        if (i + 1 >= argc) {
-          error = "option " + name + " needs a value";
-          return false;
-        }
-        value = argv[++i];
-      }
-      values[name] = value;
-    } else {
-      error = arg[0] == '-' ? "unknown option " + arg
-                            : "unexpected argument '" + arg + "'";
-      return false;
-    }
-  }
-  if (seen.count("--help") || seen.count("-h")) {
+  cli::CommandLine cl = declareOptions();
+  if (!cl.parse(argc, argv, 1, error))
+    return false;
+  if (cl.flag("--help")) {
     help = true;
     return true;
   }
-  if (seen.count("--version")) {
+  if (cl.flag("--version")) {
     o.version = true;
     return true;
   }
-  auto integer = [&](const char *name, int64_t min, int64_t max, int64_t &out) {
-    auto it = values.find(name);
-    if (it == values.end())
-      return true;
-    int64_t v;
-    if (!parseInt(it->second, v) || v < min || v > max) {
-      error = std::string(name) + " expects an integer in [" +
-              std::to_string(min) + ", " + std::to_string(max) + "], got '" +
-              it->second + "'";
-      return false;
-    }
-    out = v;
-    return true;
-  };
-  o.selfTest = seen.count("--selftest");
-  if (!values.count("--artifacts") && !o.selfTest) {
+  auto text = [&](const char *name) { return cl.value(name).value_or(""); };
+  o.selfTest = cl.flag("--selftest");
+  if (!cl.given("--artifacts") && !o.selfTest) {
     error = "--artifacts DIR is required";
     return false;
   }
-  if (o.selfTest && values.count("--artifacts")) {
+  if (o.selfTest && cl.given("--artifacts")) {
     error = "--selftest brings its own artifacts (no --artifacts)";
     return false;
   }
-  if (values.count("--artifacts"))
-    o.artifacts = values["--artifacts"];
-  if (values.count("--workload"))
-    o.workload = values["--workload"];
+  o.artifacts = text("--artifacts");
+  if (cl.given("--workload"))
+    o.workload = text("--workload");
   int64_t seed = static_cast<int64_t>(o.seed), device = o.device,
           bench = o.bench, warmup = o.warmup;
-  if (!integer("--tokens", 0, INT32_MAX, o.tokens) ||
-      !integer("--heads", 1, 65535, o.heads) ||
-      !integer("--kv-heads", 1, 65535, o.kvHeads) ||
-      !integer("--seed", 0, INT64_MAX, seed) ||
-      !integer("--device", 0, 1024, device) ||
-      !integer("--bench", 1, 1000000, bench) ||
-      !integer("--warmup", 0, 1000, warmup) ||
-      !integer("--ref-heads", 0, 65535, o.refHeads))
+  if (!cl.getInteger("--tokens", o.tokens, error) ||
+      !cl.getInteger("--heads", o.heads, error) ||
+      !cl.getInteger("--kv-heads", o.kvHeads, error) ||
+      !cl.getInteger("--seed", seed, error) ||
+      !cl.getInteger("--device", device, error) ||
+      !cl.getInteger("--bench", bench, error) ||
+      !cl.getInteger("--warmup", warmup, error) ||
+      !cl.getInteger("--ref-heads", o.refHeads, error))
     return false;
   o.seed = static_cast<uint64_t>(seed);
   o.device = static_cast<int>(device);
   o.bench = static_cast<int>(bench);
   o.warmup = static_cast<int>(warmup);
-  o.headsGiven = values.count("--heads") || values.count("--kv-heads");
+  o.headsGiven = cl.given("--heads") || cl.given("--kv-heads");
   if (o.kvHeads < 0)
     o.kvHeads = o.heads;
-  if (values.count("--softmax-scale")) {
-    double s;
-    const std::string &text = values["--softmax-scale"];
-    if (!parseDouble(text, s) && std::isfinite(s)) {
-      error = "--softmax-scale expects a number, got '" + text + "'";
+  if (cl.given("--softmax-scale")) {
+    // Parsed here, not as a real option: inf and nan reach the rule below
+    // and get its message.
+    double s = 0; // what an empty value leaves: "expects a number"
+    const std::string scale = text("--softmax-scale");
+    if (!parseDouble(scale, s) && std::isfinite(s)) {
+      error = "--softmax-scale expects a number, got '" + scale + "'";
       return false;
     }
     // The rule of every tool and the runtime, on the value as given and on
     // its float32 rounding (what the kernels receive).
-    if (!validation::validateFloat32SoftmaxScale(s, text, error)) {
-      error = "--softmax-scale " + text + ": " + error;
+    if (!validation::validateFloat32SoftmaxScale(s, scale, error)) {
+      error = "--softmax-scale " + scale + ": " + error;
       return false;
     }
     o.softmaxScale = static_cast<float>(s);
   }
-  if (values.count("--ref-budget") &&
-      (!parseDouble(values["--ref-budget"], o.refBudget) || o.refBudget <= 0)) {
+  if (cl.given("--ref-budget") &&
+      (!parseDouble(text("--ref-budget"), o.refBudget) || o.refBudget <= 0)) {
     error = "--ref-budget expects a positive number";
     return false;
   }
-  if (values.count("--quantize-match"))
-    o.quantizeMatch = values["--quantize-match"];
-  o.qNpy = values.count("--q") ? values["--q"] : "";
-  o.kNpy = values.count("--k") ? values["--k"] : "";
-  o.vNpy = values.count("--v") ? values["--v"] : "";
-  o.cuNpy = values.count("--cu-seqlens") ? values["--cu-seqlens"] : "";
-  o.dumpDir = values.count("--dump") ? values["--dump"] : "";
+  if (cl.given("--quantize-match"))
+    o.quantizeMatch = text("--quantize-match");
+  o.qNpy = text("--q");
+  o.kNpy = text("--k");
+  o.vNpy = text("--v");
+  o.cuNpy = text("--cu-seqlens");
+  o.dumpDir = text("--dump");
   const bool anyNpy = !o.qNpy.empty() || !o.kNpy.empty() || !o.vNpy.empty();
   if (anyNpy && (o.qNpy.empty() || o.kNpy.empty() || o.vNpy.empty())) {
     error = "--q, --k and --v go together";
@@ -226,21 +200,21 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
     error = "--cu-seqlens needs --q, --k and --v";
     return false;
   }
-  o.check = seen.count("--check");
+  o.check = cl.flag("--check");
   if (!o.dumpDir.empty() && !o.check) {
     error = "--dump DIR writes what --check compares; it needs --check";
     return false;
   }
-  o.leakcheck = seen.count("--leakcheck");
-  o.sanitizeFriendly = seen.count("--sanitize-friendly");
-  o.outliers = seen.count("--outliers");
-  o.verbose = seen.count("-v") || seen.count("--verbose");
+  o.leakcheck = cl.flag("--leakcheck");
+  o.sanitizeFriendly = cl.flag("--sanitize-friendly");
+  o.outliers = cl.flag("--outliers");
+  o.verbose = cl.flag("--verbose");
   if (o.sanitizeFriendly && o.bench) {
     error = "--sanitize-friendly and --bench do not go together (the "
             "sanitizer's timings mean nothing)";
     return false;
   }
-  if (anyNpy && (values.count("--workload") || values.count("--tokens") ||
+  if (anyNpy && (cl.given("--workload") || cl.given("--tokens") ||
                  o.headsGiven || o.outliers)) {
     error = "--workload, --tokens, --heads, --kv-heads and --outliers "
             "describe random inputs; with --q/--k/--v everything comes from "
