@@ -30,6 +30,7 @@
 #include "flamia/Target/Sm100SmemDescriptor.h"
 #include "flamia/Target/Sm90WgmmaDescriptor.h"
 #include "flamia/Target/TmemAddress.h"
+#include "flamia/Support/CommandLine.h"
 #include "flamia/Support/FileOutput.h"
 #include "flamia/Support/Version.h"
 
@@ -421,28 +422,19 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (cmd == "fill") {
-    std::string input, output;
-    for (int i = 2; i < argc; ++i) {
-      std::string a = argv[i];
-      if (a == "-o") {
-        if (i + 1 >= argc || !output.empty()) {
-          usage(stderr);
-          return 2;
-        }
-        output = argv[++i];
-      }
-      else if (input.empty())
-        input = a;
-      else {
-        usage(stderr);
-        return 2;
-      }
-    }
-    if (input.empty()) {
+    cli::CommandLine cl;
+    cl.addString("-o", "OUTPUT");
+    std::string error;
+    if (!cl.parse(argc, argv, 2, error) || cl.positional().size() != 1) {
+      if (error.empty())
+        error = cl.positional().empty() ? "missing INPUT"
+                                        : "expected one INPUT, got " +
+                                              std::to_string(cl.positional().size());
+      std::fprintf(stderr, "flamia-desc: fill: %s\n", error.c_str());
       usage(stderr);
       return 2;
     }
-    return fill(input, output);
+    return fill(cl.positional().front(), cl.value("-o").value_or(""));
   }
   std::vector<std::string> words(argv + 2, argv + argc);
   std::string value, error;
