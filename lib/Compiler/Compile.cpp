@@ -1,6 +1,8 @@
 //===- Compile.cpp - From an attention spec to PTX, cubin, manifest -------===//
 #include "flamia/Compiler/Compile.h"
 #include "flamia/Compiler/Pipelines.h"
+#include "flamia/Runtime/Manifest.h"
+#include "flamia/Schedule/CostModel.h"
 #include "flamia/Support/Validation.h"
 
 #include "flamia/Conversion/Passes.h"
@@ -15,6 +17,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -33,6 +36,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <regex>
 
 using namespace mlir;
@@ -40,87 +44,6 @@ using namespace mlir;
 namespace flamia {
 
 namespace {
-
-/// Minimal JSON writer: objects, arrays, strings, numbers, null, booleans.
-class Json {
-public:
-  std::string str() const { return out; }
-  void beginObject() { value(); out += "{"; stack.push_back(true); }
-  void endObject() { close("}"); }
-  void beginArray() { value(); out += "["; stack.push_back(true); }
-  void endArray() { close("]"); }
-  void key(const std::string &k) {
-    element();
-    quote(k);
-    out += ": ";
-    afterKey = true;
-  }
-  void string(const std::string &s) { value(); quote(s); }
-  void number(double v) {
-    value();
-    char buf[64];
-    if (v == std::floor(v) && std::fabs(v) < 1e15)
-      snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-    else
-      snprintf(buf, sizeof buf, "%.17g", v);
-    out += buf;
-  }
-  void boolean(bool b) { value(); out += b ? "true" : "false"; }
-  void null() { value(); out += "null"; }
-  template <typename T> void field(const std::string &k, const T &v) {
-    key(k);
-    if constexpr (std::is_same_v<T, std::string>)
-      string(v);
-    else if constexpr (std::is_same_v<T, bool>)
-      boolean(v);
-    else
-      number(static_cast<double>(v));
-  }
-
-private:
-  /// Before a value: after a key nothing, inside an array a separator.
-  void value() {
-    if (afterKey) {
-      afterKey = false;
-      return;
-    }
-    element();
-  }
-  /// A new element of the innermost container: comma (unless first) and
-  /// indentation.
-  void element() {
-    if (stack.empty())
-      return;
-    if (!stack.back())
-      out += ",";
-    stack.back() = false;
-    out += "\n" + std::string(2 * stack.size(), ' ');
-  }
-  void close(const char *bracket) {
-    bool empty = stack.back();
-    stack.pop_back();
-    if (!empty)
-      out += "\n" + std::string(2 * stack.size(), ' ');
-    out += bracket;
-  }
-  void quote(const std::string &s) {
-    out += '"';
-    for (char c : s) {
-      if (c == '"' || c == '\\') {
-        out += '\\';
-        out += c;
-      } else if (c == '\n') {
-        out += "\\n";
-      } else {
-        out += c;
-      }
-    }
-    out += '"';
-  }
-  std::string out;
-  std::vector<bool> stack; // per open container: no element yet
-  bool afterKey = false;
-};
 
 std::string findPtxas(const CompileOptions &options) {
   if (!options.ptxas.empty())
@@ -242,177 +165,381 @@ std::string attrString(Attribute a) {
   return "";
 }
 
-/// manifest.json from the lowered module: the host launch plan (buffers,
-/// launches) and each kernel's recorded parameters and resources.
-std::string buildManifest(ModuleOp module, const AttentionSpec &spec,
-                          const std::vector<CompiledKernel> &compiled) {
+/// The manifest's spelling of a recipe kind (runtime::kRecipe*): the dialect
+/// spells nvfp4-mixed with an underscore.
+const char *manifestRecipeName(mlir::flamia::RecipeKind kind) {
+  switch (kind) {
+  case mlir::flamia::RecipeKind::mxfp8:
+    return runtime::kRecipeMxfp8;
+  case mlir::flamia::RecipeKind::nvfp4_mixed:
+    return runtime::kRecipeNvfp4Mixed;
+  }
+  return "";
+}
+
+func::FuncOp findHost(ModuleOp module) {
   func::FuncOp host;
   module.walk([&](func::FuncOp f) {
     if (f->hasAttr("flamia.recipe"))
       host = f;
   });
+  return host;
+}
+
+/// What each workspace buffer holds, by buffer name: read from the
+/// flamia.quantize_block ops of the kernels the host launches, after
+/// flamia-varlen-schedule (the lowering erases them). The operand slot a
+/// buffer is bound to says its part and scale layout, its element type the
+/// format (scale tiles are bytes: the format of the scales they hold), and
+/// the host input bound to the op's source operand the tensor (q, k, v: the
+/// argument names of flamia_attention_args).
+bool deriveWorkspaceContents(
+    ModuleOp module, std::map<std::string, runtime::BufferContents> &out,
+    std::string &error) {
+  func::FuncOp host = findHost(module);
+  if (!host) {
+    error = "internal error: no host function (flamia.recipe) after "
+            "flamia-varlen-schedule";
+    return false;
+  }
+  DenseMap<Value, std::string> bufferName;
+  for (BlockArgument arg : host.getArguments())
+    bufferName[arg] =
+        attrString(host.getArgAttrDict(arg.getArgNumber()).get("flamia.buffer"));
+  host.walk([&](mlir::flamia::WorkspaceOp ws) {
+    bufferName[ws] = ws.getBufferName().str();
+  });
+  auto formatOf = [](Value v, runtime::HeldFormat &format) {
+    Type e = cast<mlir::flamia::GlobalType>(v.getType()).getElementType();
+    if (isa<Float8E4M3FNType>(e))
+      format = runtime::HeldFormat::E4M3;
+    else if (isa<Float8E8M0FNUType>(e))
+      format = runtime::HeldFormat::E8M0;
+    else if (e.isBF16())
+      format = runtime::HeldFormat::BF16;
+    else
+      return false;
+    return true;
+  };
+  bool ok = true;
+  host.walk([&](mlir::flamia::LaunchOp launch) {
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<mlir::flamia::KernelOp>(
+        launch, launch.getKernelAttr());
+    if (!kernel || !ok)
+      return;
+    Block &body = kernel.getBody().front();
+    // The host buffer bound to a kernel parameter.
+    auto bound = [&](Value param) -> std::string {
+      auto arg = dyn_cast_or_null<BlockArgument>(param);
+      if (!arg || arg.getOwner() != &body ||
+          arg.getArgNumber() >= launch.getArgs().size())
+        return "";
+      return bufferName.lookup(launch.getArgs()[arg.getArgNumber()]);
+    };
+    kernel.walk([&](mlir::flamia::QuantizeBlockOp qb) {
+      std::string source = bound(qb.getSource());
+      runtime::HeldTensor tensor;
+      if (source == "q")
+        tensor = runtime::HeldTensor::Q;
+      else if (source == "k")
+        tensor = runtime::HeldTensor::K;
+      else if (source == "v")
+        tensor = runtime::HeldTensor::V;
+      else {
+        error = "internal error: a flamia.quantize_block of kernel '" +
+                kernel.getSymName().str() + "' quantizes '" + source +
+                "', not the input q, k or v";
+        ok = false;
+        return;
+      }
+      // `formatFrom`: the value whose element type is the format (for
+      // scale tiles, which are bytes: the scales they hold).
+      auto record = [&](Value slot, runtime::HeldPart part,
+                        runtime::HeldLayout layout, Value formatFrom,
+                        runtime::TileRows rows = runtime::TileRows::Tokens) {
+        if (!slot || !ok)
+          return;
+        std::string name = bound(slot);
+        runtime::BufferContents c;
+        c.part = part;
+        c.tensor = tensor;
+        c.layout = layout;
+        c.tileRows = rows;
+        if (name.empty() || !formatOf(formatFrom, c.format)) {
+          error = "internal error: a flamia.quantize_block of kernel '" +
+                  kernel.getSymName().str() + "' writes " +
+                  (name.empty() ? std::string("a value that is no host buffer")
+                                : "'" + name + "' in an unknown format");
+          ok = false;
+          return;
+        }
+        auto [it, inserted] = out.emplace(name, c);
+        if (!inserted && it->second != c) {
+          error = "internal error: workspace buffer '" + name +
+                  "' is written as two different copies";
+          ok = false;
+        }
+      };
+      using runtime::HeldLayout;
+      using runtime::HeldPart;
+      record(qb.getPerTokenData(), HeldPart::Payload, HeldLayout::PerToken,
+             qb.getPerTokenData());
+      record(qb.getPerTokenScales(), HeldPart::Scales, HeldLayout::PerToken,
+             qb.getPerTokenScales());
+      record(qb.getPerTokenDequant(), HeldPart::Dequantized,
+             HeldLayout::PerToken, qb.getPerTokenDequant());
+      record(qb.getTokenBlockData(), HeldPart::Payload, HeldLayout::TokenBlock,
+             qb.getTokenBlockData());
+      record(qb.getTokenBlockScales(), HeldPart::Scales,
+             HeldLayout::TokenBlock, qb.getTokenBlockScales());
+      record(qb.getTokenBlockDequant(), HeldPart::Dequantized,
+             HeldLayout::TokenBlock, qb.getTokenBlockDequant());
+      // Tiles: rows are tokens, unless token_block_tile_rows says channels.
+      record(qb.getPerTokenTiles(), HeldPart::ScaleTiles, HeldLayout::PerToken,
+             qb.getPerTokenScales());
+      auto rows = qb.getTokenBlockTileRows();
+      record(qb.getTokenBlockTiles(), HeldPart::ScaleTiles,
+             HeldLayout::TokenBlock, qb.getTokenBlockScales(),
+             rows && *rows == "channels" ? runtime::TileRows::Channels
+                                         : runtime::TileRows::Tokens);
+    });
+  });
+  return ok;
+}
+
+/// The manifest of the lowered module: the host launch plan (buffers,
+/// launches), each kernel's recorded parameters and resources, and what
+/// each workspace buffer holds (`contents`, from deriveWorkspaceContents).
+bool buildManifest(ModuleOp module, const AttentionSpec &spec,
+                   const std::vector<CompiledKernel> &compiled,
+                   const std::map<std::string, runtime::BufferContents> &contents,
+                   runtime::Manifest &m, std::string &error) {
+  func::FuncOp host = findHost(module);
   auto infos = module->getAttrOfType<ArrayAttr>("flamia.kernel_infos");
-  Json j;
-  j.beginObject();
-  j.field("flamia_manifest_version", 1);
-  j.field("target", spec.target);
-  j.key("recipe");
-  j.beginObject();
-  j.field("kind", spec.recipe);
-  j.field("safe_block", host ? host->getAttrOfType<mlir::flamia::RecipeAttr>(
-                                    "flamia.recipe").getSafeBlock()
-                              : spec.safeBlock);
-  j.field("strict", false);
-  j.endObject();
-  j.field("head_dim", spec.headDim);
-  j.field("heads", spec.heads);
-  j.field("kv_heads", spec.kvHeads);
-  j.field("causal", spec.causal);
-  j.field("varlen", spec.varlen);
-  j.key("softmax_scale");
-  if (spec.softmaxScale)
-    j.number(*spec.softmaxScale);
-  else
-    j.null();
+  if (!host || !infos) {
+    error = "internal error: the lowered module has no host function or no "
+            "flamia.kernel_infos";
+    return false;
+  }
+  auto fail = [&](std::string message) {
+    error = "internal error: manifest: " + message;
+    return false;
+  };
+  auto expression = [&](const std::string &text, runtime::Expression &out) {
+    runtime::Status s = runtime::Expression::parse(text, out);
+    if (!s.ok())
+      error = "internal error: manifest: " + s.message;
+    return s.ok();
+  };
+
+  m = runtime::Manifest();
+  m.version = runtime::kManifestVersion;
+  if (!runtime::parseTarget(spec.target, m.target))
+    return fail("bad target '" + spec.target + "'");
+  auto recipe = host->getAttrOfType<mlir::flamia::RecipeAttr>("flamia.recipe");
+  m.recipe.kind = manifestRecipeName(recipe.getKind());
+  m.recipe.safeBlock = recipe.getSafeBlock();
+  m.recipe.strict = recipe.getStrict();
+  m.headDim = spec.headDim;
+  m.heads = spec.heads;
+  m.kvHeads = spec.kvHeads;
+  m.causal = spec.causal;
+  m.varlen = spec.varlen;
+  if (spec.softmaxScale) {
+    m.hasSoftmaxScale = true;
+    m.softmaxScale = static_cast<float>(*spec.softmaxScale);
+  }
 
   // Schedule parameters come from the persistent kernel.
   for (Attribute a : infos)
     if (auto sched = cast<DictionaryAttr>(a).getAs<DictionaryAttr>("schedule")) {
-      j.key("schedule");
-      j.beginObject();
-      j.field("block_m", cast<IntegerAttr>(sched.get("block_m")).getInt());
-      j.field("block_n", cast<IntegerAttr>(sched.get("block_n")).getInt());
-      j.field("safe_block", cast<IntegerAttr>(sched.get("safe_block")).getInt());
-      j.field("cost_model", attrString(sched.get("cost_model")));
-      j.endObject();
+      runtime::ManifestSchedule &s = m.schedule;
+      s.present = true;
+      s.blockM = cast<IntegerAttr>(sched.get("block_m")).getInt();
+      s.blockN = cast<IntegerAttr>(sched.get("block_n")).getInt();
+      s.safeBlock = cast<IntegerAttr>(sched.get("safe_block")).getInt();
+      s.costModel = attrString(sched.get("cost_model"));
+      ScheduleTarget target;
+      std::string why;
+      if (!parseScheduleTarget(s.costModel, target, why))
+        return fail(why);
+      s.weights = costWeightsForTarget(target);
     }
 
   // Buffers: the host function's arguments, then its workspaces.
-  auto dtypeOf = [](Type t) -> std::string {
+  auto dtypeOf = [](Type t) {
     Type e = cast<mlir::flamia::GlobalType>(t).getElementType();
-    if (e.isBF16()) return "bf16";
-    if (e.isF32()) return "f32";
-    if (e.isInteger(32)) return "i32";
-    return "u8";
+    if (e.isBF16())
+      return runtime::DType::BF16;
+    if (e.isF32())
+      return runtime::DType::F32;
+    if (e.isInteger(32))
+      return runtime::DType::I32;
+    return runtime::DType::U8;
   };
-  auto writeDims = [&](ArrayAttr dims) {
-    j.key("shape");
-    j.beginArray();
-    for (Attribute d : dims)
-      j.string(attrString(d));
-    j.endArray();
+  auto shapeOf = [&](ArrayAttr dims, runtime::ManifestBuffer &b) {
+    for (Attribute d : dims) {
+      b.shape.emplace_back();
+      if (!expression(attrString(d), b.shape.back()))
+        return false;
+    }
+    return true;
   };
-  DenseMap<Value, std::string> bufferName, valueName;
-  j.key("buffers");
-  j.beginArray();
+  DenseMap<Value, int> bufferIndex;
+  DenseMap<Value, std::string> valueName;
   for (BlockArgument arg : host.getArguments()) {
     DictionaryAttr attrs = host.getArgAttrDict(arg.getArgNumber());
-    std::string name = attrString(attrs.get("flamia.buffer"));
-    bufferName[arg] = name;
-    j.beginObject();
-    j.field("name", name);
-    j.field("role", std::string(attrs.get("flamia.output") ? "output" : "input"));
-    j.field("dtype", dtypeOf(arg.getType()));
-    writeDims(cast<ArrayAttr>(attrs.get("flamia.dims")));
-    j.endObject();
+    runtime::ManifestBuffer b;
+    b.name = attrString(attrs.get("flamia.buffer"));
+    b.role = attrs.get("flamia.output") ? runtime::BufferRole::Output
+                                        : runtime::BufferRole::Input;
+    b.dtype = dtypeOf(arg.getType());
+    if (!shapeOf(cast<ArrayAttr>(attrs.get("flamia.dims")), b))
+      return false;
+    bufferIndex[arg] = static_cast<int>(m.buffers.size());
+    m.buffers.push_back(std::move(b));
   }
+  bool ok = true;
   host.walk([&](mlir::flamia::WorkspaceOp ws) {
-    bufferName[ws] = ws.getBufferName().str();
-    j.beginObject();
-    j.field("name", ws.getBufferName().str());
-    j.field("role", ws.getKind().str());
-    j.field("dtype", dtypeOf(ws.getType()));
-    writeDims(ws.getDims());
-    j.endObject();
+    if (!ok)
+      return;
+    runtime::ManifestBuffer b;
+    b.name = ws.getBufferName().str();
+    if (ws.getKind() == "schedule") {
+      b.role = runtime::BufferRole::Schedule;
+    } else if (ws.getKind() == "workspace") {
+      b.role = runtime::BufferRole::Workspace;
+      auto it = contents.find(b.name);
+      if (it == contents.end()) {
+        ok = fail("workspace buffer '" + b.name +
+                  "' is written by no flamia.quantize_block: what it holds "
+                  "is unknown");
+        return;
+      }
+      b.holds = it->second;
+    } else {
+      ok = fail("workspace '" + b.name + "' of unknown kind '" +
+                ws.getKind().str() + "'");
+      return;
+    }
+    b.dtype = dtypeOf(ws.getType());
+    if (!shapeOf(ws.getDims(), b)) {
+      ok = false;
+      return;
+    }
+    bufferIndex[ws] = static_cast<int>(m.buffers.size());
+    m.buffers.push_back(std::move(b));
   });
-  j.endArray();
-  host.walk([&](mlir::flamia::RuntimeValueOp v) { valueName[v] = v.getValueName().str(); });
+  if (!ok)
+    return false;
+  host.walk([&](mlir::flamia::RuntimeValueOp v) {
+    valueName[v] = v.getValueName().str();
+  });
 
   // Kernels in launch order.
-  j.key("kernels");
-  j.beginArray();
   host.walk([&](mlir::flamia::LaunchOp launch) {
-    std::string name = launch.getKernelAttr().getLeafReference().str();
+    if (!ok)
+      return;
+    runtime::ManifestKernel k;
+    k.name = launch.getKernelAttr().getLeafReference().str();
     DictionaryAttr info;
     for (Attribute a : infos)
-      if (attrString(cast<DictionaryAttr>(a).get("name")) == name)
+      if (attrString(cast<DictionaryAttr>(a).get("name")) == k.name)
         info = cast<DictionaryAttr>(a);
-    const CompiledKernel *ck = nullptr;
-    for (const CompiledKernel &k : compiled)
-      if (k.name == name)
-        ck = &k;
-    j.beginObject();
-    j.field("name", name);
-    // --ptx-only: no cubin exists, and the manifest says so (the runtime
-    // refuses it) rather than naming a file that was never written.
-    j.key("cubin");
-    if (ck && !ck->cubin.empty())
-      j.string(name + ".cubin");
-    else
-      j.null();
-    j.field("ptx", name + ".ptx");
-    j.key("grid");
-    j.beginArray();
-    for (Attribute g : launch.getGrid())
-      j.string(attrString(g));
-    j.endArray();
-    j.key("block");
-    j.beginArray();
-    j.number(cast<IntegerAttr>(info.get("threads")).getInt());
-    j.number(1);
-    j.number(1);
-    j.endArray();
-    j.key("cluster");
-    j.beginArray();
-    j.number(1); j.number(1); j.number(1);
-    j.endArray();
-    j.field("launch", attrString(info.get("launch")));
-    j.field("smem_bytes", cast<IntegerAttr>(info.get("smem_bytes")).getInt());
-    auto tmem = dyn_cast_or_null<IntegerAttr>(info.get("tmem_columns"));
-    j.field("tmem_columns", tmem ? tmem.getInt() : 0);
-    if (ck && !ck->cubin.empty()) {
-      j.field("registers", ck->registers);
-      j.field("spill_bytes", ck->spillStoreBytes + ck->spillLoadBytes);
+    if (!info) {
+      ok = fail("kernel '" + k.name + "' has no flamia.kernel_infos entry");
+      return;
     }
-    j.key("params");
-    j.beginArray();
+    const CompiledKernel *ck = nullptr;
+    for (const CompiledKernel &c : compiled)
+      if (c.name == k.name)
+        ck = &c;
+    // --ptx-only: no cubin exists, and the manifest says so (an empty
+    // cubin is written as null; the runtime refuses it) rather than naming
+    // a file that was never written.
+    const bool assembled = ck && !ck->cubin.empty();
+    if (assembled)
+      k.cubin = k.name + ".cubin";
+    k.ptx = k.name + ".ptx";
+    if (launch.getGrid().size() != 3) {
+      ok = fail("kernel '" + k.name + "' has a grid of rank " +
+                std::to_string(launch.getGrid().size()));
+      return;
+    }
+    for (auto [i, g] : llvm::enumerate(launch.getGrid()))
+      if (!expression(attrString(g), k.grid[i])) {
+        ok = false;
+        return;
+      }
+    k.block[0] = cast<IntegerAttr>(info.get("threads")).getInt();
+    k.launch = attrString(info.get("launch"));
+    k.smemBytes = cast<IntegerAttr>(info.get("smem_bytes")).getInt();
+    auto tmem = dyn_cast_or_null<IntegerAttr>(info.get("tmem_columns"));
+    k.tmemColumns = tmem ? tmem.getInt() : 0;
+    if (assembled) {
+      k.registers = ck->registers;
+      k.spillBytes = ck->spillStoreBytes + ck->spillLoadBytes;
+    }
     auto params = cast<ArrayAttr>(info.get("params"));
     for (auto [param, operand] : llvm::zip(params, launch.getArgs())) {
       auto p = cast<DictionaryAttr>(param);
       std::string kind = attrString(p.get("kind"));
-      j.beginObject();
-      j.field("name", attrString(p.get("name")));
-      j.field("kind", kind);
+      runtime::ManifestParam mp;
+      mp.name = attrString(p.get("name"));
       if (kind == "ptr" || kind == "tensormap") {
-        j.field("buffer", bufferName.lookup(operand));
-        if (kind == "tensormap")
-          j.field("dtype", attrString(p.get("dtype")));
+        mp.kind = kind == "ptr" ? runtime::ParamKind::Ptr
+                                : runtime::ParamKind::TensorMap;
+        auto it = bufferIndex.find(operand);
+        if (it == bufferIndex.end()) {
+          ok = fail("parameter '" + mp.name + "' of kernel '" + k.name +
+                    "' is bound to no buffer");
+          return;
+        }
+        mp.buffer = it->second;
+      } else if (kind == "i32" || kind == "f32") {
+        mp.kind = kind == "i32" ? runtime::ParamKind::I32
+                                : runtime::ParamKind::F32;
+        std::string value = valueName.lookup(operand);
+        if (value == "softmax_scale")
+          mp.named = runtime::NamedValue::SoftmaxScale;
+        else if (value == "softmax_scale_log2")
+          mp.named = runtime::NamedValue::SoftmaxScaleLog2;
+        else if (!expression(value, mp.value)) {
+          ok = false;
+          return;
+        }
       } else {
-        j.field("value", valueName.lookup(operand));
+        ok = fail("parameter '" + mp.name + "' of kernel '" + k.name +
+                  "' has unknown kind '" + kind + "'");
+        return;
       }
-      if (kind == "tensormap") {
+      if (mp.kind == runtime::ParamKind::TensorMap) {
+        runtime::TensorMapSpec &t = mp.tensorMap;
+        std::string dtype = attrString(p.get("dtype"));
+        if (!runtime::dtypeFromName(dtype, t.dtype)) {
+          ok = fail("tensor map '" + mp.name + "' of unknown dtype '" +
+                    dtype + "'");
+          return;
+        }
         // The 2-D view [T, H * D] of a packed [T, H, D] tensor.
         auto g = cast<mlir::flamia::GlobalType>(operand.getType());
-        j.key("dims");
-        j.beginArray();
-        j.string("T");
-        j.string(std::to_string(g.getShape()[1] * g.getShape()[2]));
-        j.endArray();
-        j.key("box");
-        j.beginArray();
-        j.number(cast<IntegerAttr>(p.get("box_rows")).getInt());
-        j.number(cast<IntegerAttr>(p.get("box_cols")).getInt());
-        j.endArray();
-        j.field("swizzle", cast<IntegerAttr>(p.get("swizzle")).getInt());
+        if (!expression("T", t.rows) ||
+            !expression(std::to_string(g.getShape()[1] * g.getShape()[2]),
+                        t.cols)) {
+          ok = false;
+          return;
+        }
+        t.boxRows = runtime::Expression::constant(
+            cast<IntegerAttr>(p.get("box_rows")).getInt());
+        t.boxCols = runtime::Expression::constant(
+            cast<IntegerAttr>(p.get("box_cols")).getInt());
+        t.swizzle = cast<IntegerAttr>(p.get("swizzle")).getInt();
       }
-      j.endObject();
+      k.params.push_back(std::move(mp));
     }
-    j.endArray();
-    j.endObject();
+    m.kernels.push_back(std::move(k));
   });
-  j.endArray();
-  j.endObject();
-  return j.str() + "\n";
+  return ok;
 }
 
 } // namespace
@@ -504,6 +631,10 @@ bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
       }, "graph passes and scheduling"))
     return false;
   result.graphIR = printModule(*module);
+  // What the workspace buffers hold, while the quantize ops still say it.
+  std::map<std::string, runtime::BufferContents> contents;
+  if (!deriveWorkspaceContents(*module, contents, error))
+    return false;
   if (!run([&](OpPassManager &pm) {
         mlir::flamia::FlamiaTileOptions tile;
         tile.overlapSoftmax = spec.overlapSoftmax;
@@ -536,7 +667,24 @@ bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
     for (CompiledKernel &k : result.kernels)
       if (!assemble(k, ptxas, spec.target, error))
         return false;
-  result.manifestJson = buildManifest(*module, spec, result.kernels);
+  runtime::Manifest manifest;
+  if (!buildManifest(*module, spec, result.kernels, contents, manifest, error))
+    return false;
+  result.manifestJson = runtime::writeManifestJson(manifest);
+  // The runtime's reader checks what the compiler wrote (it refuses a
+  // manifest without cubins, so only when they were assembled).
+  bool assembled = !result.kernels.empty();
+  for (const CompiledKernel &k : result.kernels)
+    assembled &= !k.cubin.empty();
+  if (assembled) {
+    runtime::Manifest check;
+    runtime::Status s = runtime::parseManifest(result.manifestJson, check);
+    if (!s.ok()) {
+      error = "internal error: the runtime rejects the manifest written: " +
+              s.message;
+      return false;
+    }
+  }
   return true;
 }
 

@@ -1,4 +1,4 @@
-//===- Manifest.cpp - manifest.json v1: parse and validate ----------------===//
+//===- Manifest.cpp - manifest.json v2: parse and validate ----------------===//
 
 #include "flamia/Runtime/Manifest.h"
 
@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -75,6 +76,77 @@ const char *paramKindName(ParamKind kind) {
     return "tensormap";
   }
   return "?";
+}
+
+const char *heldPartName(HeldPart part) {
+  switch (part) {
+  case HeldPart::Payload:
+    return "payload";
+  case HeldPart::Scales:
+    return "scales";
+  case HeldPart::Dequantized:
+    return "dequantized";
+  case HeldPart::ScaleTiles:
+    return "scale_tiles";
+  case HeldPart::Scratch:
+    return "scratch";
+  }
+  return "?";
+}
+
+const char *heldTensorName(HeldTensor tensor) {
+  switch (tensor) {
+  case HeldTensor::Q:
+    return "q";
+  case HeldTensor::K:
+    return "k";
+  case HeldTensor::V:
+    return "v";
+  }
+  return "?";
+}
+
+char heldTensorLetter(HeldTensor tensor) { return heldTensorName(tensor)[0]; }
+
+const char *heldLayoutName(HeldLayout layout) {
+  switch (layout) {
+  case HeldLayout::PerToken:
+    return "per_token";
+  case HeldLayout::TokenBlock:
+    return "token_block";
+  }
+  return "?";
+}
+
+const char *heldFormatName(HeldFormat format) {
+  switch (format) {
+  case HeldFormat::E4M3:
+    return "e4m3";
+  case HeldFormat::E8M0:
+    return "e8m0";
+  case HeldFormat::BF16:
+    return "bf16";
+  }
+  return "?";
+}
+
+const char *tileRowsName(TileRows rows) {
+  switch (rows) {
+  case TileRows::Tokens:
+    return "tokens";
+  case TileRows::Channels:
+    return "channels";
+  }
+  return "?";
+}
+
+bool BufferContents::operator==(const BufferContents &o) const {
+  if (part != o.part)
+    return false;
+  if (part == HeldPart::Scratch)
+    return true;
+  return tensor == o.tensor && layout == o.layout && format == o.format &&
+         (part != HeldPart::ScaleTiles || tileRows == o.tileRows);
 }
 
 const std::vector<ArgumentBinding> &argumentBindings() {
@@ -331,7 +403,29 @@ private:
     return Status::success();
   }
 
+  /// `v` must be a string naming one of `values` (by `nameOf`).
+  template <typename E>
+  Status readEnum(const JsonValue &v, const std::string &path,
+                  const char *what, const char *(*nameOf)(E),
+                  std::initializer_list<E> values, E &out) const {
+    std::string text;
+    FLAMIA_RETURN_IF_ERROR(readString(v, path, text));
+    std::vector<std::string> names;
+    for (E e : values) {
+      if (text == nameOf(e)) {
+        out = e;
+        return Status::success();
+      }
+      names.push_back(nameOf(e));
+    }
+    return fail(v, path,
+                std::string("unknown ") + what + " '" + text +
+                    "' (expected one of: " + join(names) + ")");
+  }
+
   Status readRecipe(const JsonValue &v, Manifest &m);
+  Status readHolds(const JsonValue &v, const std::string &path,
+                   ManifestBuffer &b);
   Status readSchedule(const JsonValue &v, Manifest &m);
   Status readBuffer(const JsonValue &v, const std::string &path,
                     ManifestBuffer &b, const Manifest &m);
@@ -364,7 +458,8 @@ Status ManifestReader::read(const JsonValue &root, Manifest &m) {
     return fail(*v, "flamia_manifest_version",
                 "unsupported manifest version " + std::to_string(version) +
                     " (this runtime reads version " +
-                    std::to_string(kManifestVersion) + ")");
+                    std::to_string(kManifestVersion) +
+                    "; compile the kernels again with flamia-compile)");
   m.version = static_cast<int>(version);
 
   FLAMIA_RETURN_IF_ERROR(require(root, "", "target", v));
@@ -459,10 +554,10 @@ Status ManifestReader::readRecipe(const JsonValue &v, Manifest &m) {
   const JsonValue *x;
   FLAMIA_RETURN_IF_ERROR(require(v, "recipe", "kind", x));
   FLAMIA_RETURN_IF_ERROR(readString(*x, "recipe.kind", m.recipe.kind));
-  if (m.recipe.kind != "mxfp8" && m.recipe.kind != "nvfp4-mixed")
+  if (m.recipe.kind != kRecipeMxfp8 && m.recipe.kind != kRecipeNvfp4Mixed)
     return fail(*x, "recipe.kind",
-                "unknown recipe '" + m.recipe.kind +
-                    "' (expected one of: mxfp8, nvfp4-mixed)");
+                "unknown recipe '" + m.recipe.kind + "' (expected one of: " +
+                    kRecipeMxfp8 + ", " + kRecipeNvfp4Mixed + ")");
   if ((x = v.find("safe_block"))) {
     FLAMIA_RETURN_IF_ERROR(
         readInt(*x, "recipe.safe_block", 32, 1 << 20, m.recipe.safeBlock));
@@ -549,7 +644,7 @@ Status ManifestReader::readBuffer(const JsonValue &v, const std::string &path,
                                   ManifestBuffer &b, const Manifest &m) {
   FLAMIA_RETURN_IF_ERROR(expectKind(v, path, JsonValue::Kind::Object));
   FLAMIA_RETURN_IF_ERROR(
-      checkKeys(v, path, {"name", "role", "dtype", "shape"}));
+      checkKeys(v, path, {"name", "role", "dtype", "shape", "holds"}));
   const JsonValue *x;
   FLAMIA_RETURN_IF_ERROR(require(v, path, "name", x));
   FLAMIA_RETURN_IF_ERROR(readString(*x, path + ".name", b.name));
@@ -584,6 +679,21 @@ Status ManifestReader::readBuffer(const JsonValue &v, const std::string &path,
   FLAMIA_RETURN_IF_ERROR(require(v, path, "shape", x));
   FLAMIA_RETURN_IF_ERROR(
       readExpressionArray(*x, path + ".shape", 1, 8, b.shape));
+
+  if (const JsonValue *holds = v.find("holds")) {
+    if (b.role != BufferRole::Workspace)
+      return fail(*holds, path + ".holds",
+                  std::string(bufferRoleName(b.role)) + " buffer '" + b.name +
+                      "' has \"holds\"; only workspace buffers say what "
+                      "they hold");
+    FLAMIA_RETURN_IF_ERROR(readHolds(*holds, path + ".holds", b));
+  } else if (b.role == BufferRole::Workspace) {
+    return fail(v, path,
+                "workspace buffer '" + b.name +
+                    "' has no \"holds\" (what it holds: {\"part\": "
+                    "\"scratch\"} or a quantized copy; manifest version " +
+                    std::to_string(kManifestVersion) + ")");
+  }
 
   if (b.role == BufferRole::Input || b.role == BufferRole::Output) {
     // Callers' tensors are described by the arguments alone.
@@ -633,6 +743,65 @@ Status ManifestReader::readBuffer(const JsonValue &v, const std::string &path,
   return Status::success();
 }
 
+Status ManifestReader::readHolds(const JsonValue &v, const std::string &path,
+                                 ManifestBuffer &b) {
+  FLAMIA_RETURN_IF_ERROR(expectKind(v, path, JsonValue::Kind::Object));
+  BufferContents &h = b.holds;
+  const JsonValue *x;
+  FLAMIA_RETURN_IF_ERROR(require(v, path, "part", x));
+  FLAMIA_RETURN_IF_ERROR(readEnum(
+      *x, path + ".part", "part", heldPartName,
+      {HeldPart::Payload, HeldPart::Scales, HeldPart::Dequantized,
+       HeldPart::ScaleTiles, HeldPart::Scratch},
+      h.part));
+  if (h.part == HeldPart::Scratch)
+    return checkKeys(v, path, {"part"});
+  const bool tiles = h.part == HeldPart::ScaleTiles;
+  if (tiles)
+    FLAMIA_RETURN_IF_ERROR(checkKeys(
+        v, path, {"part", "tensor", "layout", "format", "tile_rows"}));
+  else
+    FLAMIA_RETURN_IF_ERROR(
+        checkKeys(v, path, {"part", "tensor", "layout", "format"}));
+  FLAMIA_RETURN_IF_ERROR(require(v, path, "tensor", x));
+  FLAMIA_RETURN_IF_ERROR(readEnum(*x, path + ".tensor", "tensor",
+                                  heldTensorName,
+                                  {HeldTensor::Q, HeldTensor::K, HeldTensor::V},
+                                  h.tensor));
+  FLAMIA_RETURN_IF_ERROR(require(v, path, "layout", x));
+  FLAMIA_RETURN_IF_ERROR(
+      readEnum(*x, path + ".layout", "layout", heldLayoutName,
+               {HeldLayout::PerToken, HeldLayout::TokenBlock}, h.layout));
+  FLAMIA_RETURN_IF_ERROR(require(v, path, "format", x));
+  FLAMIA_RETURN_IF_ERROR(readEnum(
+      *x, path + ".format", "format", heldFormatName,
+      {HeldFormat::E4M3, HeldFormat::E8M0, HeldFormat::BF16}, h.format));
+  // The formats and dtypes each part has (the recipes the reader knows).
+  HeldFormat format = h.part == HeldPart::Payload       ? HeldFormat::E4M3
+                      : h.part == HeldPart::Dequantized ? HeldFormat::BF16
+                                                        : HeldFormat::E8M0;
+  if (h.format != format)
+    return fail(*x, path + ".format",
+                std::string("workspace buffer '") + b.name + "' holds " +
+                    heldPartName(h.part) + " in format " +
+                    heldFormatName(h.format) + "; " + heldPartName(h.part) +
+                    " are " + heldFormatName(format));
+  DType dtype = h.part == HeldPart::Dequantized ? DType::BF16 : DType::U8;
+  if (b.dtype != dtype)
+    return fail(v, path,
+                std::string("workspace buffer '") + b.name + "' holds " +
+                    heldFormatName(h.format) + " " + heldPartName(h.part) +
+                    "; its dtype must be " + dtypeName(dtype) + ", not " +
+                    dtypeName(b.dtype));
+  if (tiles) {
+    FLAMIA_RETURN_IF_ERROR(require(v, path, "tile_rows", x));
+    FLAMIA_RETURN_IF_ERROR(
+        readEnum(*x, path + ".tile_rows", "tile rows", tileRowsName,
+                 {TileRows::Tokens, TileRows::Channels}, h.tileRows));
+  }
+  return Status::success();
+}
+
 Status ManifestReader::readKernel(const JsonValue &v, const std::string &path,
                                   ManifestKernel &k, const Manifest &m) {
   FLAMIA_RETURN_IF_ERROR(expectKind(v, path, JsonValue::Kind::Object));
@@ -662,6 +831,8 @@ Status ManifestReader::readKernel(const JsonValue &v, const std::string &path,
                     "(no '..')");
   if ((x = v.find("ptx")) && !x->isNull()) // informational; null = none
     FLAMIA_RETURN_IF_ERROR(readString(*x, path + ".ptx", k.ptx));
+  if ((x = v.find("launch"))) // informational
+    FLAMIA_RETURN_IF_ERROR(readString(*x, path + ".launch", k.launch));
 
   FLAMIA_RETURN_IF_ERROR(require(v, path, "grid", x));
   std::vector<Expression> grid;

@@ -25,7 +25,7 @@ using runtime::Status;
 namespace {
 
 const char *kSelfTestManifest = R"({
-  "flamia_manifest_version": 1,
+  "flamia_manifest_version": 2,
   "target": "sm_90",
   "recipe": {"kind": "mxfp8", "safe_block": 128, "strict": false},
   "head_dim": 64, "causal": true, "softmax_scale": null,
@@ -38,7 +38,7 @@ const char *kSelfTestManifest = R"({
     {"name": "cu_seqlens", "role": "input", "dtype": "i32", "shape": ["NUM_DOCS + 1"]},
     {"name": "o", "role": "output", "dtype": "bf16", "shape": ["T", "Hq", "D"]},
     {"name": "lse", "role": "output", "dtype": "f32", "shape": ["Hq", "T"]},
-    {"name": "echo", "role": "workspace", "dtype": "u8", "shape": ["256"]},
+    {"name": "echo", "role": "workspace", "dtype": "u8", "shape": ["256"], "holds": {"part": "scratch"}},
     {"name": "block_info", "role": "schedule", "dtype": "i32", "shape": ["NB", "2"]},
     {"name": "items", "role": "schedule", "dtype": "i32", "shape": ["NUM_ITEMS", "8"]},
     {"name": "counter", "role": "schedule", "dtype": "i32", "shape": ["1"]}

@@ -1,4 +1,4 @@
-//===- ManifestTest.cpp - manifest.json v1 parsing and validation ---------===//
+//===- ManifestTest.cpp - manifest.json v2 parsing and validation ---------===//
 
 #include "flamia/Runtime/Manifest.h"
 
@@ -38,7 +38,7 @@ std::string errorAfter(const std::string &from, const std::string &to) {
 
 TEST(Manifest, ParsesTheStandardManifest) {
   Manifest m = parseOk(standardManifest());
-  EXPECT_EQ(m.version, 1);
+  EXPECT_EQ(m.version, 2);
   EXPECT_EQ(m.target.name, "sm_90a");
   EXPECT_EQ(m.target.major, 9);
   EXPECT_EQ(m.target.minor, 0);
@@ -86,7 +86,7 @@ TEST(Manifest, ParsesTheStandardManifest) {
 }
 
 TEST(Manifest, OptionalPartsAndExtensions) {
-  Manifest m = parseOk(R"({"flamia_manifest_version": 1, "target": "sm_100a",
+  Manifest m = parseOk(R"({"flamia_manifest_version": 2, "target": "sm_100a",
     "head_dim": 64, "causal": false, "softmax_scale": 0.125,
     "x-compiler": {"version": "0.1"},
     "buffers": [{"name": "q", "role": "input", "dtype": "bf16",
@@ -126,10 +126,11 @@ TEST(Manifest, CustomCostModel) {
 
 TEST(Manifest, ErrorsPointAtTheValue) {
   // Line 2, column 30 is the value 2 of the version.
-  EXPECT_EQ(errorAfter("\"flamia_manifest_version\": 1",
-                       "\"flamia_manifest_version\": 2"),
+  EXPECT_EQ(errorAfter("\"flamia_manifest_version\": 2",
+                       "\"flamia_manifest_version\": 1"),
             "manifest.json:2:30: flamia_manifest_version: unsupported "
-            "manifest version 2 (this runtime reads version 1)");
+            "manifest version 1 (this runtime reads version 2; compile the "
+            "kernels again with flamia-compile)");
   EXPECT_EQ(errorAfter("\"target\": \"sm_90a\"", "\"target\": \"hopper\""),
             "manifest.json:3:13: target: bad target 'hopper' (expected "
             "sm_<major><minor>[a|f], e.g. sm_90a, sm_100a)");
@@ -261,7 +262,7 @@ TEST(Manifest, BufferErrors) {
       errorAfter("\"shape\": [\"T\", \"Hq\", \"D / 32\"]",
                  "\"shape\": [\"T\", \"Hq\", \"D / 32\"], \"size\": 4"),
       "buffers[7].size: unknown key \"size\" (expected one of: "
-      "name, role, dtype, shape)");
+      "name, role, dtype, shape, holds)");
 }
 
 TEST(Manifest, KernelErrors) {
@@ -368,10 +369,10 @@ TEST(Manifest, TensorMapErrors) {
 
 TEST(Manifest, NumItemsNeedsASchedule) {
   Manifest m;
-  Status s = parseManifest(R"({"flamia_manifest_version": 1, "target": "sm_90a",
+  Status s = parseManifest(R"({"flamia_manifest_version": 2, "target": "sm_90a",
     "head_dim": 128, "causal": true,
     "buffers": [{"name": "w", "role": "workspace", "dtype": "i32",
-                 "shape": ["NUM_ITEMS"]}],
+                 "shape": ["NUM_ITEMS"], "holds": {"part": "scratch"}}],
     "kernels": [{"name": "k", "cubin": "k.cubin", "grid": [1, 1, 1],
                  "block": [1, 1, 1], "params": []}]})",
                            m);

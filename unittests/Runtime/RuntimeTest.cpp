@@ -505,12 +505,13 @@ TEST_F(RuntimeOnFakeDriver, NoDriver) {
 
 TEST_F(RuntimeOnFakeDriver, ManifestErrorsComeBeforeTheDriver) {
   setenv("FLAMIA_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
-  std::string dir = makeArtifactDir("{\"flamia_manifest_version\": 2}");
+  std::string dir = makeArtifactDir("{\"flamia_manifest_version\": 3}");
   Status s = createError(dir);
   EXPECT_EQ(s.code, ErrorCode::InvalidManifest);
   EXPECT_EQ(s.message, dir + "/manifest.json:1:29: flamia_manifest_version: "
-                             "unsupported manifest version 2 (this runtime "
-                             "reads version 1)");
+                             "unsupported manifest version 3 (this runtime "
+                             "reads version 2; compile the kernels again "
+                             "with flamia-compile)");
 }
 
 TEST_F(RuntimeOnFakeDriver, NoDevice) {

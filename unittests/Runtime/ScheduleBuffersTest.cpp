@@ -132,7 +132,7 @@ TEST(ScheduleBuffers, GqaHeadsAndBlockBases) {
 TEST(ScheduleBuffers, NoScheduleSectionMeansNoItems) {
   Manifest m;
   ASSERT_TRUE(
-      parseManifest(R"({"flamia_manifest_version": 1, "target": "sm_90a",
+      parseManifest(R"({"flamia_manifest_version": 2, "target": "sm_90a",
     "head_dim": 128, "causal": true,
     "buffers": [{"name": "block_info", "role": "schedule", "dtype": "i32",
                  "shape": ["NB", 2]}],

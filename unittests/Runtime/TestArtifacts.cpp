@@ -13,7 +13,7 @@ namespace flamia::runtime::test {
 
 std::string standardManifest() {
   return R"({
-  "flamia_manifest_version": 1,
+  "flamia_manifest_version": 2,
   "target": "sm_90a",
   "recipe": {"kind": "mxfp8", "safe_block": 128, "strict": false},
   "head_dim": 128, "causal": true, "softmax_scale": null,
@@ -25,10 +25,10 @@ std::string standardManifest() {
     {"name": "cu_seqlens", "role": "input", "dtype": "i32", "shape": ["NUM_DOCS + 1"]},
     {"name": "o", "role": "output", "dtype": "bf16", "shape": ["T", "Hq", "D"]},
     {"name": "lse", "role": "output", "dtype": "f32", "shape": ["Hq", "T"]},
-    {"name": "q_pt", "role": "workspace", "dtype": "u8", "shape": ["T", "Hq", "D"]},
-    {"name": "q_pt_scales", "role": "workspace", "dtype": "u8", "shape": ["T", "Hq", "D / 32"]},
-    {"name": "k_tb_scales", "role": "workspace", "dtype": "u8", "shape": ["NB", "Hkv", "D / 32"]},
-    {"name": "q_deq", "role": "workspace", "dtype": "bf16", "shape": ["T", "Hq", "D"]},
+    {"name": "q_pt", "role": "workspace", "dtype": "u8", "shape": ["T", "Hq", "D"], "holds": {"part": "payload", "tensor": "q", "layout": "per_token", "format": "e4m3"}},
+    {"name": "q_pt_scales", "role": "workspace", "dtype": "u8", "shape": ["T", "Hq", "D / 32"], "holds": {"part": "scales", "tensor": "q", "layout": "per_token", "format": "e8m0"}},
+    {"name": "k_tb_scales", "role": "workspace", "dtype": "u8", "shape": ["NB", "Hkv", "D / 32"], "holds": {"part": "scales", "tensor": "k", "layout": "token_block", "format": "e8m0"}},
+    {"name": "q_deq", "role": "workspace", "dtype": "bf16", "shape": ["T", "Hq", "D"], "holds": {"part": "dequantized", "tensor": "q", "layout": "per_token", "format": "bf16"}},
     {"name": "block_info", "role": "schedule", "dtype": "i32", "shape": ["NB", "2"]},
     {"name": "items", "role": "schedule", "dtype": "i32", "shape": ["NUM_ITEMS", "8"]},
     {"name": "counter", "role": "schedule", "dtype": "i32", "shape": ["1"]}

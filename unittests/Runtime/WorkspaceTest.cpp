@@ -83,8 +83,8 @@ TEST(Workspace, EmptyBatchHasZeroSizedBuffers) {
 TEST(Workspace, NegativeSizesAndOverflowAreErrors) {
   bool found;
   std::string text = replaceOnce(
-      standardManifest(), "\"D / 32\"]},\n    {\"name\": \"k_tb_scales\"",
-      "\"D / 32 - 5\"]},\n    {\"name\": \"k_tb_scales\"", &found);
+      standardManifest(), "\"D / 32\"], \"holds\": {\"part\": \"scales\", \"tensor\": \"q\"",
+      "\"D / 32 - 5\"], \"holds\": {\"part\": \"scales\", \"tensor\": \"q\"", &found);
   ASSERT_TRUE(found);
   Manifest m;
   ASSERT_TRUE(parseManifest(text, m).ok());
@@ -96,9 +96,9 @@ TEST(Workspace, NegativeSizesAndOverflowAreErrors) {
 
   text = replaceOnce(
       standardManifest(),
-      "\"shape\": [\"T\", \"Hq\", \"D\"]},\n    {\"name\": \"q_pt_scales\"",
-      "\"shape\": [\"T\", \"Hq\", \"D\", 4611686018427387904]},\n    "
-      "{\"name\": \"q_pt_scales\"",
+      "\"shape\": [\"T\", \"Hq\", \"D\"], \"holds\": {\"part\": \"payload\", \"tensor\": \"q\"",
+      "\"shape\": [\"T\", \"Hq\", \"D\", 4611686018427387904], "
+      "\"holds\": {\"part\": \"payload\", \"tensor\": \"q\"",
       &found);
   ASSERT_TRUE(found);
   ASSERT_TRUE(parseManifest(text, m).ok());

@@ -1,4 +1,4 @@
-//===- Manifest.h - manifest.json v1: parse and validate --------*- C++ -*-===//
+//===- Manifest.h - manifest.json v2: write, parse, validate ----*- C++ -*-===//
 //
 // The contract between the compiler and the runtime (docs/runtime-abi.md):
 // the buffers to bind or allocate, the kernels in launch order with their
@@ -10,6 +10,10 @@
 // Error messages name the file position and the JSON path of the offending
 // value: "manifest.json:14:9: kernels[0].params[2].kind: unknown parameter
 // kind 'pointer' (expected one of: ptr, i32, f32, tensormap)".
+//
+// writeManifestJson (ManifestWriter.cpp) writes the same struct back as
+// JSON; flamia-compile builds its manifest as a Manifest and writes it with
+// it, so the compiler and the runtime share one definition of the format.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLAMIA_RUNTIME_MANIFEST_H
@@ -25,7 +29,14 @@
 
 namespace flamia::runtime {
 
-constexpr int kManifestVersion = 1;
+/// 2: workspace buffers say what they hold ("holds"); version 1 manifests
+/// (without it) are rejected: compile them again.
+constexpr int kManifestVersion = 2;
+
+/// The recipe kinds of the manifest's "recipe.kind" (the dialect spells the
+/// second nvfp4_mixed; the manifest, the CLI and the docs nvfp4-mixed).
+constexpr const char *kRecipeMxfp8 = "mxfp8";
+constexpr const char *kRecipeNvfp4Mixed = "nvfp4-mixed";
 
 enum class DType { BF16, F32, I32, U8 };
 /// "bf16", "f32", "i32", "u8".
@@ -42,11 +53,53 @@ constexpr const char *kBlockInfoBuffer = "block_info";
 constexpr const char *kItemsBuffer = "items";
 constexpr const char *kCounterBuffer = "counter";
 
+/// What a workspace buffer holds: "holds" in the manifest (docs/runtime.md,
+/// "Buffers"). Every workspace buffer has it; other roles do not.
+enum class HeldPart {
+  Payload,     // "payload": the quantized elements, [T, H, D]
+  Scales,      // "scales": one scale per block of 32 channels, [rows, H, D/32]
+  Dequantized, // "dequantized": payload x scale, [T, H, D]
+  ScaleTiles,  // "scale_tiles": the scales in the 128x4 MMA layout, [NB, H, 512]
+  Scratch,     // "scratch": the kernels' own memory; nothing else applies
+};
+/// Which input tensor a copy is of: "q", "k", "v".
+enum class HeldTensor { Q, K, V };
+/// Which scale blocks the copy uses: "per_token" (1 x 32 channels),
+/// "token_block" (32 document-local tokens x 32 channels).
+enum class HeldLayout { PerToken, TokenBlock };
+/// The element format of the values: "e4m3" (payloads), "e8m0" (scales and
+/// scale tiles), "bf16" (dequantized copies).
+enum class HeldFormat { E4M3, E8M0, BF16 };
+/// Scale tiles only: what the 128 rows of a tile are, "tokens" (S = Q K^T's
+/// operands) or "channels" (V in O = P V, whose K-blocks are 4 token blocks).
+enum class TileRows { Tokens, Channels };
+
+struct BufferContents {
+  HeldPart part = HeldPart::Scratch;
+  // Not for Scratch:
+  HeldTensor tensor = HeldTensor::Q;
+  HeldLayout layout = HeldLayout::PerToken;
+  HeldFormat format = HeldFormat::E4M3;
+  TileRows tileRows = TileRows::Tokens; // ScaleTiles only
+
+  bool operator==(const BufferContents &o) const;
+  bool operator!=(const BufferContents &o) const { return !(*this == o); }
+};
+
+const char *heldPartName(HeldPart part);
+const char *heldTensorName(HeldTensor tensor);
+const char *heldLayoutName(HeldLayout layout);
+const char *heldFormatName(HeldFormat format);
+const char *tileRowsName(TileRows rows);
+/// 'q', 'k', 'v'.
+char heldTensorLetter(HeldTensor tensor);
+
 struct ManifestBuffer {
   std::string name;
   BufferRole role = BufferRole::Workspace;
   DType dtype = DType::U8;
   std::vector<Expression> shape; // rank 1..8
+  BufferContents holds;          // role Workspace only
 };
 
 enum class ParamKind { Ptr, I32, F32, TensorMap };
@@ -83,6 +136,7 @@ struct ManifestKernel {
   std::string name; // the kernel symbol in the cubin
   std::string cubin;
   std::string ptx; // informational (optional)
+  std::string launch; // informational: "grid", "persistent" (optional)
   Expression grid[3];
   uint32_t block[3] = {1, 1, 1};
   uint32_t cluster[3] = {1, 1, 1};
@@ -100,7 +154,7 @@ struct ManifestKernel {
 };
 
 struct ManifestRecipe {
-  std::string kind; // "mxfp8", ...
+  std::string kind; // kRecipeMxfp8, kRecipeNvfp4Mixed; empty: no "recipe"
   int64_t safeBlock = 128;
   bool strict = false;
 };
@@ -147,6 +201,16 @@ struct Manifest {
 /// messages ("manifest.json:L:C: path: message").
 Status parseManifest(const std::string &text, Manifest &out,
                      const std::string &fileName = "manifest.json");
+
+/// The text of `m` as manifest.json: what parseManifest reads back into an
+/// equal Manifest (for a manifest it accepts). Shapes, grids, tensor-map
+/// dims and i32/f32 expressions are written as strings (their text), constant
+/// tensor-map boxes as integers; optional fields are written when set
+/// (heads/kv_heads > 0, a recipe kind, the schedule, resources >= 0, a ptx
+/// or launch name, l2_promotion other than 128). A kernel with an empty
+/// `cubin` is written with "cubin": null (flamia-compile --ptx-only), which
+/// the reader refuses.
+std::string writeManifestJson(const Manifest &m);
 
 /// Reads DIR/manifest.json, parses it and checks that every cubin it names
 /// is a readable file inside DIR (relative path, no "..").

@@ -18,7 +18,7 @@ def expect(cond, what):
     if not cond:
         errors.append(what)
 
-expect(m["flamia_manifest_version"] == 1, "version")
+expect(m["flamia_manifest_version"] == 2, "version")
 expect(m["target"] == a.target, "target")
 expect(m["head_dim"] == a.head_dim and m["heads"] == a.heads and m["kv_heads"] == a.kv_heads, "shape")
 expect(m["recipe"] == {"kind": "mxfp8", "safe_block": 128, "strict": False}, "recipe")
@@ -32,6 +32,34 @@ expect(buffers["o"]["role"] == "output" and buffers["lse"]["shape"] == [H, "T"],
 expect(buffers["q_pt_scales"]["shape"] == ["T", H, C], "per-token scales")
 expect(buffers["k_tb_scales"]["shape"] == ["NB", HKV, C], "token-block scales")
 expect(buffers["items"]["role"] == "schedule" and buffers["items"]["shape"] == ["NUM_ITEMS", "8"], "items")
+# Every workspace buffer says what it holds; the copies of the forward.
+def holds(part, tensor, layout, fmt, **extra):
+    return dict(part=part, tensor=tensor, layout=layout, format=fmt, **extra)
+expected_holds = {
+    "q_pt": holds("payload", "q", "per_token", "e4m3"),
+    "q_pt_scales": holds("scales", "q", "per_token", "e8m0"),
+    "q_tb": holds("payload", "q", "token_block", "e4m3"),
+    "q_tb_scales": holds("scales", "q", "token_block", "e8m0"),
+    "k_tb": holds("payload", "k", "token_block", "e4m3"),
+    "k_tb_scales": holds("scales", "k", "token_block", "e8m0"),
+    "v_tb": holds("payload", "v", "token_block", "e4m3"),
+    "v_tb_scales": holds("scales", "v", "token_block", "e8m0"),
+}
+if a.target == "sm_100a":
+    expected_holds.update({
+        "q_sf": holds("scale_tiles", "q", "per_token", "e8m0", tile_rows="tokens"),
+        "k_sf": holds("scale_tiles", "k", "token_block", "e8m0", tile_rows="tokens"),
+        "v_sf": holds("scale_tiles", "v", "token_block", "e8m0", tile_rows="channels"),
+    })
+else:
+    expected_holds.update({
+        "q_deq": holds("dequantized", "q", "per_token", "bf16"),
+        "k_deq": holds("dequantized", "k", "token_block", "bf16"),
+        "v_deq": holds("dequantized", "v", "token_block", "bf16"),
+    })
+workspace = {n: b.get("holds") for n, b in buffers.items() if b["role"] == "workspace"}
+expect(workspace == expected_holds, "workspace holds: %s" % workspace)
+expect(all("holds" not in b for b in buffers.values() if b["role"] != "workspace"), "holds only on workspace buffers")
 kernels = m["kernels"]
 expect([k["name"] for k in kernels] == ["flamia_quantize", "flamia_attention_fwd"], "launch order")
 for k in kernels:
