@@ -38,7 +38,7 @@ std::string position(int64_t index, int64_t H, int64_t D) {
 
 /// The recipe of the reference for this manifest.
 Status referenceRecipe(const runtime::Manifest &m, nm::RecipeConfig &recipe) {
-  if (m.recipe.kind != "mxfp8")
+  if (m.recipe.kind != runtime::kRecipeMxfp8)
     return runtime::invalidArgument("the CPU reference implements recipe "
                                     "mxfp8; the manifest's recipe is '" +
                                     m.recipe.kind + "'");
@@ -62,55 +62,18 @@ Status documents(const HostBatch &b, nm::DocumentLayout &docs) {
   return Status::success();
 }
 
-/// What a workspace buffer name says it holds.
-struct CopySpec {
-  char tensor = 0;          // 'q', 'k', 'v'
-  bool tokenBlocks = false; // 32x32 (tb) or 1x32 (pt)
-  enum { Payload, Scales, Dequantized } part = Payload;
-};
-
-bool parseCopyName(const std::string &name, const nm::RecipeConfig &recipe,
-                   CopySpec &out) {
-  if (name.size() < 4 || (name[0] != 'q' && name[0] != 'k' && name[0] != 'v') ||
-      name[1] != '_')
-    return false;
-  out.tensor = name[0];
-  std::string rest = name.substr(2);
-  if (rest == "deq") {
-    // The dequantized copy of the operand the forward's GEMM reads.
-    nm::OperandUse use = out.tensor == 'q'   ? nm::OperandUse::QInQK
-                         : out.tensor == 'k' ? nm::OperandUse::KInQK
-                                             : nm::OperandUse::VInPV;
-    out.tokenBlocks = recipe.operand(use).layout.tokenBlock > 1;
-    out.part = CopySpec::Dequantized;
-    return true;
-  }
-  if (rest.compare(0, 2, "pt") == 0)
-    out.tokenBlocks = false;
-  else if (rest.compare(0, 2, "tb") == 0)
-    out.tokenBlocks = true;
-  else
-    return false;
-  rest = rest.substr(2);
-  if (rest.empty())
-    out.part = CopySpec::Payload;
-  else if (rest == "_scales")
-    out.part = CopySpec::Scales;
-  else
-    return false;
-  return true;
-}
-
 /// The scale-factor tiles the quantizer writes for sm_100a
 /// (flamia.quantize_block): slot (b0, h) holds the 128 rows of the four
 /// token blocks b0 .. b0 + 3 in the 128x4 tiled layout, scale 1 (127) where
 /// a block would lie past the last one. `blocks` gives the token blocks
-/// (document order), `scales` the logical scales: per token for q
-/// ([T, H, C]; rows past a short block's end hold the scale of zero, 0),
-/// per block for k (rows = keys) and v (rows = channels, K-blocks = the
-/// four blocks). Offsets come from include/flamia/Target/ScaleFactorLayout.h,
-/// not from the kernel's arithmetic.
-CheckRow checkScaleTiles(const std::string &name, char tensor,
+/// (document order), `scales` the logical scales of `holds.layout`: per
+/// token ([T, H, C]; rows past a short block's end hold the scale of zero,
+/// 0) or per token block, with rows = tokens (q, k) or, `holds.tileRows`
+/// channels, rows = channels and K-blocks = the four blocks (v). Offsets
+/// come from include/flamia/Target/ScaleFactorLayout.h, not from the
+/// kernel's arithmetic.
+CheckRow checkScaleTiles(const std::string &name,
+                         const runtime::BufferContents &holds,
                          const nm::QuantizedTensor &blocks,
                          const nm::QuantizedTensor &scales,
                          const std::vector<uint8_t> &gpu) {
@@ -137,13 +100,13 @@ CheckRow checkScaleTiles(const std::string &name, char tensor,
           for (uint32_t c = 0; c < static_cast<uint32_t>(C); ++c) {
             uint8_t expected = 127;
             uint32_t offset;
-            if (tensor == 'v') {
+            if (holds.tileRows == runtime::TileRows::Channels) {
               offset = sfTileOffset(32 * c + r, j);
               if (blk < NB)
                 expected = blocks.scales[(blk * H + h) * C + c];
             } else {
               offset = sfTileOffset(32 * j + r, c);
-              if (blk < NB && tensor == 'k') {
+              if (blk < NB && holds.layout == runtime::HeldLayout::TokenBlock) {
                 expected = blocks.scales[(blk * H + h) * C + c];
               } else if (blk < NB) {
                 const int64_t token = blocks.blocks.begin[blk] + r;
@@ -238,42 +201,45 @@ Status checkQuantizedCopies(Session &session, const RunOptions &options,
     return Status::success();
   };
 
+  // Each workspace buffer says what it holds (the manifest's "holds"): which
+  // tensor, which scale layout, which part.
   for (const runtime::ManifestBuffer &buffer : m.buffers) {
     if (buffer.role != runtime::BufferRole::Workspace)
       continue;
-    if (buffer.name == "q_sf" || buffer.name == "k_sf" || buffer.name == "v_sf") {
+    const runtime::BufferContents &holds = buffer.holds;
+    if (holds.part == runtime::HeldPart::Scratch) {
+      report.add({"workspace " + buffer.name, 0, 0, Verdict::Info,
+                  "not checked: the kernels' scratch memory"});
+      continue;
+    }
+    const char tensor = runtime::heldTensorLetter(holds.tensor);
+    const bool tokenBlocks = holds.layout == runtime::HeldLayout::TokenBlock;
+    if (holds.part == runtime::HeldPart::ScaleTiles) {
       // sm_100a's scale-factor tiles: the same scales in the MMA's layout.
-      const char tensor = buffer.name[0];
       const nm::QuantizedTensor *blocks = nullptr, *scales = nullptr;
       FLAMIA_RETURN_IF_ERROR(quantized(tensor, true, blocks));
-      FLAMIA_RETURN_IF_ERROR(quantized(tensor, tensor != 'q', scales));
+      FLAMIA_RETURN_IF_ERROR(quantized(tensor, tokenBlocks, scales));
       std::vector<uint8_t> gpu;
       flamia_buffer_info info;
       FLAMIA_RETURN_IF_ERROR(session.downloadBuffer(buffer.name, gpu, info));
-      report.add(checkScaleTiles(buffer.name, tensor, *blocks, *scales, gpu));
-      continue;
-    }
-    CopySpec spec;
-    if (!parseCopyName(buffer.name, recipe, spec)) {
-      report.add({"workspace " + buffer.name, 0, 0, Verdict::Info,
-                  "not checked: not a quantized copy name (<q|k|v>_<pt|tb>"
-                  "[_scales], <q|k|v>_deq)"});
+      report.add(checkScaleTiles(buffer.name, holds, *blocks, *scales, gpu));
       continue;
     }
     std::vector<uint8_t> gpu;
     flamia_buffer_info info;
     FLAMIA_RETURN_IF_ERROR(session.downloadBuffer(buffer.name, gpu, info));
     const nm::QuantizedTensor *ref = nullptr;
-    FLAMIA_RETURN_IF_ERROR(quantized(spec.tensor, spec.tokenBlocks, ref));
+    FLAMIA_RETURN_IF_ERROR(quantized(tensor, tokenBlocks, ref));
     const int64_t H = ref->numHeads, D = ref->headDim;
     CheckRow row;
     row.check =
         buffer.name +
-        (spec.part == CopySpec::Dequantized
-             ? std::string(" (") + (spec.tokenBlocks ? "32x32" : "1x32") +
+        (holds.part == runtime::HeldPart::Dequantized
+             ? std::string(" (") + (tokenBlocks ? "32x32" : "1x32") +
                    " dequantized, bf16)"
-         : spec.part == CopySpec::Scales ? std::string(" (E8M0 scales)")
-                                         : std::string(" (E4M3 payload)"));
+         : holds.part == runtime::HeldPart::Scales
+             ? std::string(" (E8M0 scales)")
+             : std::string(" (E4M3 payload)"));
     row.verdict = Verdict::Pass;
     int64_t mismatches = 0, first = -1;
     std::string firstText;
@@ -283,7 +249,7 @@ Status checkQuantizedCopies(Session &session, const RunOptions &options,
                    " bytes, the reference " + std::to_string(expected);
       report.add(row);
     };
-    if (spec.part == CopySpec::Payload) {
+    if (holds.part == runtime::HeldPart::Payload) {
       if (gpu.size() != ref->codes.size()) {
         sizeMismatch(ref->codes.size());
         continue;
@@ -305,7 +271,7 @@ Status checkQuantizedCopies(Session &session, const RunOptions &options,
         row.maxAbsDiff = std::max(row.maxAbsDiff, diff);
       }
       row.compared = static_cast<int64_t>(gpu.size());
-    } else if (spec.part == CopySpec::Scales) {
+    } else if (holds.part == runtime::HeldPart::Scales) {
       if (gpu.size() != ref->scales.size()) {
         sizeMismatch(ref->scales.size());
         continue;

@@ -32,9 +32,11 @@ constexpr double kMinQuantizationErrorForRatio = 4.0 / 512.0;
 void checkOutputsWritten(const std::vector<uint16_t> &o,
                          const std::vector<float> &lse, Report &report);
 
-/// Payloads and scales of every workspace copy bit for bit against the
-/// numerics quantizer, and the *_deq copies. Returns an error only for a
-/// runtime failure.
+/// Every workspace buffer bit for bit against the numerics quantizer, by
+/// what its manifest entry says it holds ("holds": payload, scales,
+/// dequantized copy or scale tiles of q, k or v, per token or per token
+/// block); scratch buffers are listed, not checked. Returns an error only
+/// for a runtime failure.
 runtime::Status checkQuantizedCopies(Session &session,
                                      const RunOptions &options, Report &report);
 
