@@ -2,7 +2,10 @@
 #include "flamia/Numerics/SyntheticInputs.h"
 
 #include "flamia/Numerics/Formats.h"
+#include "flamia/Numerics/Parallel.h"
+#include "flamia/Schedule/DeterministicRandom.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -75,6 +78,66 @@ float NormalGenerator::next() {
   return static_cast<float>(r * std::cos(theta));
 }
 
+std::vector<int64_t> outlierChannels(int64_t headDim) {
+  const int64_t D = headDim;
+  std::vector<int64_t> channels;
+  if (D <= 0)
+    return channels;
+  for (int64_t c : {int64_t(3), int64_t(17), int64_t(64), D - 5}) {
+    c = ((c % D) + D) % D;
+    if (std::find(channels.begin(), channels.end(), c) == channels.end())
+      channels.push_back(c);
+  }
+  return channels;
+}
+
+uint64_t mixSeed(uint64_t seed, uint64_t a, uint64_t b) {
+  DeterministicRandom r(seed ^ (a * 0x9E3779B97F4A7C15ull) ^
+                        (b * 0xC2B2AE3D27D4EB4Full));
+  return r.next();
+}
+
+void fillBf16Normal(uint16_t *bits, size_t n, uint64_t seed, uint64_t stream) {
+  constexpr size_t kChunk = size_t{1} << 16;
+  const int64_t chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
+  parallelFor(chunks, [&](int64_t chunk) {
+    DeterministicRandom r(mixSeed(seed, stream, static_cast<uint64_t>(chunk)));
+    const size_t b = static_cast<size_t>(chunk) * kChunk,
+                 e = std::min(n, b + kChunk);
+    for (size_t i = b; i < e; ++i)
+      bits[i] = floatToBf16(static_cast<float>(r.normal()));
+  });
+}
+
+void makePackedBf16Inputs(int64_t numTokens, int64_t numHeads,
+                          int64_t numKvHeads, int64_t headDim, uint64_t seed,
+                          bool outliers, std::vector<uint16_t> &q,
+                          std::vector<uint16_t> &k, std::vector<uint16_t> &v) {
+  const int64_t T = numTokens, Hq = numHeads, Hkv = numKvHeads, D = headDim;
+  q.assign(static_cast<size_t>(T * Hq * D), 0);
+  k.assign(static_cast<size_t>(T * Hkv * D), 0);
+  v.assign(static_cast<size_t>(T * Hkv * D), 0);
+  fillBf16Normal(q.data(), q.size(), seed, 1);
+  fillBf16Normal(k.data(), k.size(), seed, 2);
+  fillBf16Normal(v.data(), v.size(), seed, 3);
+  if (!outliers)
+    return;
+  auto scaleBy100 = [](uint16_t &x) {
+    x = floatToBf16(bf16ToFloat(x) * 100.0f);
+  };
+  const std::vector<int64_t> channels = outlierChannels(D);
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t h = 0; h < Hkv; ++h)
+      for (int64_t c : channels)
+        scaleBy100(k[(t * Hkv + h) * D + c]);
+  for (int64_t t = 7; t < T; t += 61) {
+    for (int64_t i = 0; i < Hq * D; ++i)
+      scaleBy100(q[t * Hq * D + i]);
+    for (int64_t i = 0; i < Hkv * D; ++i)
+      scaleBy100(v[t * Hkv * D + i]);
+  }
+}
+
 AttentionTensors makeSyntheticInputs(const DocumentLayout &docs,
                                      int64_t numHeads, int64_t numKvHeads,
                                      int64_t headDim, InputKind kind,
@@ -101,15 +164,7 @@ AttentionTensors makeSyntheticInputs(const DocumentLayout &docs,
     // K: outlier channels x100 on every token; Q: the same channels x0.01,
     // so the logits keep their scale (the outliers fill K's quantization
     // blocks without saturating the softmax).
-    std::vector<int64_t> channels;
-    for (int64_t c : {int64_t(3), int64_t(17), int64_t(64), D - 5}) {
-      c = ((c % D) + D) % D;
-      bool seen = false;
-      for (int64_t x : channels)
-        seen |= x == c;
-      if (!seen)
-        channels.push_back(c);
-    }
+    const std::vector<int64_t> channels = outlierChannels(D);
     for (int64_t tok = 0; tok < T; ++tok)
       for (int64_t c : channels) {
         for (int64_t h = 0; h < numKvHeads; ++h) {

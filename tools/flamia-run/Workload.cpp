@@ -4,6 +4,7 @@
 
 #include "flamia/Numerics/Formats.h"
 #include "flamia/Numerics/Parallel.h"
+#include "flamia/Numerics/SyntheticInputs.h"
 #include "flamia/Schedule/DeterministicRandom.h"
 #include "flamia/Schedule/StandardWorkloads.h"
 #include "flamia/Support/Npy.h"
@@ -98,30 +99,6 @@ bool makeCuSeqlens(const RunOptions &o, std::vector<int32_t> &cu,
   return makeStandardWorkload(w, tokens, cu, error);
 }
 
-namespace {
-
-constexpr int64_t kChunk = 1 << 16;
-
-uint64_t mix(uint64_t seed, uint64_t a, uint64_t b) {
-  DeterministicRandom r(seed ^ (a * 0x9E3779B97F4A7C15ull) ^
-                        (b * 0xC2B2AE3D27D4EB4Full));
-  return r.next();
-}
-
-void fillNormal(std::vector<uint16_t> &x, uint64_t seed, uint64_t tensor) {
-  const int64_t n = static_cast<int64_t>(x.size());
-  numerics::parallelFor((n + kChunk - 1) / kChunk, [&](int64_t chunk) {
-    DeterministicRandom r(mix(seed, tensor, static_cast<uint64_t>(chunk)));
-    const int64_t b = chunk * kChunk, e = std::min(n, b + kChunk);
-    for (int64_t i = b; i < e; ++i)
-      x[i] = floatToBf16(static_cast<float>(r.normal()));
-  });
-}
-
-void scaleBy100(uint16_t &x) { x = floatToBf16(bf16ToFloat(x) * 100.0f); }
-
-} // namespace
-
 bool checkBatchSize(const HostBatch &b, const RunOptions &o,
                     std::string &error) {
   if (!validation::validateProblemSize(b.T, b.Hq, b.Hkv, b.D,
@@ -158,34 +135,8 @@ bool checkBatchSize(const HostBatch &b, const RunOptions &o,
 }
 
 void generateInputs(HostBatch &b, uint64_t seed, bool outliers) {
-  b.q.assign(b.qElements(), 0);
-  b.k.assign(b.kElements(), 0);
-  b.v.assign(b.kElements(), 0);
-  fillNormal(b.q, seed, 1);
-  fillNormal(b.k, seed, 2);
-  fillNormal(b.v, seed, 3);
-  if (!outliers)
-    return;
-  const int64_t D = b.D;
-  std::vector<int64_t> channels;
-  for (int64_t c : {int64_t(3), int64_t(17), int64_t(64), D - 5}) {
-    c = ((c % D) + D) % D;
-    bool seen = false;
-    for (int64_t x : channels)
-      seen |= x == c;
-    if (!seen)
-      channels.push_back(c);
-  }
-  for (int64_t t = 0; t < b.T; ++t)
-    for (int64_t h = 0; h < b.Hkv; ++h)
-      for (int64_t c : channels)
-        scaleBy100(b.k[(t * b.Hkv + h) * D + c]);
-  for (int64_t t = 7; t < b.T; t += 61) {
-    for (int64_t i = 0; i < b.Hq * D; ++i)
-      scaleBy100(b.q[t * b.Hq * D + i]);
-    for (int64_t i = 0; i < b.Hkv * D; ++i)
-      scaleBy100(b.v[t * b.Hkv * D + i]);
-  }
+  numerics::makePackedBf16Inputs(b.T, b.Hq, b.Hkv, b.D, seed, outliers, b.q,
+                                 b.k, b.v);
 }
 
 static bool readFloatTensor(const std::string &path, const char *what,
@@ -276,8 +227,8 @@ void perturbTokens(std::vector<uint16_t> &x, int64_t H, int64_t D,
                    int64_t begin, int64_t end, uint64_t seed, bool outlier) {
   if (begin >= end)
     return;
-  DeterministicRandom r(
-      mix(seed, static_cast<uint64_t>(begin), static_cast<uint64_t>(end)));
+  DeterministicRandom r(numerics::mixSeed(seed, static_cast<uint64_t>(begin),
+                                          static_cast<uint64_t>(end)));
   float maxMagnitude = 0.0f;
   if (outlier)
     for (uint16_t bits : x)

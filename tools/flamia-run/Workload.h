@@ -45,8 +45,8 @@ bool checkBatchSize(const HostBatch &batch, const RunOptions &options,
                     std::string &error);
 
 /// Fills q, k, v with bf16 N(0, 1) samples (deterministic for a seed,
-/// whatever the thread count); with `outliers` the outlier pattern of
-/// numerics' SyntheticInputs.
+/// whatever the thread count); with `outliers` the packed outlier pattern:
+/// numerics::makePackedBf16Inputs (include/flamia/Numerics/SyntheticInputs.h).
 void generateInputs(HostBatch &batch, uint64_t seed, bool outliers);
 
 /// Reads --q/--k/--v (float32 holding bf16 values) and --cu-seqlens (int32;

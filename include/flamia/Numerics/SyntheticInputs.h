@@ -13,6 +13,13 @@
 //            activations": beyond E4M3's 2^17.8 range relative to N(0,1)
 //            block-mates, so a shared scale flushes them).
 //
+// The packed bf16 batches flamia-run uploads to the GPU come from a second,
+// parallel generator (makePackedBf16Inputs): SplitMix64 streams
+// (flamia/Schedule/DeterministicRandom.h) per 2^16-element chunk, so a batch
+// of billions of elements is made on every core and is the same whatever the
+// thread count. Its outlier pattern: K channels {3, 17, 64 % D, D - 5} x100
+// (all tokens, all heads); Q and V tokens t % 61 == 7 x100 (all channels).
+//
 //===----------------------------------------------------------------------===//
 #ifndef FLAMIA_NUMERICS_SYNTHETICINPUTS_H
 #define FLAMIA_NUMERICS_SYNTHETICINPUTS_H
@@ -57,6 +64,28 @@ AttentionTensors makeSyntheticInputs(const DocumentLayout &docs,
                                      int64_t numHeads, int64_t numKvHeads,
                                      int64_t headDim, InputKind kind,
                                      uint32_t seed);
+
+/// The channels the outlier patterns scale: 3, 17, 64 and D - 5, each
+/// modulo D, without repeats, in that order.
+std::vector<int64_t> outlierChannels(int64_t headDim);
+
+/// A stream seed derived from (seed, a, b): the first output of SplitMix64
+/// seeded with seed ^ a * 0x9E3779B97F4A7C15 ^ b * 0xC2B2AE3D27D4EB4F.
+uint64_t mixSeed(uint64_t seed, uint64_t a, uint64_t b);
+
+/// Fills bits[0, n) with bf16 N(0, 1) samples (bit patterns): element i of
+/// chunk c = i / 2^16 comes from DeterministicRandom(mixSeed(seed, stream, c))
+/// (normal(), rounded to bf16 via float), the chunks in parallel.
+void fillBf16Normal(uint16_t *bits, size_t n, uint64_t seed, uint64_t stream);
+
+/// flamia-run's random packed batch as bf16 bit patterns: q [T, Hq, D] from
+/// stream 1, k and v [T, Hkv, D] from streams 2 and 3 of `seed`; with
+/// `outliers` the packed outlier pattern of the file comment (each scaled
+/// element rounded to bf16 again).
+void makePackedBf16Inputs(int64_t numTokens, int64_t numHeads,
+                          int64_t numKvHeads, int64_t headDim, uint64_t seed,
+                          bool outliers, std::vector<uint16_t> &q,
+                          std::vector<uint16_t> &k, std::vector<uint16_t> &v);
 
 } // namespace flamia::numerics
 
