@@ -60,15 +60,71 @@ Value isSafeTile(I32Builder &ib, Value kt, const ItemInfo &item,
                 ib.div(item.qTile, ib.c(tilesPerSafe)));
 }
 
-Value needsMask(I32Builder &ib, Value kt, const ItemInfo &item, bool causal,
-                int64_t blockN) {
-  Value keyBase = ib.mul(kt, ib.c(blockN));
+Value needsMask(I32Builder &ib, Value kt, Value keyBase, const ItemInfo &item,
+                bool causal, int64_t blockN) {
   Value pastEnd = ib.cmp(arith::CmpIPredicate::sgt,
                          ib.add(keyBase, ib.c(blockN)), item.docLen);
   if (!causal)
     return pastEnd;
   return arith::OrIOp::create(ib.b, ib.loc, pastEnd,
                               ib.cmp(arith::CmpIPredicate::eq, kt, item.qTile));
+}
+
+SoftmaxUpdateOp maskedSoftmaxStep(OpBuilder &b, Location loc, Value s, Value kt,
+                                  Value keyBase, Value queryBase,
+                                  const ItemInfo &item, Value m, Value l,
+                                  Value scaleLog2, bool causal, int64_t blockN) {
+  I32Builder ib{b, loc};
+  Type sType = s.getType();
+  auto maskIf = scf::IfOp::create(
+      b, loc, TypeRange{sType}, needsMask(ib, kt, keyBase, item, causal, blockN),
+      /*withElse=*/true);
+  OpBuilder tb = maskIf.getThenBodyBuilder();
+  Value masked = FragMaskOp::create(tb, loc, sType, s, queryBase, keyBase,
+                                    item.docLen,
+                                    causal ? tb.getUnitAttr() : UnitAttr());
+  scf::YieldOp::create(tb, loc, masked);
+  OpBuilder eb = maskIf.getElseBodyBuilder();
+  scf::YieldOp::create(eb, loc, s);
+  Type rowsType = m.getType();
+  return SoftmaxUpdateOp::create(b, loc,
+                                 TypeRange{sType, rowsType, rowsType, rowsType},
+                                 maskIf.getResult(0), m, l, scaleLog2);
+}
+
+LogicalResult checkTileShape(AttentionTileOp at, int64_t blockM, int64_t blockN) {
+  if (at.getBlockM() != blockM || at.getBlockN() != blockN)
+    return at.emitOpError() << "flamia-tile: " << blockM << " x " << blockN
+                            << " tiles only, got " << at.getBlockM() << " x "
+                            << at.getBlockN();
+  int64_t safeBlock = at.getRecipe().getSafeBlock();
+  if (safeBlock % blockN != 0)
+    return at.emitOpError()
+           << "flamia-tile: safe_block = " << safeBlock
+           << " does not cover whole " << blockN
+           << "-key tiles; tiles that mix the safe and quantized paths are "
+              "not implemented (use a multiple of "
+           << blockN << ")";
+  return success();
+}
+
+LogicalResult checkHeadDim(AttentionTileOp at, StringRef target, int64_t d) {
+  if (d != 64 && d != 128)
+    return at.emitOpError() << "flamia-tile: head dim " << d
+                            << " is not implemented on " << target
+                            << " (64, 128)";
+  return success();
+}
+
+void zeroRowsPastEnd(OpBuilder &b, Location loc, Value tile, Value stage,
+                     Value keyBase, Value docLen, int64_t blockN) {
+  I32Builder ib{b, loc};
+  Value inDoc = ib.sub(docLen, keyBase);
+  auto pastEnd = scf::IfOp::create(
+      b, loc, ib.cmp(arith::CmpIPredicate::slt, inDoc, ib.c(blockN)),
+      /*withElse=*/false);
+  OpBuilder tb = pastEnd.getThenBodyBuilder();
+  SmemZeroRowsOp::create(tb, loc, tile, stage, inDoc);
 }
 
 void workLoop(OpBuilder &rb, Location loc, Value queue, Value numItems,
@@ -129,25 +185,17 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     Location loc = at.getLoc();
     if (kernel.getTarget().getChip() == Chip::sm_100a)
       return tileSm100(kernel, at);
-    int64_t bm = at.getBlockM(), bn = at.getBlockN();
-    if (bm != 128 || bn != 128)
-      return at.emitOpError() << "flamia-tile: 128 x 128 tiles only, got "
-                              << bm << " x " << bn;
+    const int64_t bm = 128, bn = 128;
+    if (failed(checkTileShape(at, bm, bn)))
+      return failure();
     int64_t safeBlock = at.getRecipe().getSafeBlock();
-    if (safeBlock % bn != 0)
-      return at.emitOpError()
-             << "flamia-tile: safe_block = " << safeBlock
-             << " does not cover whole 128-key tiles; tiles that mix the "
-                "safe and quantized paths are not implemented (use a "
-                "multiple of 128)";
     if (at.getQ().size() != 1 || at.getK().size() != 1 || at.getV().size() != 1)
       return at.emitOpError() << "flamia-tile: sm_90a reads dequantized bf16 "
                                  "q, k, v (one operand each)";
     auto qType = cast<GlobalType>(at.getQ()[0].getType());
     int64_t d = qType.getShape()[2];
-    if (d != 64 && d != 128)
-      return at.emitOpError() << "flamia-tile: head dim " << d
-                              << " is not implemented on sm_90a (64, 128)";
+    if (failed(checkHeadDim(at, "sm_90a", d)))
+      return failure();
     bool causal = at.getCausal();
     bool safe = safeBlock > 0;
     Type bf16 = BFloat16Type::get(ctx);
@@ -347,30 +395,10 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
             OpBuilder lb = lastIf.getThenBodyBuilder();
             PipelineReleaseOp::create(lb, loc, qp, qst);
           }
-          // Mask the tiles that reach past the document end or (causal)
-          // hold the diagonal.
           Value keyBase = fib.mul(kt, fib.c(bn));
-          Value pastEnd = fib.cmp(arith::CmpIPredicate::sgt,
-                                  fib.add(keyBase, fib.c(bn)), item.docLen);
-          Value needMask = pastEnd;
-          if (causal)
-            needMask = arith::OrIOp::create(
-                fb, loc, pastEnd,
-                fib.cmp(arith::CmpIPredicate::eq, kt, item.qTile));
-          auto maskIf = scf::IfOp::create(fb, loc, TypeRange{sType}, needMask,
-                                          /*withElse=*/true);
-          {
-            OpBuilder tb = maskIf.getThenBodyBuilder();
-            Value masked = FragMaskOp::create(tb, loc, sType, s, queryBase,
-                                              keyBase, item.docLen,
-                                              causal ? tb.getUnitAttr() : UnitAttr());
-            scf::YieldOp::create(tb, loc, masked);
-            OpBuilder eb2 = maskIf.getElseBodyBuilder();
-            scf::YieldOp::create(eb2, loc, s);
-          }
-          auto sm = SoftmaxUpdateOp::create(
-              fb, loc, TypeRange{sType, rowsType, rowsType, rowsType},
-              maskIf.getResult(0), m, l, scale);
+          SoftmaxUpdateOp sm = maskedSoftmaxStep(fb, loc, s, kt, keyBase,
+                                                 queryBase, item, m, l, scale,
+                                                 causal, bn);
           Value quantized = arith::XOrIOp::create(
               fb, loc, isSafe,
               arith::ConstantIntOp::create(fb, loc, fb.getI1Type(), 1));
@@ -400,20 +428,6 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     ReturnOp::create(b, loc);
     kernel->setAttr("tile", tileAttr(b, bm, bn, stages));
     return success();
-  }
-
-  /// flamia.smem.zero_rows of the rows of `tile`[`stage`] (key rows
-  /// `keyBase` + r) at or past `docLen`, when the tile reaches past it.
-  static void zeroRowsPastEnd(OpBuilder &b, Location loc, Value tile,
-                              Value stage, Value keyBase, Value docLen,
-                              int64_t bn) {
-    I32Builder ib{b, loc};
-    Value inDoc = ib.sub(docLen, keyBase);
-    auto pastEnd = scf::IfOp::create(
-        b, loc, ib.cmp(arith::CmpIPredicate::slt, inDoc, ib.c(bn)),
-        /*withElse=*/false);
-    OpBuilder tb = pastEnd.getThenBodyBuilder();
-    SmemZeroRowsOp::create(tb, loc, tile, stage, inDoc);
   }
 
   static DictionaryAttr tileAttr(OpBuilder &b, int64_t bm, int64_t bn,
@@ -480,26 +494,9 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       auto softmax = [&](OpBuilder &fb, I32Builder &fib, Value kt, Value s,
                          Value m, Value l) -> Softmaxed {
         Value keyBase = fib.mul(kt, fib.c(c.bn));
-        Value needMask = fib.cmp(arith::CmpIPredicate::sgt,
-                                 fib.add(keyBase, fib.c(c.bn)), item.docLen);
-        if (c.causal)
-          needMask = arith::OrIOp::create(
-              fb, loc, needMask,
-              fib.cmp(arith::CmpIPredicate::eq, kt, item.qTile));
-        auto maskIf = scf::IfOp::create(fb, loc, TypeRange{c.sType}, needMask,
-                                        /*withElse=*/true);
-        OpBuilder tb = maskIf.getThenBodyBuilder();
-        scf::YieldOp::create(
-            tb, loc,
-            FragMaskOp::create(tb, loc, c.sType, s, queryBase, keyBase,
-                               item.docLen,
-                               c.causal ? tb.getUnitAttr() : UnitAttr())
-                .getResult());
-        OpBuilder eb2 = maskIf.getElseBodyBuilder();
-        scf::YieldOp::create(eb2, loc, s);
-        auto sm = SoftmaxUpdateOp::create(
-            fb, loc, TypeRange{c.sType, c.rowsType, c.rowsType, c.rowsType},
-            maskIf.getResult(0), m, l, c.scale);
+        SoftmaxUpdateOp sm = maskedSoftmaxStep(fb, loc, s, kt, keyBase,
+                                               queryBase, item, m, l, c.scale,
+                                               c.causal, c.bn);
         Value quantized = arith::XOrIOp::create(
             fb, loc, isSafeTile(fib, kt, item, c.safeBlock, c.bn),
             arith::ConstantIntOp::create(fb, loc, fb.getI1Type(), 1));

@@ -47,9 +47,33 @@ Value isSafeTile(I32Builder &ib, Value kt, const ItemInfo &item,
                  int64_t safeBlock, int64_t tile);
 
 /// True for the key tiles that need masking: past the document end or
-/// (causal) the diagonal tile.
-Value needsMask(I32Builder &ib, Value kt, const ItemInfo &item, bool causal,
-                int64_t blockN);
+/// (causal) the diagonal tile. `keyBase` is kt * blockN.
+Value needsMask(I32Builder &ib, Value kt, Value keyBase, const ItemInfo &item,
+                bool causal, int64_t blockN);
+
+/// The step every consumer program takes on the scores `s` of key tile `kt`
+/// (first key `keyBase` = kt * blockN in the document): mask them where the
+/// tile needs it (flamia.frag.mask under needsMask), then one online-softmax
+/// update from the running max `m` and sum `l`. Rounding P is the caller's:
+/// the targets keep it in different places.
+SoftmaxUpdateOp maskedSoftmaxStep(OpBuilder &b, Location loc, Value s, Value kt,
+                                  Value keyBase, Value queryBase,
+                                  const ItemInfo &item, Value m, Value l,
+                                  Value scaleLog2, bool causal, int64_t blockN);
+
+/// The checks of every program: `blockM` x `blockN` tiles (the programs
+/// implement 128 x 128) and a safe block of whole key tiles.
+LogicalResult checkTileShape(AttentionTileOp at, int64_t blockM, int64_t blockN);
+
+/// The head dims the programs implement (64, 128), named for `target`.
+LogicalResult checkHeadDim(AttentionTileOp at, StringRef target, int64_t d);
+
+/// flamia.smem.zero_rows of the rows of `tile`[`stage`] (key rows
+/// `keyBase` + r) at or past `docLen`, when the tile reaches past it: those
+/// rows hold the next document's values, where P is 0 but 0 x Inf or NaN is
+/// not.
+void zeroRowsPastEnd(OpBuilder &b, Location loc, Value tile, Value stage,
+                     Value keyBase, Value docLen, int64_t blockN);
 
 /// The persistent work loop of one role: takes item indices from `queue`
 /// (`side` "fetch" or "receive") until `numItems`, carrying `carried` i32

@@ -98,14 +98,8 @@ struct Sm100Program {
 };
 
 LogicalResult Sm100Program::build() {
-  if (at.getBlockM() != bm || at.getBlockN() != bn)
-    return at.emitOpError() << "flamia-tile: 128 x 128 tiles only, got "
-                            << at.getBlockM() << " x " << at.getBlockN();
-  if (safeBlock % bn != 0)
-    return at.emitOpError()
-           << "flamia-tile: safe_block = " << safeBlock
-           << " does not cover whole 128-key tiles; tiles that mix the safe "
-              "and quantized paths are not implemented (use a multiple of 128)";
+  if (failed(checkTileShape(at, bm, bn)))
+    return failure();
   if (safeBlock > bn)
     return at.emitOpError()
            << "flamia-tile: sm_100a keeps one bf16 K/V stage for the safe "
@@ -120,9 +114,8 @@ LogicalResult Sm100Program::build() {
     return at.emitOpError() << "flamia-tile: sm_100a reads E4M3 payloads, got "
                             << payload;
   d = payload.getShape()[2];
-  if (d != 64 && d != 128)
-    return at.emitOpError() << "flamia-tile: head dim " << d
-                            << " is not implemented on sm_100a (64, 128)";
+  if (failed(checkHeadDim(at, "sm_100a", d)))
+    return failure();
   for (Value sf : {at.getQ()[1], at.getK()[1], at.getV()[1]}) {
     auto t = cast<GlobalType>(sf.getType());
     if (t.getShape().size() != 3 || t.getShape()[2] != 512 ||
@@ -455,21 +448,8 @@ void Sm100Program::buildSoftmax(OpBuilder &b) {
                                    kSColumn);
       PipelineReleaseOp::create(fb, loc, sp, sbuf);
       Value keyBase = fib.mul(kt, fib.c(bn));
-      auto maskIf = scf::IfOp::create(fb, loc, TypeRange{sType},
-                                      needsMask(fib, kt, item, causal, bn),
-                                      /*withElse=*/true);
-      {
-        OpBuilder tb = maskIf.getThenBodyBuilder();
-        Value masked = FragMaskOp::create(tb, loc, sType, s, queryBase, keyBase,
-                                          item.docLen,
-                                          causal ? tb.getUnitAttr() : UnitAttr());
-        scf::YieldOp::create(tb, loc, masked);
-        OpBuilder eb2 = maskIf.getElseBodyBuilder();
-        scf::YieldOp::create(eb2, loc, s);
-      }
-      auto sm = SoftmaxUpdateOp::create(
-          fb, loc, TypeRange{sType, rowsType, rowsType, rowsType},
-          maskIf.getResult(0), m, l, scale);
+      SoftmaxUpdateOp sm = maskedSoftmaxStep(fb, loc, s, kt, keyBase, queryBase,
+                                             item, m, l, scale, causal, bn);
       // Round P (packed, so that fewer registers wait), then put it where
       // the previous P was once that P V is done (which also completes O
       // for the rescale below).
