@@ -625,21 +625,22 @@ bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
     }
     return true;
   };
-  if (!run([&](OpPassManager &pm) {
-        buildGraphToKernelsPipeline(pm, spec.target, /*tile=*/false,
-                                    spec.scaleTiles);
-      }, "graph passes and scheduling"))
+  // The stages of buildFlamiaToPtxPipeline (what flamia-opt --flamia-to-ptx
+  // runs), one at a time to read the IR between them.
+  PipelineOptions pipeline;
+  pipeline.target = spec.target;
+  pipeline.scaleTiles = spec.scaleTiles;
+  pipeline.overlapSoftmax = spec.overlapSoftmax;
+  if (!run([&](OpPassManager &pm) { buildGraphToKernelsPipeline(pm, pipeline); },
+           "graph passes and scheduling"))
     return false;
   result.graphIR = printModule(*module);
   // What the workspace buffers hold, while the quantize ops still say it.
   std::map<std::string, runtime::BufferContents> contents;
   if (!deriveWorkspaceContents(*module, contents, error))
     return false;
-  if (!run([&](OpPassManager &pm) {
-        mlir::flamia::FlamiaTileOptions tile;
-        tile.overlapSoftmax = spec.overlapSoftmax;
-        pm.addPass(mlir::flamia::createFlamiaTile(tile));
-      }, "flamia-tile"))
+  if (!run([&](OpPassManager &pm) { buildTilePipeline(pm, pipeline); },
+           "flamia-tile"))
     return false;
   result.blockIR = printModule(*module);
   if (!run([&](OpPassManager &pm) { buildKernelsToPtxPipeline(pm); },

@@ -13,16 +13,20 @@ using namespace mlir;
 
 namespace flamia {
 
-void buildGraphToKernelsPipeline(OpPassManager &pm, const std::string &target,
-                                 bool tile, bool scaleTiles) {
+void buildGraphToKernelsPipeline(OpPassManager &pm,
+                                 const PipelineOptions &options) {
   mlir::flamia::GraphPipelineOptions graph;
   mlir::flamia::buildGraphPipeline(pm, graph);
   mlir::flamia::FlamiaVarlenScheduleOptions schedule;
-  schedule.target = target;
-  schedule.scaleTiles = scaleTiles;
+  schedule.target = options.target;
+  schedule.scaleTiles = options.scaleTiles;
   pm.addPass(mlir::flamia::createFlamiaVarlenSchedule(schedule));
-  if (tile)
-    pm.addPass(mlir::flamia::createFlamiaTile());
+}
+
+void buildTilePipeline(OpPassManager &pm, const PipelineOptions &options) {
+  mlir::flamia::FlamiaTileOptions tile;
+  tile.overlapSoftmax = options.overlapSoftmax;
+  pm.addPass(mlir::flamia::createFlamiaTile(tile));
 }
 
 void buildKernelsToPtxPipeline(OpPassManager &pm) {
@@ -34,11 +38,34 @@ void buildKernelsToPtxPipeline(OpPassManager &pm) {
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
+void buildFlamiaToPtxPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  buildGraphToKernelsPipeline(pm, options);
+  buildTilePipeline(pm, options);
+  buildKernelsToPtxPipeline(pm);
+}
+
 namespace {
+/// PipelineOptions as textual pipeline options.
 struct ToPtxOptions : public PassPipelineOptions<ToPtxOptions> {
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("sm_90a or sm_100a"),
-                             llvm::cl::init("sm_100a")};
+                             llvm::cl::init(PipelineOptions().target)};
+  Option<bool> scaleTiles{
+      *this, "scale-tiles",
+      llvm::cl::desc("sm_90a: also write sm_100a's scale-factor tiles"),
+      llvm::cl::init(PipelineOptions().scaleTiles)};
+  Option<bool> overlapSoftmax{
+      *this, "overlap-softmax",
+      llvm::cl::desc("sm_90a, D = 128: overlap the softmax with the MMAs"),
+      llvm::cl::init(PipelineOptions().overlapSoftmax)};
+
+  PipelineOptions get() const {
+    PipelineOptions options;
+    options.target = target;
+    options.scaleTiles = scaleTiles;
+    options.overlapSoftmax = overlapSoftmax;
+    return options;
+  }
 };
 } // namespace
 
@@ -46,11 +73,11 @@ void registerFlamiaPipelines() {
   PassPipelineRegistration<ToPtxOptions>(
       "flamia-to-ptx",
       "Graph-level attention to PTX: flamia-graph-pipeline, "
-      "flamia-varlen-schedule, flamia-tile, convert-flamia-to-nvvm, "
+      "flamia-varlen-schedule{target, scale-tiles}, "
+      "flamia-tile{overlap-softmax}, convert-flamia-to-nvvm, "
       "convert-nvvm-to-llvm, gpu-module-to-binary{format=isa}",
       [](OpPassManager &pm, const ToPtxOptions &options) {
-        buildGraphToKernelsPipeline(pm, options.target, /*tile=*/true);
-        buildKernelsToPtxPipeline(pm);
+        buildFlamiaToPtxPipeline(pm, options.get());
       });
 }
 

@@ -11,18 +11,40 @@ class OpPassManager;
 
 namespace flamia {
 
-/// flamia-graph-pipeline, then flamia-varlen-schedule{target, scale-tiles},
-/// then (if `tile`) flamia-tile.
+/// The choices of the lowering from graph-level attention to PTX, the same
+/// for `flamia-opt --flamia-to-ptx{...}` (its options are these fields) and
+/// for flamia-compile (which fills them from its spec), so that the two give
+/// the same PTX for the same input.
+struct PipelineOptions {
+  /// sm_90a or sm_100a (flamia-varlen-schedule, flamia-tile,
+  /// convert-flamia-to-nvvm).
+  std::string target = "sm_100a";
+  /// sm_90a: also write sm_100a's scale-factor tiles
+  /// (flamia-varlen-schedule{scale-tiles}).
+  bool scaleTiles = false;
+  /// sm_90a, D = 128: the overlapped softmax consumer
+  /// (flamia-tile{overlap-softmax}).
+  bool overlapSoftmax = true;
+};
+
+/// flamia-graph-pipeline, then flamia-varlen-schedule{target, scale-tiles}:
+/// the graph to kernels of block-level ops (not yet tiled).
 void buildGraphToKernelsPipeline(mlir::OpPassManager &pm,
-                                 const std::string &target, bool tile,
-                                 bool scaleTiles = false);
+                                 const PipelineOptions &options);
+
+/// flamia-tile{overlap-softmax}: attention tiles to per-target programs.
+void buildTilePipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 
 /// convert-flamia-to-nvvm, convert-nvvm-to-llvm, reconcile-unrealized-casts,
 /// gpu-module-to-binary{format=isa}: one PTX object per kernel.
 void buildKernelsToPtxPipeline(mlir::OpPassManager &pm);
 
-/// Registers `flamia-to-ptx{target=...}`: the whole lowering from graph-level
-/// attention to PTX.
+/// The three above in order: the whole lowering (`flamia-to-ptx`).
+void buildFlamiaToPtxPipeline(mlir::OpPassManager &pm,
+                              const PipelineOptions &options);
+
+/// Registers `flamia-to-ptx{target=... scale-tiles=... overlap-softmax=...}`:
+/// the whole lowering from graph-level attention to PTX.
 void registerFlamiaPipelines();
 
 /// The dialects and translations the compiler uses.
