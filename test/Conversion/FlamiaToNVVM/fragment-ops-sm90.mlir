@@ -1,0 +1,319 @@
+// RUN: flamia-opt %s -split-input-file --convert-flamia-to-nvvm | FileCheck %s
+// Per-op lowering of the fragment ops on sm_90a (the wgmma accumulator
+// layout: 64 rows, two rows per thread, a row spread over a quad): frag.zero,
+// rows.fill, frag.mask, softmax.update, frag.quantize, frag.scale_rows and
+// attn.store, one kernel each.
+
+// A 64x16 f32 fragment is 8 f32 per thread.
+// CHECK-LABEL: llvm.func @sm_90a_frag_zero(
+// CHECK: nvvm.setmaxregister  increase 240
+// CHECK-COUNT-8: llvm.mlir.constant(0.000000e+00 : f32) : f32
+// CHECK-NEXT: llvm.mlir.undef : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+// CHECK-COUNT-8: llvm.insertvalue
+// CHECK-NOT: llvm.insertvalue
+// CHECK: llvm.return
+flamia.kernel @sm_90a_frag_zero() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    %z = flamia.frag.zero : !flamia.frag<64x16xf32>
+  }
+  flamia.return
+}
+
+// -----
+
+// Two row values per thread (rows 16w + l/4 and 16w + l/4 + 8).
+// CHECK-LABEL: llvm.func @sm_90a_rows_fill(
+// CHECK: %[[V:.*]] = llvm.mlir.constant(0xFF800000 : f32) : f32
+// CHECK-NEXT: %[[U:.*]] = llvm.mlir.undef : !llvm.struct<(f32, f32)>
+// CHECK-NEXT: %[[R0:.*]] = llvm.insertvalue %[[V]], %[[U]][0]
+// CHECK-NEXT: llvm.insertvalue %[[V]], %[[R0]][1]
+// CHECK-NOT: llvm.insertvalue
+// CHECK: llvm.return
+flamia.kernel @sm_90a_rows_fill() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    %r = flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>
+  }
+  flamia.return
+}
+
+// -----
+
+// Causal mask: per element, key = key_base + 2 (lane % 4) + 8 (i / 4) + i % 2,
+// masked where key >= limit or key > query_base + row((i / 2) % 2).
+// CHECK-LABEL: llvm.func @sm_90a_frag_mask_causal(
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: i32, %[[K:[a-z0-9]+]]: i32, %[[LIM:[a-z0-9]+]]: i32)
+// CHECK: nvvm.setmaxregister
+// The thread's position: row = 16 (warp % 4) + lane / 4, quad = lane % 4.
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK-NEXT: %[[C32:.*]] = llvm.mlir.constant(32 : i32) : i32
+// CHECK-NEXT: %[[LANE:.*]] = llvm.urem %[[TID]], %[[C32]] : i32
+// CHECK: %[[WARP:.*]] = llvm.udiv %[[TID]], %{{.*}} : i32
+// CHECK-NEXT: %[[WG_WARP:.*]] = llvm.urem %[[WARP]], %{{.*}} : i32
+// CHECK: %[[LQ:.*]] = llvm.udiv %[[LANE]], %{{.*}} : i32
+// CHECK: %[[C16:.*]] = llvm.mlir.constant(16 : i32) : i32
+// CHECK-NEXT: %[[W16:.*]] = llvm.mul %[[WG_WARP]], %[[C16]] : i32
+// CHECK-NEXT: %[[ROW:.*]] = llvm.add %[[W16]], %[[LQ]] : i32
+// CHECK: %[[QUAD:.*]] = llvm.urem %[[LANE]], %{{.*}} : i32
+// CHECK: %[[NINF:.*]] = llvm.mlir.constant(0xFF800000 : f32) : f32
+// CHECK-NEXT: %[[QROW0:.*]] = llvm.add %[[Q]], %[[ROW]] : i32
+// CHECK-NEXT: %[[C8:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT: %[[ROW8:.*]] = llvm.add %[[ROW]], %[[C8]] : i32
+// CHECK-NEXT: %[[QROW1:.*]] = llvm.add %[[Q]], %[[ROW8]] : i32
+// Element 0: column 2 quad + 0, row slot 0.
+// CHECK-NEXT: %[[OFF0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[C2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[Q2:.*]] = llvm.mul %[[QUAD]], %[[C2]] : i32
+// CHECK-NEXT: %[[COL0:.*]] = llvm.add %[[Q2]], %[[OFF0]] : i32
+// CHECK-NEXT: %[[KEY0:.*]] = llvm.add %[[K]], %[[COL0]] : i32
+// CHECK-NEXT: %[[END0:.*]] = llvm.icmp "sge" %[[KEY0]], %[[LIM]] : i32
+// CHECK-NEXT: %[[FUT0:.*]] = llvm.icmp "sgt" %[[KEY0]], %[[QROW0]] : i32
+// CHECK-NEXT: %[[M0:.*]] = llvm.or %[[END0]], %[[FUT0]] : i1
+// CHECK-NEXT: llvm.select %[[M0]], %[[NINF]], %{{.*}} : i1, f32
+// Element 1: column 2 quad + 1, row slot 0.
+// CHECK-NEXT: llvm.mlir.constant(1 : i32) : i32
+// CHECK: llvm.icmp "sge" %{{.*}}, %[[LIM]] : i32
+// CHECK-NEXT: llvm.icmp "sgt" %{{.*}}, %[[QROW0]] : i32
+// CHECK: llvm.select
+// Elements 2, 3: columns + 0, + 1 of row slot 1.
+// CHECK-NEXT: llvm.mlir.constant(0 : i32) : i32
+// CHECK: llvm.icmp "sgt" %{{.*}}, %[[QROW1]] : i32
+// CHECK: llvm.select
+// CHECK-NEXT: llvm.mlir.constant(1 : i32) : i32
+// CHECK: llvm.icmp "sgt" %{{.*}}, %[[QROW1]] : i32
+// CHECK: llvm.select
+// Elements 4, 5: columns + 8, + 9 of row slot 0; 6, 7: of row slot 1.
+// CHECK-NEXT: llvm.mlir.constant(8 : i32) : i32
+// CHECK: llvm.icmp "sgt" %{{.*}}, %[[QROW0]] : i32
+// CHECK: llvm.select
+// CHECK-NEXT: llvm.mlir.constant(9 : i32) : i32
+// CHECK: llvm.icmp "sgt" %{{.*}}, %[[QROW0]] : i32
+// CHECK: llvm.select
+// CHECK-NEXT: llvm.mlir.constant(8 : i32) : i32
+// CHECK: llvm.icmp "sgt" %{{.*}}, %[[QROW1]] : i32
+// CHECK: llvm.select
+// CHECK-NEXT: llvm.mlir.constant(9 : i32) : i32
+// CHECK: llvm.icmp "sgt" %{{.*}}, %[[QROW1]] : i32
+// CHECK: llvm.select
+// CHECK-NOT: llvm.select
+// CHECK: llvm.return
+flamia.kernel @sm_90a_frag_mask_causal(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.param = "k"}, %lim: i32 {flamia.param = "lim"}) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    %z = flamia.frag.zero : !flamia.frag<64x16xf32>
+    %m = flamia.frag.mask %z query %q key %k limit %lim {causal} : !flamia.frag<64x16xf32>
+  }
+  flamia.return
+}
+
+// -----
+
+// Without `causal` only the document end masks: no compare with the query.
+// CHECK-LABEL: llvm.func @sm_90a_frag_mask(
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: i32, %[[K:[a-z0-9]+]]: i32, %[[LIM:[a-z0-9]+]]: i32)
+// CHECK: %[[NINF:.*]] = llvm.mlir.constant(0xFF800000 : f32) : f32
+// CHECK-COUNT-8: llvm.icmp "sge" %{{.*}}, %[[LIM]] : i32{{[[:space:]]+}}{{.*}}llvm.select %{{.*}}, %[[NINF]], %{{.*}} : i1, f32
+// CHECK-NOT: llvm.icmp "sgt"
+// CHECK-NOT: llvm.or
+// CHECK-NOT: llvm.select
+// CHECK: llvm.return
+flamia.kernel @sm_90a_frag_mask(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.param = "k"}, %lim: i32 {flamia.param = "lim"}) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    %z = flamia.frag.zero : !flamia.frag<64x16xf32>
+    %m = flamia.frag.mask %z query %q key %k limit %lim : !flamia.frag<64x16xf32>
+  }
+  flamia.return
+}
+
+// -----
+
+// t = s * scale; each row's max and sum: the thread's four values, then the
+// quad through two butterfly shuffles (offsets 1 and 2).
+// CHECK-LABEL: llvm.func @sm_90a_softmax_update(
+// CHECK-SAME: %[[SCALE:[a-z0-9]+]]: f32)
+// CHECK-COUNT-8: llvm.fmul %{{.*}}, %[[SCALE]] : f32
+// CHECK-COUNT-8: llvm.intr.maxnum
+// Row slot 0: max over the quad (offsets 1, 2), alpha = exp2(m - m').
+// CHECK: %[[OFFa1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT: %[[SHa1:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[Xa1:.*]], %[[OFFa1]], %{{.*}} : f32 -> f32
+// CHECK-NEXT: llvm.intr.maxnum(%[[Xa1]], %[[SHa1]]
+// CHECK: %[[OFFa2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT: %[[SHa2:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[Xa2:.*]], %[[OFFa2]], %{{.*}} : f32 -> f32
+// CHECK-NEXT: llvm.intr.maxnum(%[[Xa2]], %[[SHa2]]
+// CHECK-NEXT: llvm.intr.maxnum
+// CHECK-NEXT: llvm.fsub
+// CHECK-NEXT: llvm.intr.exp2
+// Row slot 1: the same.
+// CHECK: %[[OFFb1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT: %[[SHb1:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[Xb1:.*]], %[[OFFb1]], %{{.*}} : f32 -> f32
+// CHECK-NEXT: llvm.intr.maxnum(%[[Xb1]], %[[SHb1]]
+// CHECK: %[[OFFb2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT: %[[SHb2:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[Xb2:.*]], %[[OFFb2]], %{{.*}} : f32 -> f32
+// CHECK-NEXT: llvm.intr.maxnum(%[[Xb2]], %[[SHb2]]
+// CHECK-NEXT: llvm.intr.maxnum
+// CHECK-NEXT: llvm.fsub
+// CHECK-NEXT: llvm.intr.exp2
+// p = exp2(t - m') for the 8 elements, summed per row slot.
+// CHECK-COUNT-8: llvm.fsub {{.*}}{{[[:space:]]+}}{{.*}}llvm.intr.exp2{{.*}}{{[[:space:]]+}}{{.*}}llvm.fadd
+// The two row sums over the quad: l' = l alpha + sum.
+// CHECK: %[[OFFc1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT: %[[SHc1:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[Xc1:.*]], %[[OFFc1]], %{{.*}} : f32 -> f32
+// CHECK-NEXT: llvm.fadd %[[Xc1]], %[[SHc1]]
+// CHECK: %[[OFFc2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT: %[[SHc2:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[Xc2:.*]], %[[OFFc2]], %{{.*}} : f32 -> f32
+// CHECK-NEXT: llvm.fadd %[[Xc2]], %[[SHc2]]
+// CHECK-NEXT: llvm.fmul
+// CHECK-NEXT: llvm.fadd
+// CHECK: %[[OFFd1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT: %[[SHd1:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[Xd1:.*]], %[[OFFd1]], %{{.*}} : f32 -> f32
+// CHECK-NEXT: llvm.fadd %[[Xd1]], %[[SHd1]]
+// CHECK: %[[OFFd2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT: %[[SHd2:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[Xd2:.*]], %[[OFFd2]], %{{.*}} : f32 -> f32
+// CHECK-NEXT: llvm.fadd %[[Xd2]], %[[SHd2]]
+// CHECK-NEXT: llvm.fmul
+// CHECK-NEXT: llvm.fadd
+// CHECK-NOT: nvvm.shfl.sync
+// No pinning move: the sum needs the shuffles anyway.
+// CHECK-NOT: llvm.inline_asm
+// CHECK: llvm.return
+flamia.kernel @sm_90a_softmax_update(%scale: f32 {flamia.param = "scale"}) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    %s = flamia.frag.zero : !flamia.frag<64x16xf32>
+    %m = flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>
+    %l = flamia.rows.fill 0.0 : !flamia.rows<64 x f32>
+    %p, %m1, %l1, %a = flamia.softmax.update %s max %m sum %l scale %scale : !flamia.frag<64x16xf32>, !flamia.rows<64 x f32>
+  }
+  flamia.return
+}
+
+// -----
+
+// P * 2^8, then per pair: E4M3 and back (quantized) or bf16 directly, four
+// packed bf16x2 registers either way.
+// CHECK-LABEL: llvm.func @sm_90a_frag_quantize(
+// CHECK: %[[Q:.*]] = llvm.icmp "ne"
+// CHECK: %[[F:.*]] = llvm.mlir.constant(2.560000e+02 : f32) : f32
+// CHECK-NEXT: %[[P0:.*]] = llvm.fmul %{{.*}}, %[[F]] : f32
+// CHECK-NEXT: %[[P1:.*]] = llvm.fmul %{{.*}}, %[[F]] : f32
+// CHECK-COUNT-6: llvm.fmul %{{.*}}, %[[F]] : f32
+// CHECK-NEXT: llvm.cond_br %[[Q]], ^[[E4M3:bb[0-9]+]], ^[[BF16:bb[0-9]+]]
+// The first pair: (hi, lo) to E4M3x2, exactly back to f32, then to bf16x2.
+// CHECK: ^[[E4M3]]:
+// CHECK-NEXT: %[[E:.*]] = nvvm.convert.f32x2.to.f8x2 %[[P1]], %[[P0]] {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : vector<2xi8>(f8E4M3FN)
+// CHECK-NEXT: %[[H:.*]] = nvvm.convert.f8x2.to.f16x2 %[[E]] : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
+// CHECK-NEXT: %[[X:.*]] = llvm.fpext %[[H]] : vector<2xf16> to vector<2xf32>
+// CHECK: %[[LO:.*]] = llvm.extractelement %[[X]]
+// CHECK: %[[HI:.*]] = llvm.extractelement %[[X]]
+// CHECK-NEXT: nvvm.convert.f32x2.to.bf16x2 %[[HI]], %[[LO]]
+// CHECK-NEXT: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK-COUNT-3: nvvm.convert.f8x2.to.f16x2
+// CHECK: nvvm.convert.f32x2.to.bf16x2
+// CHECK-NEXT: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK-NEXT: llvm.mlir.undef : !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: ^[[BF16]]:
+// CHECK-NOT: nvvm.convert.f32x2.to.f8x2
+// CHECK-COUNT-4: nvvm.convert.f32x2.to.bf16x2 {{.*}}{{[[:space:]]+}}{{.*}}llvm.bitcast
+// CHECK-NEXT: llvm.mlir.undef : !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: llvm.return
+flamia.kernel @sm_90a_frag_quantize(%flag: i32 {flamia.param = "flag"}) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    %p = flamia.frag.zero : !flamia.frag<64x16xf32>
+    %c0 = arith.constant 0 : i32
+    %q = arith.cmpi ne, %flag, %c0 : i32
+    %b = flamia.frag.quantize %p quantized %q {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x16xf32> -> !flamia.frag<64x16xbf16>
+  }
+  flamia.return
+}
+
+// -----
+
+// Element i is multiplied by the factor of row slot (i / 2) % 2.
+// CHECK-LABEL: llvm.func @sm_90a_frag_scale_rows(
+// CHECK: %[[A0:.*]] = llvm.extractvalue %[[ACC:.*]][0] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+// CHECK: %[[A7:.*]] = llvm.extractvalue %[[ACC]][7]
+// CHECK-NEXT: %[[F0:.*]] = llvm.extractvalue %[[R:.*]][0] : !llvm.struct<(f32, f32)>
+// CHECK-NEXT: %[[F1:.*]] = llvm.extractvalue %[[R]][1] : !llvm.struct<(f32, f32)>
+// CHECK-NEXT: llvm.fmul %[[A0]], %[[F0]] : f32
+// CHECK-NEXT: llvm.fmul %{{.*}}, %[[F0]] : f32
+// CHECK-NEXT: llvm.fmul %{{.*}}, %[[F1]] : f32
+// CHECK-NEXT: llvm.fmul %{{.*}}, %[[F1]] : f32
+// CHECK-NEXT: llvm.fmul %{{.*}}, %[[F0]] : f32
+// CHECK-NEXT: llvm.fmul %{{.*}}, %[[F0]] : f32
+// CHECK-NEXT: llvm.fmul %{{.*}}, %[[F1]] : f32
+// CHECK-NEXT: llvm.fmul %[[A7]], %[[F1]] : f32
+// CHECK-NEXT: llvm.mlir.undef : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+flamia.kernel @sm_90a_frag_scale_rows() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    %acc = flamia.frag.zero : !flamia.frag<64x16xf32>
+    %r = flamia.rows.fill 5.000000e-01 : !flamia.rows<64 x f32>
+    %s = flamia.frag.scale_rows %acc by %r : !flamia.frag<64x16xf32>, !flamia.rows<64 x f32>
+  }
+  flamia.return
+}
+
+// -----
+
+// Per row slot: rows below q_rows store O = acc / (2^8 l) as 4-byte bf16x2
+// pairs at columns 2 quad (+ 8); then the quad's first thread (a second
+// branch) writes the LSE.
+// CHECK-LABEL: llvm.func @sm_90a_attn_store(
+// CHECK-SAME: %[[O:[a-z0-9]+]]: !llvm.ptr<1>, %[[LSE:[a-z0-9]+]]: !llvm.ptr<1>, %{{.*}}: i32, %[[RB:[a-z0-9]+]]: i32, %[[QR:[a-z0-9]+]]: i32, %{{.*}}: i32, %{{.*}}: i32)
+// CHECK: %[[OG:.*]] = llvm.addrspacecast %[[O]] : !llvm.ptr<1> to !llvm.ptr
+// CHECK-NEXT: %[[LG:.*]] = llvm.addrspacecast %[[LSE]] : !llvm.ptr<1> to !llvm.ptr
+// CHECK: %[[ROW:.*]] = llvm.add %{{.*}}, %{{.*}} : i32
+// CHECK: %[[QUAD:.*]] = llvm.urem %{{.*}}, %{{.*}} : i32
+// CHECK: %[[FS:.*]] = llvm.mlir.constant(2.560000e+02 : f32) : f32
+// Row slot 0.
+// CHECK-NEXT: %[[R0:.*]] = llvm.add %[[RB]], %[[ROW]] : i32
+// CHECK-NEXT: %[[V0:.*]] = llvm.icmp "slt" %[[R0]], %[[QR]] : i32
+// CHECK: llvm.fmul %{{.*}}, %[[FS]] : f32
+// CHECK-NEXT: llvm.mlir.constant(1.000000e+00 : f32) : f32
+// CHECK-NEXT: %[[INV0:.*]] = llvm.fdiv
+// CHECK-NEXT: llvm.cond_br %[[V0]], ^[[STORE0:bb[0-9]+]], ^[[NEXT0:bb[0-9]+]]
+// CHECK: ^[[STORE0]]:
+// CHECK: llvm.fmul %{{.*}}, %[[INV0]] : f32
+// CHECK: nvvm.convert.f32x2.to.bf16x2
+// CHECK: %[[C2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: llvm.mul %[[QUAD]], %[[C2]] : i32
+// CHECK: llvm.getelementptr %[[OG]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK: %[[OFF8:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT: llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[Q2:.*]] = llvm.mul %[[QUAD]], %{{.*}} : i32
+// CHECK-NEXT: llvm.add %[[Q2]], %[[OFF8]] : i32
+// CHECK: llvm.getelementptr %[[OG]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[FIRST:.*]] = llvm.icmp "eq" %[[QUAD]], %[[Z]] : i32
+// CHECK-NEXT: llvm.cond_br %[[FIRST]], ^[[LSE0:bb[0-9]+]], ^{{bb[0-9]+}}
+// CHECK: ^[[LSE0]]:
+// CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
+// CHECK: llvm.getelementptr %[[LG]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr
+// Row slot 1: row + 8, the same stores.
+// CHECK: ^[[NEXT0]]:
+// CHECK-NEXT: %[[C8:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT: %[[ROW8:.*]] = llvm.add %[[ROW]], %[[C8]] : i32
+// CHECK-NEXT: %[[R1:.*]] = llvm.add %[[RB]], %[[ROW8]] : i32
+// CHECK-NEXT: %[[V1:.*]] = llvm.icmp "slt" %[[R1]], %[[QR]] : i32
+// CHECK: llvm.cond_br %[[V1]]
+// CHECK-COUNT-2: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK: llvm.icmp "eq" %[[QUAD]]
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr
+// CHECK-NOT: llvm.store
+// CHECK: llvm.return
+flamia.kernel @sm_90a_attn_store(%o: !flamia.global<?x2x16xbf16> {flamia.param = "o"}, %lse: !flamia.global<2x?xf32> {flamia.param = "lse"}, %qs: i32 {flamia.param = "q_start"}, %rb: i32 {flamia.param = "row_base"}, %qr: i32 {flamia.param = "q_rows"}, %h: i32 {flamia.param = "head"}, %t: i32 {flamia.param = "T"}) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    %acc = flamia.frag.zero : !flamia.frag<64x16xf32>
+    %m = flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>
+    %l = flamia.rows.fill 1.0 : !flamia.rows<64 x f32>
+    flamia.attn.store %acc max %m sum %l to %o, %lse rows(%qs, %rb, %qr) head %h tokens %t {fixed_scale = 8 : i64} : !flamia.frag<64x16xf32>, !flamia.rows<64 x f32>, !flamia.global<?x2x16xbf16>, !flamia.global<2x?xf32>
+  }
+  flamia.return
+}
