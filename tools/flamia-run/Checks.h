@@ -1,5 +1,9 @@
 //===- Checks.h - flamia-run's checks against the CPU reference -*- C++ -*-===//
 //
+// The tool's side of the checks: downloading buffers and perturbed outputs
+// through the Session, turning FlamiaValidation's results
+// (include/flamia/Validation, which holds the logic, the tolerances and the
+// messages) into report rows, and writing --dump's .npy files.
 // docs/runtime.md, "flamia-run", says what each check compares and why its
 // tolerance is what it is.
 //
@@ -17,36 +21,25 @@
 
 namespace flamia::run {
 
-/// Tolerances of the reference comparison (docs/runtime.md).
-constexpr double kMaxRelL2O = 1e-2;
-/// LSE: this plus the row's worst-case fp32 accumulation error of a score.
-constexpr double kMaxAbsLse = 1e-3;
-/// The GPU must be at least this much closer to the mxfp8 reference than to
-/// the float64 reference ...
-constexpr double kMaxRatioToQuantizationError = 0.5;
-/// ... when the recipe's own error (mxfp8 ref vs float64 ref) is above this
-/// (4 x 2^-9: a few bf16 roundings of O).
-constexpr double kMinQuantizationErrorForRatio = 4.0 / 512.0;
-
 /// Outputs "written" (no NaN left from the fill), always checked.
 void checkOutputsWritten(const std::vector<uint16_t> &o,
                          const std::vector<float> &lse, Report &report);
 
 /// Every workspace buffer bit for bit against the numerics quantizer, by
-/// what its manifest entry says it holds ("holds": payload, scales,
-/// dequantized copy or scale tiles of q, k or v, per token or per token
-/// block); scratch buffers are listed, not checked. Returns an error only
-/// for a runtime failure.
+/// what its manifest entry says it holds (validation::device::
+/// checkQuantizedCopies). Returns an error only for a runtime failure.
 runtime::Status checkQuantizedCopies(Session &session,
                                      const RunOptions &options, Report &report);
 
-/// O and LSE against the CPU mxfp8 reference and the float64 reference.
+/// O and LSE against the CPU mxfp8 reference and the float64 reference
+/// (validation::device::checkReference); with --dump, writes the arrays.
 runtime::Status checkReference(Session &session, const RunOptions &options,
                                const std::vector<uint16_t> &o,
                                const std::vector<float> &lse, Report &report);
 
-/// L1 and L2 by perturbation on the GPU, bit for bit. `o`, `lse` are the
-/// outputs of the unperturbed batch.
+/// L1 and L2 by perturbation on the GPU, bit for bit
+/// (validation::device::checkLeaks). `o`, `lse` are the outputs of the
+/// unperturbed batch.
 runtime::Status checkLeaks(Session &session, HostBatch &batch,
                            const RunOptions &options,
                            const std::vector<uint16_t> &o,

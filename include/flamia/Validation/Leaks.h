@@ -1,0 +1,83 @@
+//===- Leaks.h - L1/L2 leak checks by perturbation --------------*- C++ -*-===//
+//
+// L1 (causality): the outputs of positions <= cut of a document stay bit for
+// bit the same when later positions of the document change. L2 (isolation):
+// a document's change, fresh values or all NaN, leaves every other
+// document's O rows and LSE columns bit-identical. Each perturbed run must
+// also change some of the perturbed rows, else the check is vacuous (a
+// Fail). The library chooses the documents, cuts and seeds and judges; a
+// callback runs the kernels on the perturbed batch. See Check.h for the
+// library as a whole.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLAMIA_VALIDATION_LEAKS_H
+#define FLAMIA_VALIDATION_LEAKS_H
+
+#include "flamia/Validation/Check.h"
+
+#include <functional>
+
+namespace flamia::validation::device {
+
+/// Tokens [begin, end) of q, k and v replaced: by fresh N(0, 1) values from
+/// `seed` with an outlier at `begin` (flamia-run: perturbTokens of
+/// tools/flamia-run/Workload.h), or, with `allNaN`, every element a quiet
+/// NaN (bf16 0x7FC0).
+struct Perturbation {
+  int64_t begin = 0, end = 0;
+  uint64_t seed = 0;
+  bool allNaN = false;
+};
+
+/// Runs the kernels on the batch with `p` applied and returns O [T, Hq, D]
+/// and LSE [Hq, T]; the batch must be as before when it returns (also on an
+/// error).
+using RunPerturbed = std::function<runtime::Status(
+    const Perturbation &p, std::vector<uint16_t> &o, std::vector<float> &lse)>;
+
+/// O rows and LSE columns of tokens outside [begin, end), bit for bit.
+struct LeakComparison {
+  int64_t compared = 0;      // elements outside [begin, end)
+  int64_t differing = 0;     // of those, the ones that changed
+  int64_t changedInside = 0; // tokens inside with any changed output
+  double maxAbs = 0;         // of the changed outside (NaN: infinity)
+  std::string first;         // the first changed outside, "O[t=, h=, d=]" or
+                             // "LSE[h=, t=]"; empty if none
+};
+
+/// `before` vs `after` (same batch shape; only batch.T, Hq, D are used).
+LeakComparison compareOutside(const BatchView &batch,
+                              const OutputsView &before,
+                              const OutputsView &after, int64_t begin,
+                              int64_t end);
+
+/// The documents perturbed: the longest, the first and the last non-empty
+/// one, without repeats (empty when there are no tokens).
+std::vector<int64_t> leakCheckDocuments(const BatchView &batch);
+
+/// The L1 cuts of a document of `length` tokens: positions c with
+/// c + 1 < length among 0, 31, 32, 45, 127, 128, 129, 150, 200, 255, 256,
+/// 1000, length / 2, length - 2, ascending and distinct.
+std::vector<int64_t> causalityCuts(int64_t length);
+
+/// An L2 row from one perturbed run: Fail if another document's output
+/// changed ("N outputs of other documents changed, first X") or nothing
+/// inside did ("CAUSE changed nothing (vacuous check)"), else Pass ("other
+/// documents bit-identical; N of DOCLENGTH ROWS changed").
+void judgeIsolation(Check &check, const LeakComparison &c, int64_t docLength,
+                    const std::string &cause, const std::string &rows);
+
+/// All leak checks, appended to `out`: per chosen document "L1 causality,
+/// doc D (L=N)" (one row over all its cuts; Skip when the kernels are not
+/// causal or the document is shorter than 2 tokens), then "L2 isolation,
+/// doc D perturbed" (Skip with a single non-empty document), then "L2
+/// isolation, doc D all NaN" (not for the first document, whose NaNs no
+/// earlier document's last key tile could load). `base` holds the
+/// unperturbed outputs; `seed` the run's input seed. Errors only from `run`.
+runtime::Status checkLeaks(const BatchView &batch, bool causal, uint64_t seed,
+                           const OutputsView &base, const RunPerturbed &run,
+                           std::vector<Check> &out);
+
+} // namespace flamia::validation::device
+
+#endif // FLAMIA_VALIDATION_LEAKS_H

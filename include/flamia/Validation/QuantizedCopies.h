@@ -1,0 +1,93 @@
+//===- QuantizedCopies.h - Workspace copies vs the CPU quantizer -*- C++ -*-===//
+//
+// Every workspace buffer bit for bit against the numerics quantizer, by what
+// its manifest entry says it holds ("holds", include/flamia/Runtime/
+// Manifest.h): the E4M3 payload, the E8M0 scales, the bf16 dequantized copy
+// or sm_100a's scale-factor tiles of q, k or v, per token (1x32) or per
+// token block (32x32). Scratch buffers are listed (Info), not checked.
+// See Check.h for the library as a whole.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLAMIA_VALIDATION_QUANTIZEDCOPIES_H
+#define FLAMIA_VALIDATION_QUANTIZEDCOPIES_H
+
+#include "flamia/Validation/Check.h"
+
+#include "flamia/Numerics/Quantizer.h"
+
+#include <functional>
+#include <map>
+#include <utility>
+
+namespace flamia::validation::device {
+
+/// The CPU quantizer's MXFP8 (E4M3, 32-element blocks) copies of a batch's
+/// q, k and v, each (tensor, layout) made once, on first use.
+class QuantizedReference {
+public:
+  /// `batch` (q, k, v and cu_seqlens) and `docs` must outlive this object.
+  QuantizedReference(const BatchView &batch, const numerics::DocumentLayout &docs)
+      : batch_(batch), docs_(docs) {}
+
+  /// The copy of `tensor` with per-token (1x32) or per-token-block
+  /// (document-local 32x32) scales. An error only if the quantizer fails.
+  runtime::Status get(runtime::HeldTensor tensor, runtime::HeldLayout layout,
+                      const numerics::QuantizedTensor *&out);
+
+private:
+  const BatchView &batch_;
+  const numerics::DocumentLayout &docs_;
+  std::map<std::pair<runtime::HeldTensor, runtime::HeldLayout>,
+           numerics::QuantizedTensor>
+      cache_;
+};
+
+/// The row name of a buffer holding `holds`: "NAME (E4M3 payload)",
+/// "NAME (E8M0 scales)", "NAME (1x32 dequantized, bf16)", "NAME (32x32
+/// dequantized, bf16)", "NAME (scale-factor tiles, 128x4 layout)".
+std::string copyCheckName(const std::string &buffer,
+                          const runtime::BufferContents &holds);
+
+/// A payload, scales or dequantized copy (holds.part Payload, Scales or
+/// Dequantized) of `bytes` bytes against `ref`, the quantizer's copy of the
+/// same tensor in the same layout. Pass: every byte equal ("bit-identical";
+/// a dequantized NaN matches any NaN). Fail: the size differs, or "N differ;
+/// first [t=.., h=.., d=..] gpu .. ref .." with the largest difference of
+/// the decoded values (E4M3 values, E8M0 exponents, bf16 values; a NaN on
+/// one side counts as infinity).
+Check checkQuantizedCopy(const std::string &buffer,
+                         const runtime::BufferContents &holds,
+                         const numerics::QuantizedTensor &ref,
+                         const uint8_t *gpu, size_t bytes);
+
+/// sm_100a's scale-factor tiles (holds.part ScaleTiles; the quantizer's
+/// flamia.quantize_block): slot (b0, h), 512 bytes, holds the 128 rows of
+/// the four token blocks b0 .. b0 + 3 in the 128x4 tiled layout
+/// (include/flamia/Target/ScaleFactorLayout.h), scale 1 (127) where a block
+/// would lie past the last one. `blocks` is the per-token-block copy (its
+/// token blocks, in document order), `scales` the copy in holds.layout: per
+/// token (rows past a short block's end hold the scale of zero, 0) or per
+/// token block; with holds.tileRows Channels, rows are channels and the
+/// K-blocks the four blocks (v). Every byte is compared.
+Check checkScaleTiles(const std::string &buffer,
+                      const runtime::BufferContents &holds,
+                      const numerics::QuantizedTensor &blocks,
+                      const numerics::QuantizedTensor &scales,
+                      const uint8_t *gpu, size_t bytes);
+
+/// Downloads one workspace buffer of the last run (by manifest name).
+using FetchBuffer = std::function<runtime::Status(const std::string &buffer,
+                                                  std::vector<uint8_t> &bytes)>;
+
+/// Every workspace buffer of `manifest`, in manifest order, one Check each
+/// (appended to `out`); a single Skip row "quantized copies" when the
+/// manifest's recipe has no CPU reference. Errors only from `fetch`, the
+/// documents or the quantizer.
+runtime::Status checkQuantizedCopies(const BatchView &batch,
+                                     const runtime::Manifest &manifest,
+                                     const FetchBuffer &fetch,
+                                     std::vector<Check> &out);
+
+} // namespace flamia::validation::device
+
+#endif // FLAMIA_VALIDATION_QUANTIZEDCOPIES_H
