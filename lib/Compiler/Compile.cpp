@@ -1,6 +1,8 @@
 //===- Compile.cpp - From an attention spec to PTX, cubin, manifest -------===//
 #include "flamia/Compiler/Compile.h"
+
 #include "flamia/Compiler/Pipelines.h"
+#include "flamia/Numerics/RecipeRegistry.h"
 #include "flamia/Runtime/Manifest.h"
 #include "flamia/Schedule/CostModel.h"
 #include "flamia/Support/Validation.h"
@@ -139,8 +141,12 @@ OwningOpRef<ModuleOp> buildGraph(MLIRContext &ctx, const AttentionSpec &spec) {
                                    b.getFunctionType(inputs, {qType, lseType}));
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToEnd(entry);
-  auto recipe = mlir::flamia::RecipeAttr::get(&ctx, mlir::flamia::RecipeKind::mxfp8,
-                                        spec.safeBlock, false);
+  // validateSpec found the kind in the registry.
+  auto recipe = mlir::flamia::RecipeAttr::get(
+      &ctx,
+      *mlir::flamia::symbolizeRecipeKind(
+          numerics::findRecipeKind(spec.recipe)->dialectName),
+      spec.safeBlock, false);
   FloatAttr scale;
   if (spec.softmaxScale)
     scale = b.getF32FloatAttr(*spec.softmaxScale);
@@ -165,16 +171,12 @@ std::string attrString(Attribute a) {
   return "";
 }
 
-/// The manifest's spelling of a recipe kind (runtime::kRecipe*): the dialect
-/// spells nvfp4-mixed with an underscore.
-const char *manifestRecipeName(mlir::flamia::RecipeKind kind) {
-  switch (kind) {
-  case mlir::flamia::RecipeKind::mxfp8:
-    return runtime::kRecipeMxfp8;
-  case mlir::flamia::RecipeKind::nvfp4_mixed:
-    return runtime::kRecipeNvfp4Mixed;
-  }
-  return "";
+/// The manifest's spelling of a recipe kind (the recipe registry's name;
+/// the dialect spells nvfp4-mixed with an underscore).
+std::string manifestRecipeName(mlir::flamia::RecipeKind kind) {
+  const numerics::RecipeKind *k = numerics::findRecipeKindByDialectName(
+      mlir::flamia::stringifyRecipeKind(kind).str());
+  return k ? k->name : "";
 }
 
 func::FuncOp findHost(ModuleOp module) {
@@ -417,10 +419,8 @@ bool buildManifest(ModuleOp module, const AttentionSpec &spec,
         return;
       }
       b.holds = it->second;
-    } else {
-      ok = fail("workspace '" + b.name + "' of unknown kind '" +
-                ws.getKind().str() + "'");
-      return;
+      break;
+    }
     }
     b.dtype = dtypeOf(ws.getType());
     if (!shapeOf(ws.getDims(), b)) {
@@ -561,13 +561,16 @@ bool validateSpec(const AttentionSpec &spec, std::string &error) {
     error = std::move(message);
     return false;
   };
-  if (spec.target != "sm_90a" && spec.target != "sm_100a")
-    return fail("unsupported target '" + spec.target + "' (sm_90a, sm_100a)");
-  if (spec.recipe != "mxfp8")
-    return fail("unsupported recipe '" + spec.recipe + "' (mxfp8)");
-  if (spec.headDim != 64 && spec.headDim != 128)
-    return fail("head dim " + std::to_string(spec.headDim) +
-                " is not implemented by the kernels (64, 128)");
+  // The target, the recipe and the head dim: whether kernels exist is the
+  // recipe registry's answer.
+  const numerics::RecipeKind *kind = numerics::findRecipeKind(spec.recipe);
+  if (!kind)
+    return fail("unknown recipe '" + spec.recipe + "' (" +
+                numerics::recipeKindNames() + ")");
+  if (numerics::Status s = numerics::checkKernels(*kind, /*strict=*/false,
+                                                  spec.target, spec.headDim);
+      !s)
+    return fail(s.message);
   // Heads and the softmax scale: the rules (and wording) every tool and the
   // runtime share.
   std::string shared;

@@ -3,12 +3,13 @@
 // How an attention op's attributes and operands become one call of the CPU
 // reference (numerics::referenceForward / referenceBackward):
 //
-//   recipe       kind mxfp8 (nvfp4_mixed: not in the library);
+//   recipe       the kind's numerics preset from the recipe registry
+//                (flamia/Numerics/RecipeRegistry.h; nvfp4_mixed has none);
 //                safe_block -> RecipeConfig::safeBlock (absent: 0, none);
 //                strict -> RecipeConfig::strict (bf16 ops: makeStrict)
 //   causal, softmax_scale, cu_seqlens -> AttentionInputs (documents from
 //                cu_seqlens, one document without)
-//   operands     flamia.attention(_grad): the contract's preset `mxfp8`.
+//   operands     flamia.attention(_grad): the kind's preset.
 //                attention_fwd/bwd: each GEMM use (numerics::OperandUse)
 //                reads a bf16 tensor (OperandQuantization::bf16) or a
 //                flamia.quantize result: element format and layout from its
@@ -28,6 +29,7 @@
 
 #include "flamia/Numerics/Formats.h"
 #include "flamia/Numerics/RecipeConfig.h"
+#include "flamia/Numerics/RecipeRegistry.h"
 #include "flamia/Numerics/ReferenceAttention.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -159,13 +161,23 @@ void addSafeOperands(const Environment &env, OperandRange safe,
           {("'" + StringRef(names[i]) + "'").str(), env.getTensor(v)});
 }
 
+/// The registry's numerics preset of `recipe` (kind, strict, safe block):
+/// an error when the numerics library does not implement the kind.
+FailureOr<num::RecipeConfig> registryRecipe(Operation *op, RecipeAttr recipe) {
+  std::string dialectName = stringifyRecipeKind(recipe.getKind()).str();
+  const num::RecipeKind *kind = num::findRecipeKindByDialectName(dialectName);
+  num::RecipeConfig r;
+  num::Status s = kind ? num::contractRecipe(*kind, recipe.getStrict(),
+                                             recipe.getSafeBlock(), r)
+                       : num::Status::error("recipe " + dialectName +
+                                            " is not in the recipe registry");
+  if (!s)
+    return op->emitOpError() << "cannot be interpreted: " << s.message;
+  return r;
+}
+
 LogicalResult mapRecipeKind(Operation *op, RecipeAttr recipe) {
-  if (recipe.getKind() != RecipeKind::mxfp8)
-    return op->emitOpError()
-           << "cannot be interpreted: recipe "
-           << stringifyRecipeKind(recipe.getKind())
-           << " is not implemented by the numerics library (only mxfp8)";
-  return success();
+  return success(succeeded(registryRecipe(op, recipe)));
 }
 
 /// An attention_fwd/bwd recipe attribute: the safe block and strict flag;
@@ -181,19 +193,12 @@ FailureOr<num::RecipeConfig> mapLoweredRecipe(Operation *op,
   return r;
 }
 
-/// flamia.attention(_grad): the contract's recipe `mxfp8` with the op's
-/// safe block (none when absent) and strict flag.
+/// flamia.attention(_grad): the contract's preset of the op's recipe kind
+/// (the recipe registry) with its safe block (none when absent) and strict
+/// flag.
 FailureOr<num::RecipeConfig> mapContractRecipe(Operation *op,
                                                RecipeAttr recipe) {
-  if (failed(mapRecipeKind(op, recipe)))
-    return failure();
-  num::RecipeConfig r;
-  if (num::Status s = num::recipeFromName("mxfp8", r); !s)
-    return op->emitOpError() << s.message;
-  r.safeBlock = recipe.getSafeBlock();
-  if (recipe.getStrict())
-    num::makeStrict(r);
-  return r;
+  return registryRecipe(op, recipe);
 }
 
 /// P in P V and P^T dO: bf16, or E4M3 of P * 2^8.

@@ -2,6 +2,8 @@
 
 #include "flamia/Runtime/Manifest.h"
 
+#include "flamia/Numerics/RecipeRegistry.h"
+
 #include "flamia/Runtime/Json.h"
 #include "flamia/Schedule/ScheduleParams.h"
 
@@ -554,10 +556,10 @@ Status ManifestReader::readRecipe(const JsonValue &v, Manifest &m) {
   const JsonValue *x;
   FLAMIA_RETURN_IF_ERROR(require(v, "recipe", "kind", x));
   FLAMIA_RETURN_IF_ERROR(readString(*x, "recipe.kind", m.recipe.kind));
-  if (m.recipe.kind != kRecipeMxfp8 && m.recipe.kind != kRecipeNvfp4Mixed)
+  if (!numerics::findRecipeKind(m.recipe.kind))
     return fail(*x, "recipe.kind",
                 "unknown recipe '" + m.recipe.kind + "' (expected one of: " +
-                    kRecipeMxfp8 + ", " + kRecipeNvfp4Mixed + ")");
+                    numerics::recipeKindNames() + ")");
   if ((x = v.find("safe_block"))) {
     FLAMIA_RETURN_IF_ERROR(
         readInt(*x, "recipe.safe_block", 32, 1 << 20, m.recipe.safeBlock));

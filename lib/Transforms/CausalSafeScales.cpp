@@ -37,16 +37,17 @@ std::string describeValue(Value v) {
 }
 
 struct CausalSafeScalesPass
-    : public flamia::impl::FlamiaCausalSafeScalesBase<CausalSafeScalesPass> {
+    : public mlir::flamia::impl::FlamiaCausalSafeScalesBase<CausalSafeScalesPass> {
   using Base::Base;
 
   /// The token block this use must get instead of its current layout, or -1
   /// if the current one is safe.
   int64_t repairedTokenBlock(Operation *op, const GemmUse &use,
-                             QTensorType type, QuantizeOp producer) {
+                             QTensorType type, QuantizeOp producer,
+                             const ::flamia::numerics::RecipeConfig &contractRecipe) {
     bool strict = getRecipe(op).getStrict();
     ScaleLayoutAttr layout = type.getLayout();
-    int64_t contract = getContractTokenBlock(use.gemm, use.tensor, strict);
+    int64_t contract = getContractTokenBlock(contractRecipe, use.gemm, use.tensor);
     if (layout.isPerTensor() ||
         (producer && producer.getGlobalScale() == GlobalScale::amax))
       return contract;
@@ -62,13 +63,18 @@ struct CausalSafeScalesPass
   }
 
   LogicalResult repairLayouts(Operation *op) {
+    // What the op's recipe prescribes (the recipe registry's preset).
+    auto contractRecipe = getContractRecipe(op, getRecipe(op));
+    if (failed(contractRecipe))
+      return failure();
     for (const GemmUse &use : getGemmUses(op)) {
       Value value = use.operand->get();
       auto type = dyn_cast<QTensorType>(value.getType());
       if (!type)
         continue;
       auto producer = value.getDefiningOp<QuantizeOp>();
-      int64_t tokenBlock = repairedTokenBlock(op, use, type, producer);
+      int64_t tokenBlock =
+          repairedTokenBlock(op, use, type, producer, *contractRecipe);
       if (tokenBlock < 0)
         continue;
       if (!producer)

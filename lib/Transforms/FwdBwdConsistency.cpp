@@ -29,7 +29,7 @@ Value underlyingTensor(Value v) {
 }
 
 struct FwdBwdConsistencyPass
-    : public flamia::impl::FlamiaFwdBwdConsistencyBase<FwdBwdConsistencyPass> {
+    : public mlir::flamia::impl::FlamiaFwdBwdConsistencyBase<FwdBwdConsistencyPass> {
 
   /// The forward whose O and LSE the backward reads, else the forward whose
   /// S = Q K^T operands are copies of the same tensors. O and LSE from two

@@ -25,43 +25,60 @@ using namespace mlir::flamia;
 namespace {
 
 struct QuantizeAttentionPass
-    : public flamia::impl::FlamiaQuantizeAttentionBase<QuantizeAttentionPass> {
+    : public mlir::flamia::impl::FlamiaQuantizeAttentionBase<QuantizeAttentionPass> {
   using Base::Base;
 
-  /// Checks the recipe filter and that the recipe is one this pass lowers.
-  LogicalResult checkRecipe(Operation *op, RecipeAttr recipe) {
+  /// Checks the recipe filter, and returns what the recipe quantizes how
+  /// (the registry's numerics preset) if this pass can write it.
+  FailureOr<::flamia::numerics::RecipeConfig> contractOf(Operation *op,
+                                                         RecipeAttr recipe) {
     StringRef kind = stringifyRecipeKind(recipe.getKind());
     if (!this->recipe.empty() && kind != this->recipe)
       return op->emitOpError() << "uses recipe " << kind
                                << " but flamia-quantize-attention was asked "
                                   "for recipe "
                                << this->recipe;
-    if (recipe.getKind() != RecipeKind::mxfp8)
-      return op->emitOpError()
-             << "recipe " << kind
-             << " is not implemented yet (only mxfp8 is lowered)";
-    return success();
+    FailureOr<::flamia::numerics::RecipeConfig> contract =
+        getContractRecipe(op, recipe);
+    if (failed(contract))
+      return failure();
+    // getMxfp8Type writes E4M3 payloads with E8M0 scales over 32 channels.
+    for (int u = 0; u < ::flamia::numerics::kNumOperandUses; ++u) {
+      const auto &operand = contract->operands[u];
+      if (!operand.quantized || operand.element != ::flamia::numerics::ElementFormat::E4M3 ||
+          operand.layout.channelBlock != 32 ||
+          operand.layout.blocking != ::flamia::numerics::TokenBlocking::DocumentLocal)
+        return op->emitOpError()
+               << "recipe " << kind << " quantizes "
+               << ::flamia::numerics::operandUseName(
+                      static_cast<::flamia::numerics::OperandUse>(u))
+               << " as " << operand.describe()
+               << "; flamia-quantize-attention writes E4M3 with E8M0 scales "
+                  "over 32 channels, document-local, only";
+    }
+    return contract;
   }
 
   /// A quantized copy of `tensor` for `gemm`, with the contract's layout.
   Value quantizeFor(OpBuilder &b, Location loc, Value tensor, Value cu,
-                    Gemm gemm, AttnTensor which, bool strict) {
+                    const ::flamia::numerics::RecipeConfig &contract, Gemm gemm,
+                    AttnTensor which) {
     auto type = getMxfp8Type(cast<RankedTensorType>(tensor.getType()),
-                             getContractTokenBlock(gemm, which, strict));
+                             getContractTokenBlock(contract, gemm, which));
     return createQuantize(b, loc, tensor, cu, type);
   }
 
   LogicalResult rewrite(AttentionOp op) {
     RecipeAttr recipe = op.getRecipe();
-    if (failed(checkRecipe(op, recipe)))
+    auto contract = contractOf(op, recipe);
+    if (failed(contract))
       return failure();
     OpBuilder b(op);
     Location loc = op.getLoc();
     Value cu = op.getCuSeqlens();
-    bool strict = recipe.getStrict();
-    Value q = quantizeFor(b, loc, op.getQ(), cu, Gemm::QK, AttnTensor::Q, strict);
-    Value k = quantizeFor(b, loc, op.getK(), cu, Gemm::QK, AttnTensor::K, strict);
-    Value v = quantizeFor(b, loc, op.getV(), cu, Gemm::PV, AttnTensor::V, strict);
+    Value q = quantizeFor(b, loc, op.getQ(), cu, *contract, Gemm::QK, AttnTensor::Q);
+    Value k = quantizeFor(b, loc, op.getK(), cu, *contract, Gemm::QK, AttnTensor::K);
+    Value v = quantizeFor(b, loc, op.getV(), cu, *contract, Gemm::PV, AttnTensor::V);
     SmallVector<Value> safe;
     if (recipe.hasSafeBlock())
       safe = {op.getQ(), op.getK(), op.getV()};
@@ -76,14 +93,14 @@ struct QuantizeAttentionPass
 
   LogicalResult rewrite(AttentionGradOp op) {
     RecipeAttr recipe = op.getRecipe();
-    if (failed(checkRecipe(op, recipe)))
+    auto contract = contractOf(op, recipe);
+    if (failed(contract))
       return failure();
     OpBuilder b(op);
     Location loc = op.getLoc();
     Value cu = op.getCuSeqlens();
-    bool strict = recipe.getStrict();
     auto quant = [&](Value t, Gemm gemm, AttnTensor which) {
-      return quantizeFor(b, loc, t, cu, gemm, which, strict);
+      return quantizeFor(b, loc, t, cu, *contract, gemm, which);
     };
     // The backward quantizes every GEMM use on its own here.
     Value qkQ = quant(op.getQ(), Gemm::QK, AttnTensor::Q);

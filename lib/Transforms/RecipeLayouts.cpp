@@ -1,26 +1,51 @@
 //===- RecipeLayouts.cpp - The layouts a recipe prescribes ----------------===//
 #include "flamia/Transforms/RecipeLayouts.h"
 
+#include "flamia/Numerics/RecipeRegistry.h"
+
 using namespace mlir;
 using namespace mlir::flamia;
 
-int64_t mlir::flamia::getContractTokenBlock(Gemm gemm, AttnTensor tensor,
-                                            bool strict) {
+namespace num = ::flamia::numerics;
+
+num::OperandUse mlir::flamia::getOperandUse(Gemm gemm, AttnTensor tensor) {
   switch (gemm) {
   case Gemm::QK:
-    // A token-block Q would let a query's later block-mates change its
-    // output in every key tile: never. K token blocks are safe with a safe
-    // block, except for L3 (dK_j would see K before j).
-    return tensor == AttnTensor::Q || strict ? 1 : 32;
-  case Gemm::DOV:
-    return strict ? 1 : 32;
+    return tensor == AttnTensor::Q ? num::OperandUse::QInQK
+                                   : num::OperandUse::KInQK;
   case Gemm::PV:
+    return num::OperandUse::VInPV;
+  case Gemm::DOV:
+    return tensor == AttnTensor::GradO ? num::OperandUse::DOInDOV
+                                       : num::OperandUse::VInDOV;
   case Gemm::DSK:
+    return num::OperandUse::KInDSK;
   case Gemm::DSQ:
+    return num::OperandUse::QInDSQ;
   case Gemm::PDO:
-    return 32; // contracted over tokens: one scale per 32 tokens
+    return num::OperandUse::DOInPDO;
   }
-  return 32;
+  return num::OperandUse::QInQK;
+}
+
+FailureOr<num::RecipeConfig> mlir::flamia::getContractRecipe(Operation *op,
+                                                             RecipeAttr recipe) {
+  std::string dialectName = stringifyRecipeKind(recipe.getKind()).str();
+  const num::RecipeKind *kind = num::findRecipeKindByDialectName(dialectName);
+  if (!kind)
+    return op->emitOpError() << "recipe " << dialectName
+                             << " is not in the recipe registry";
+  num::RecipeConfig contract;
+  if (num::Status s = num::contractRecipe(*kind, recipe.getStrict(),
+                                          recipe.getSafeBlock(), contract);
+      !s)
+    return op->emitOpError() << s.message;
+  return contract;
+}
+
+int64_t mlir::flamia::getContractTokenBlock(const num::RecipeConfig &contract,
+                                            Gemm gemm, AttnTensor tensor) {
+  return contract.operand(getOperandUse(gemm, tensor)).layout.tokenBlock;
 }
 
 QTensorType mlir::flamia::getMxfp8Type(RankedTensorType tensor,

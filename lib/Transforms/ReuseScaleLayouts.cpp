@@ -67,7 +67,7 @@ bool admitsTokenBlocks(Operation *user, const GemmUse &use,
 }
 
 struct ReuseScaleLayoutsPass
-    : public flamia::impl::FlamiaReuseScaleLayoutsBase<ReuseScaleLayoutsPass> {
+    : public mlir::flamia::impl::FlamiaReuseScaleLayoutsBase<ReuseScaleLayoutsPass> {
   int layoutRedirects = 0;
 
   /// Redirects uses of non-token-block copies to a token-block copy of the

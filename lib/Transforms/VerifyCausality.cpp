@@ -51,7 +51,7 @@ struct Obligation {
 };
 
 struct VerifyCausalityPass
-    : public flamia::impl::FlamiaVerifyCausalityBase<VerifyCausalityPass> {
+    : public mlir::flamia::impl::FlamiaVerifyCausalityBase<VerifyCausalityPass> {
   using Base::Base;
 
   /// The obligations a GEMM use carries: which outputs read it, indexed how.

@@ -52,7 +52,7 @@ func.func @nvfp4_operand(%q: !b, %k: !b, %v: !b) -> !b {
 // -----
 !b = tensor<?x2x64xbf16>
 func.func @nvfp4_recipe(%q: !b, %k: !b, %v: !b) -> !b {
-  // expected-error @+1 {{'flamia.attention' op cannot be interpreted: recipe nvfp4_mixed is not implemented by the numerics library (only mxfp8)}}
+  // expected-error @+1 {{'flamia.attention' op cannot be interpreted: recipe nvfp4-mixed is not implemented by the numerics library (it implements mxfp8)}}
   %o, %lse = flamia.attention %q, %k, %v {causal, recipe = #flamia.recipe<nvfp4_mixed, safe_block = 128>}
       : (!b, !b, !b) -> (!b, tensor<2x?xf32>)
   return %o : !b

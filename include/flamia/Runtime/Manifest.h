@@ -33,8 +33,10 @@ namespace flamia::runtime {
 /// (without it) are rejected: compile them again.
 constexpr int kManifestVersion = 2;
 
-/// The recipe kinds of the manifest's "recipe.kind" (the dialect spells the
-/// second nvfp4_mixed; the manifest, the CLI and the docs nvfp4-mixed).
+/// Two recipe kinds by their manifest spelling, for code that writes
+/// manifests. The reader accepts every kind of the recipe registry
+/// (flamia/Numerics/RecipeRegistry.h), which also holds the dialect's
+/// spelling (nvfp4_mixed).
 constexpr const char *kRecipeMxfp8 = "mxfp8";
 constexpr const char *kRecipeNvfp4Mixed = "nvfp4-mixed";
 

@@ -1,22 +1,35 @@
 //===- RecipeLayouts.h - The layouts a recipe prescribes --------*- C++ -*-===//
 //
-// The numerics contract (docs/numerics.md) as data: which scale layout each
-// GEMM use of each tensor gets under a recipe, shared by the passes that
-// create, reuse and repair quantizations.
+// The numerics contract (docs/numerics.md) in IR terms: which scale layout
+// each GEMM use of each tensor gets under a recipe, read from the recipe
+// registry's numerics preset and shared by the passes that create, reuse and
+// repair quantizations.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLAMIA_TRANSFORMS_RECIPELAYOUTS_H
 #define FLAMIA_TRANSFORMS_RECIPELAYOUTS_H
 
 #include "flamia/Dialect/GemmRoles.h"
+#include "flamia/Numerics/RecipeConfig.h"
 
 namespace mlir::flamia {
 
-/// The token block (1 = per token, 32 = 32x32 token blocks) recipe `mxfp8`
-/// prescribes for `tensor` in `gemm`: Q per token in S = Q K^T, everything
-/// else in 32x32 document-local token blocks, and in strict mode per token
-/// for every head-dim-contracted GEMM.
-int64_t getContractTokenBlock(Gemm gemm, AttnTensor tensor, bool strict);
+/// The numerics library's operand use of `tensor` in `gemm`.
+::flamia::numerics::OperandUse getOperandUse(Gemm gemm, AttnTensor tensor);
+
+/// What `recipe` (its kind, strict flag and safe block) quantizes how: the
+/// kind's numerics preset from the recipe registry
+/// (flamia/Numerics/RecipeRegistry.h). Fails with an error on `op` naming
+/// the kind when the numerics library does not implement it.
+FailureOr<::flamia::numerics::RecipeConfig>
+getContractRecipe(Operation *op, RecipeAttr recipe);
+
+/// The token block (1 = per token, 32 = 32x32 token blocks) `contract`
+/// prescribes for `tensor` in `gemm` (for mxfp8: Q per token in S = Q K^T,
+/// everything else in 32x32 document-local token blocks, and in strict mode
+/// per token for every head-dim-contracted GEMM).
+int64_t getContractTokenBlock(const ::flamia::numerics::RecipeConfig &contract,
+                              Gemm gemm, AttnTensor tensor);
 
 /// The MXFP8 (E4M3 payload, E8M0 scales, 32 channels) qtensor type of a
 /// [T, H, D] tensor with the given token block (document-local).

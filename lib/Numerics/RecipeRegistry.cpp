@@ -1,0 +1,128 @@
+//===- RecipeRegistry.cpp - Every recipe kind and who implements it -------===//
+#include "flamia/Numerics/RecipeRegistry.h"
+
+namespace flamia::numerics {
+
+const std::vector<RecipeKind> &recipeKinds() {
+  static const std::vector<RecipeKind> kinds = {
+      {"mxfp8",
+       "mxfp8",
+       "mxfp8",
+       "mxfp8-strict",
+       // The forward kernels of both targets; strict mode (per-token K in
+       // Q K^T) has none: they quantize K in 32x32 token blocks.
+       {{"sm_90a", {64, 128}, false}, {"sm_100a", {64, 128}, false}}},
+      // The mixed NVFP4/FP8 recipe (issue 14): in the dialect, not yet in
+      // the numerics library nor in any kernel.
+      {"nvfp4-mixed", "nvfp4_mixed", "", "", {}},
+  };
+  return kinds;
+}
+
+const RecipeKind *findRecipeKind(const std::string &name) {
+  for (const RecipeKind &k : recipeKinds())
+    if (k.name == name)
+      return &k;
+  return nullptr;
+}
+
+const RecipeKind *findRecipeKindByDialectName(const std::string &dialectName) {
+  for (const RecipeKind &k : recipeKinds())
+    if (k.dialectName == dialectName)
+      return &k;
+  return nullptr;
+}
+
+std::string recipeKindNames() {
+  std::string names;
+  for (const RecipeKind &k : recipeKinds())
+    names += (names.empty() ? "" : ", ") + k.name;
+  return names;
+}
+
+/// "mxfp8" or "mxfp8, ...": the kinds with a numerics preset.
+static std::string implementedKinds() {
+  std::string names;
+  for (const RecipeKind &k : recipeKinds())
+    if (!k.preset.empty())
+      names += (names.empty() ? "" : ", ") + k.name;
+  return names;
+}
+
+Status contractRecipe(const RecipeKind &kind, bool strict, int64_t safeBlock,
+                      RecipeConfig &out) {
+  const std::string &preset = strict ? kind.strictPreset : kind.preset;
+  if (preset.empty())
+    return Status::error("recipe " + kind.name +
+                         (strict ? " (strict)" : "") +
+                         " is not implemented by the numerics library (it "
+                         "implements " +
+                         implementedKinds() + ")");
+  RecipeConfig r;
+  if (Status s = recipeFromName(preset, r); !s)
+    return s;
+  r.safeBlock = safeBlock;
+  out = r;
+  return Status::success();
+}
+
+const std::vector<std::string> &kernelTargets() {
+  static const std::vector<std::string> targets = [] {
+    std::vector<std::string> t;
+    for (const RecipeKind &k : recipeKinds())
+      for (const RecipeKernels &kernels : k.kernels) {
+        bool seen = false;
+        for (const std::string &s : t)
+          seen |= s == kernels.target;
+        if (!seen)
+          t.push_back(kernels.target);
+      }
+    return t;
+  }();
+  return targets;
+}
+
+static std::string joined(const std::vector<std::string> &items) {
+  std::string s;
+  for (const std::string &i : items)
+    s += (s.empty() ? "" : ", ") + i;
+  return s;
+}
+
+Status checkKernels(const RecipeKind &kind, bool strict,
+                    const std::string &target, int64_t headDim) {
+  bool known = false;
+  for (const std::string &t : kernelTargets())
+    known |= t == target;
+  if (!known)
+    return Status::error("unsupported target '" + target + "' (" +
+                         joined(kernelTargets()) + ")");
+  const RecipeKernels *kernels = nullptr;
+  for (const RecipeKernels &k : kind.kernels)
+    if (k.target == target)
+      kernels = &k;
+  if (!kernels) {
+    std::vector<std::string> withKernels;
+    for (const RecipeKind &k : recipeKinds())
+      for (const RecipeKernels &kk : k.kernels)
+        if (kk.target == target)
+          withKernels.push_back(k.name);
+    return Status::error("no " + target + " kernels implement recipe " +
+                         kind.name + " yet (they implement " +
+                         joined(withKernels) + ")");
+  }
+  if (strict && !kernels->strict)
+    return Status::error("no " + target + " kernels implement strict " +
+                         kind.name + " (L3 causality: K quantized per token) "
+                         "yet; they quantize K in 32x32 token blocks");
+  for (int64_t d : kernels->headDims)
+    if (d == headDim)
+      return Status::success();
+  std::string dims;
+  for (int64_t d : kernels->headDims)
+    dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+  return Status::error("head dim " + std::to_string(headDim) +
+                       " is not implemented by the kernels (" + dims + ")");
+}
+
+} // namespace flamia::numerics
