@@ -2,6 +2,8 @@
 
 #include "flamia/Validation/Check.h"
 
+#include "flamia/Numerics/RecipeRegistry.h"
+
 #include "Text.h"
 
 #include "flamia/Numerics/Formats.h"
@@ -37,15 +39,16 @@ int countFailures(const std::vector<Check> &checks) {
 }
 
 Status referenceRecipe(const runtime::Manifest &m, nm::RecipeConfig &recipe) {
-  if (m.recipe.kind != runtime::kRecipeMxfp8)
-    return runtime::invalidArgument("the CPU reference implements recipe "
-                                    "mxfp8; the manifest's recipe is '" +
-                                    m.recipe.kind + "'");
+  // What the recipe quantizes how: the registry's numerics preset.
+  const nm::RecipeKind *kind = nm::findRecipeKind(m.recipe.kind);
+  if (!kind)
+    return runtime::invalidArgument("the manifest's recipe '" + m.recipe.kind +
+                                    "' is not in the recipe registry (" +
+                                    nm::recipeKindNames() + ")");
   nm::Status s =
-      nm::recipeFromName(m.recipe.strict ? "mxfp8-strict" : "mxfp8", recipe);
+      nm::contractRecipe(*kind, m.recipe.strict, m.recipe.safeBlock, recipe);
   if (!s)
-    return runtime::invalidArgument(s.message);
-  recipe.safeBlock = m.recipe.safeBlock;
+    return runtime::invalidArgument("the CPU reference: " + s.message);
   if (m.schedule.present)
     recipe.tile = m.schedule.blockN;
   s = recipe.validate(m.headDim);
