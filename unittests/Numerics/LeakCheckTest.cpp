@@ -16,17 +16,17 @@ namespace {
 /// straddle them), one longer than the safe block, one zero-length.
 AttentionTensors problem(InputKind kind = InputKind::Outlier) {
   DocumentLayout docs;
-  EXPECT_TRUE(DocumentLayout::fromCuSeqlens({0, 300, 345, 345, 560}, 560, docs).ok);
+  EXPECT_TRUE(DocumentLayout::fromCuSeqlens({0, 300, 345, 345, 560}, 560, docs).ok());
   return makeSyntheticInputs(docs, 2, 1, 64, kind, 42);
 }
 
 LeakCheckReport check(const char *recipeName, LeakCheckOptions options,
                       const AttentionTensors &t = problem()) {
   RecipeConfig r;
-  EXPECT_TRUE(recipeFromName(recipeName, r).ok);
+  EXPECT_TRUE(recipeFromName(recipeName, r).ok());
   LeakCheckReport report;
   Status s = runLeakCheck(t, r, options, report);
-  EXPECT_TRUE(s.ok) << s.message;
+  EXPECT_TRUE(s.ok()) << s.message;
   return report;
 }
 
@@ -118,7 +118,7 @@ TEST(LeakCheck, StrictPassesL3AndDefaultFailsIt) {
   o.checkL3 = true;
   o.cutOffsets = {150};
   DocumentLayout docs;
-  ASSERT_TRUE(DocumentLayout::fromCuSeqlens({0, 200, 245, 245, 405}, 405, docs).ok);
+  ASSERT_TRUE(DocumentLayout::fromCuSeqlens({0, 200, 245, 245, 405}, 405, docs).ok());
   AttentionTensors t = makeSyntheticInputs(docs, 2, 1, 64, InputKind::Outlier, 7);
   LeakCheckReport strict = check("mxfp8-strict", o, t);
   EXPECT_EQ(result(strict, "L3").verdict(), "L3: PASS");

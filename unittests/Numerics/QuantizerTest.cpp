@@ -227,14 +227,14 @@ std::vector<float> iota3(int64_t T, int64_t H, int64_t D) {
 TEST(Quantize, DocumentLocalBlocksWithPartialAndEmptyDocuments) {
   const int64_t T = 40, H = 2, D = 64;
   DocumentLayout docs;
-  ASSERT_TRUE(DocumentLayout::fromCuSeqlens({0, 5, 5, 40}, T, docs).ok);
+  ASSERT_TRUE(DocumentLayout::fromCuSeqlens({0, 5, 5, 40}, T, docs).ok());
   std::vector<float> x = iota3(T, H, D);
   // An outlier in document 0 must not change document 2's scales.
   x[(4 * H + 1) * D + 33] = 1e6f;
   QuantizedTensor q;
   ASSERT_TRUE(quantize(x.data(), T, H, D, docs, ScaleLayout::documentLocal(32, 32),
                        kMXFP8E4M3, q)
-                  .ok);
+                  .ok());
   ASSERT_EQ(q.blocks.numBlocks(), 3); // [0,5) [5,37) [37,40)
   EXPECT_EQ(q.blocks.begin, std::vector<int64_t>({0, 5, 37}));
   EXPECT_EQ(q.blocks.end, std::vector<int64_t>({5, 37, 40}));
@@ -255,13 +255,13 @@ TEST(Quantize, DocumentLocalBlocksWithPartialAndEmptyDocuments) {
 TEST(Quantize, PackedBlocksStraddleDocuments) {
   const int64_t T = 40, H = 1, D = 32;
   DocumentLayout docs;
-  ASSERT_TRUE(DocumentLayout::fromCuSeqlens({0, 5, 5, 40}, T, docs).ok);
+  ASSERT_TRUE(DocumentLayout::fromCuSeqlens({0, 5, 5, 40}, T, docs).ok());
   std::vector<float> x = iota3(T, H, D);
   x[4 * D] = 1e6f; // document 0
   QuantizedTensor q;
   ASSERT_TRUE(quantize(x.data(), T, H, D, docs, ScaleLayout::packed(32, 32),
                        kMXFP8E4M3, q)
-                  .ok);
+                  .ok());
   ASSERT_EQ(q.blocks.numBlocks(), 2); // [0,32) [32,40)
   // The outlier of document 0 sets the scale of document 2's first tokens.
   EXPECT_EQ(q.scaleCode(10, 0, 0), e8m0FromExponent(mxScaleExponent(1e6, 448)));
@@ -276,13 +276,13 @@ TEST(Quantize, PerTensorAndPerTokenLayouts) {
   QuantizedTensor q;
   ASSERT_TRUE(quantize(x.data(), T, H, D, docs, ScaleLayout::perTensor(),
                        kMXFP8E4M3, q)
-                  .ok);
+                  .ok());
   ASSERT_EQ(q.scales.size(), 2u); // [1, H, 1]
   EXPECT_EQ(q.scales[0], e8m0FromExponent(4)); // 4480 / 16 = 280 <= 448
   EXPECT_EQ(q.scales[1], 127 - 6);
   ASSERT_TRUE(quantize(x.data(), T, H, D, docs, ScaleLayout::perToken(32),
                        kMXFP8E4M3, q)
-                  .ok);
+                  .ok());
   ASSERT_EQ(q.scales.size(), static_cast<size_t>(T * H * 2));
   EXPECT_EQ(q.scaleCode(9, 0, 0), e8m0FromExponent(4));
   EXPECT_EQ(q.scaleCode(8, 0, 0), 127 - 6);
@@ -296,7 +296,7 @@ TEST(Quantize, NVFP4SixteenBySixteen) {
   QuantizedTensor q;
   ASSERT_TRUE(quantize(x.data(), T, H, D, docs, ScaleLayout::documentLocal(16, 16),
                        kNVFP4, q)
-                  .ok);
+                  .ok());
   ASSERT_EQ(q.scales.size(), 2u * 1 * 2); // blocks [0,16) [16,20)
   // 7 <= 6 s: s = 1.25 (1.125 * 6 = 6.75 < 7).
   for (uint8_t s : q.scales)
@@ -311,11 +311,11 @@ TEST(Quantize, RejectsBadLayouts) {
   QuantizedTensor q;
   Status s = quantize(x.data(), 4, 1, 48, docs, ScaleLayout::perToken(32),
                       kMXFP8E4M3, q);
-  EXPECT_FALSE(s.ok);
+  EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.message, "head dim 48 is not divisible by the channel block 32");
   s = quantize(x.data(), 4, 1, 48, DocumentLayout::singleDocument(5),
                ScaleLayout::perToken(16), kMXFP8E4M3, q);
-  EXPECT_FALSE(s.ok);
+  EXPECT_FALSE(s.ok());
 }
 
 TEST(DocumentLayout, ValidatesCuSeqlens) {
@@ -330,7 +330,7 @@ TEST(DocumentLayout, ValidatesCuSeqlens) {
   EXPECT_EQ(s.message, "cu_seqlens[2] = 9 but the batch has T = 10 tokens "
                        "(the last entry must be T)");
   s = DocumentLayout::fromCuSeqlens({0}, 0, docs);
-  EXPECT_FALSE(s.ok);
+  EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.message, "cu_seqlens has 1 entries; it needs num_docs + 1 >= 2 "
                        "(0, then each document's end)");
   s = DocumentLayout::fromCuSeqlens(nullptr, 3, 10, docs);
@@ -345,7 +345,7 @@ TEST(DocumentLayout, ValidatesCuSeqlens) {
                                               shared));
     EXPECT_EQ(DocumentLayout::fromCuSeqlens(cu, 10, docs).message, shared);
   }
-  ASSERT_TRUE(DocumentLayout::fromCuSeqlens({0, 0, 4, 4, 10}, 10, docs).ok);
+  ASSERT_TRUE(DocumentLayout::fromCuSeqlens({0, 0, 4, 4, 10}, 10, docs).ok());
   EXPECT_EQ(docs.numDocuments(), 4);
   EXPECT_EQ(docs.length(0), 0);
   EXPECT_EQ(docs.documentOf(3), 1);

@@ -51,7 +51,7 @@ Problem randomProblem(std::vector<int32_t> cu, int64_t Hq, int64_t Hkv,
   p.Hq = Hq;
   p.Hkv = Hkv;
   p.D = D;
-  EXPECT_TRUE(DocumentLayout::fromCuSeqlens(cu, p.T, p.docs).ok);
+  EXPECT_TRUE(DocumentLayout::fromCuSeqlens(cu, p.T, p.docs).ok());
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   auto fill = [&](std::vector<float> &x, int64_t H) {
@@ -101,7 +101,7 @@ public:
       QuantizedTensor qt;
       EXPECT_TRUE(quantize(src.data(), p.T, H, p.D, p.docs, oq.layout,
                            QuantFormat{oq.element, ScaleFormat::E8M0}, qt)
-                      .ok);
+                      .ok());
       copies_[u] = qt.dequantizeAll();
     }
   }
@@ -363,7 +363,7 @@ void checkAgainstNaive(const Problem &p, const RecipeConfig &r) {
   AttentionInputs in = p.inputs();
   ForwardOutputs fo;
   BackwardOutputs bo;
-  ASSERT_TRUE(runAttention(in, r, p.dO.data(), fo, &bo).ok);
+  ASSERT_TRUE(runAttention(in, r, p.dO.data(), fo, &bo).ok());
   NaiveReference naive(p, r);
   std::vector<float> o, lse, dq, dk, dv;
   naive.forward(o, lse);
@@ -377,7 +377,7 @@ void checkAgainstNaive(const Problem &p, const RecipeConfig &r) {
 
 RecipeConfig recipe(const char *name, int64_t safeBlock = -1) {
   RecipeConfig r;
-  EXPECT_TRUE(recipeFromName(name, r).ok);
+  EXPECT_TRUE(recipeFromName(name, r).ok());
   if (safeBlock >= 0)
     r.safeBlock = safeBlock;
   return r;
@@ -427,7 +427,7 @@ TEST(ReferenceAttention, SingleKeyIsExact) {
   Problem p = randomProblem({0, 1}, 1, 1, 32, 5);
   AttentionInputs in = p.inputs();
   ForwardOutputs fo;
-  ASSERT_TRUE(referenceForward(in, recipe("mxfp8"), fo).ok);
+  ASSERT_TRUE(referenceForward(in, recipe("mxfp8"), fo).ok());
   double dot = 0; // 32 bf16 products: exact in double here
   for (int d = 0; d < 32; ++d)
     dot += static_cast<double>(p.q[d]) * p.k[d];
@@ -443,7 +443,7 @@ TEST(ReferenceAttention, TwoKeysByHand) {
   // m = max t; O = (bf16(p0) v0 + bf16(p1) v1) / (p0 + p1).
   Problem p = randomProblem({0, 2}, 1, 1, 32, 6);
   ForwardOutputs fo;
-  ASSERT_TRUE(referenceForward(p.inputs(), recipe("mxfp8"), fo).ok);
+  ASSERT_TRUE(referenceForward(p.inputs(), recipe("mxfp8"), fo).ok());
   float c = static_cast<float>((1.0 / std::sqrt(32.0)) * 1.4426950408889634);
   float t[2];
   for (int j = 0; j < 2; ++j) {
@@ -474,9 +474,9 @@ TEST(ReferenceAttention, DeterministicAcrossThreadCounts) {
   ForwardOutputs f1, f2;
   BackwardOutputs b1, b2;
   setNumThreads(1);
-  ASSERT_TRUE(runAttention(in, r, p.dO.data(), f1, &b1).ok);
+  ASSERT_TRUE(runAttention(in, r, p.dO.data(), f1, &b1).ok());
   setNumThreads(7);
-  ASSERT_TRUE(runAttention(in, r, p.dO.data(), f2, &b2).ok);
+  ASSERT_TRUE(runAttention(in, r, p.dO.data(), f2, &b2).ok());
   setNumThreads(0);
   expectBitIdentical(f1.o, f2.o, "O");
   expectBitIdentical(f1.lse, f2.lse, "LSE");
@@ -504,8 +504,8 @@ TEST(ReferenceAttention, GroupedQueryAttentionEqualsReplicatedKv) {
   RecipeConfig r = recipe("mxfp8", 64);
   ForwardOutputs f1, f2;
   BackwardOutputs b1, b2;
-  ASSERT_TRUE(runAttention(gqa.inputs(), r, gqa.dO.data(), f1, &b1).ok);
-  ASSERT_TRUE(runAttention(rep.inputs(), r, rep.dO.data(), f2, &b2).ok);
+  ASSERT_TRUE(runAttention(gqa.inputs(), r, gqa.dO.data(), f1, &b1).ok());
+  ASSERT_TRUE(runAttention(rep.inputs(), r, rep.dO.data(), f2, &b2).ok());
   expectBitIdentical(f1.o, f2.o, "O");
   expectBitIdentical(f1.lse, f2.lse, "LSE");
   expectBitIdentical(b1.dq, b2.dq, "dQ");
@@ -527,9 +527,9 @@ TEST(ReferenceAttention, NaNPropagatesOnlyForward) {
   ForwardOutputs clean, dirty;
   BackwardOutputs cg, dg;
   RecipeConfig r = recipe("mxfp8");
-  ASSERT_TRUE(runAttention(p.inputs(), r, p.dO.data(), clean, &cg).ok);
+  ASSERT_TRUE(runAttention(p.inputs(), r, p.dO.data(), clean, &cg).ok());
   p.k[100 * 32 + 5] = NAN;
-  ASSERT_TRUE(runAttention(p.inputs(), r, p.dO.data(), dirty, &dg).ok);
+  ASSERT_TRUE(runAttention(p.inputs(), r, p.dO.data(), dirty, &dg).ok());
   for (int64_t i = 0; i < 100; ++i)
     for (int64_t d = 0; d < 32; ++d)
       ASSERT_EQ(bitsOf(dirty.o[i * 32 + d]), bitsOf(clean.o[i * 32 + d]))
@@ -546,8 +546,8 @@ TEST(ReferenceAttention, QuantizedIsCloseToFloat64) {
   Problem p = randomProblem({0, 400, 512}, 2, 2, 64, 10);
   ForwardOutputs fq, fe;
   BackwardOutputs bq, be;
-  ASSERT_TRUE(runAttention(p.inputs(), recipe("mxfp8"), p.dO.data(), fq, &bq).ok);
-  ASSERT_TRUE(runAttention(p.inputs(), recipe("none"), p.dO.data(), fe, &be).ok);
+  ASSERT_TRUE(runAttention(p.inputs(), recipe("mxfp8"), p.dO.data(), fq, &bq).ok());
+  ASSERT_TRUE(runAttention(p.inputs(), recipe("none"), p.dO.data(), fe, &be).ok());
   auto cosine = [](const std::vector<float> &a, const std::vector<float> &b) {
     double ab = 0, aa = 0, bb = 0;
     for (size_t k = 0; k < a.size(); ++k)
@@ -601,7 +601,7 @@ TEST(Float64Attention, GradientsMatchFiniteDifferences) {
   Problem p = randomProblem({0, 5, 12}, 2, 1, 8, 11);
   ForwardOutputs fo;
   BackwardOutputs bo;
-  ASSERT_TRUE(float64Attention(p.inputs(), p.dO.data(), fo, &bo).ok);
+  ASSERT_TRUE(float64Attention(p.inputs(), p.dO.data(), fo, &bo).ok());
   auto check = [&](std::vector<float> &x, const std::vector<float> &grad,
                    const char *name) {
     for (size_t k = 0; k < x.size(); k += 3) {
@@ -630,7 +630,7 @@ TEST(ReferenceAttention, RejectsBadInputs) {
   Problem p = randomProblem({0, 10}, 3, 2, 32, 12);
   ForwardOutputs fo;
   Status s = referenceForward(p.inputs(), recipe("mxfp8"), fo);
-  EXPECT_FALSE(s.ok);
+  EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.message,
             "Hq (query heads) = 3 is not a multiple of Hkv (kv heads) = 2");
   Problem q = randomProblem({0, 10}, 1, 1, 48, 12);
@@ -654,16 +654,16 @@ TEST(ReferenceAttention, SoftmaxScaleAndHeadsAreTheSharedRules) {
   in.numKvHeads = 1;
   in.headDim = 32;
   in.docs = &docs;
-  EXPECT_TRUE(validateAttentionInputs(in).ok);
+  EXPECT_TRUE(validateAttentionInputs(in).ok());
   in.softmaxScale = 0.125f;
-  EXPECT_TRUE(validateAttentionInputs(in).ok);
+  EXPECT_TRUE(validateAttentionInputs(in).ok());
   for (float bad : {-0.125f, -1e-30f, std::numeric_limits<float>::infinity(),
                     std::numeric_limits<float>::quiet_NaN()}) {
     in.softmaxScale = bad;
     std::string shared;
     ASSERT_FALSE(flamia::validation::validateSoftmaxScale(bad, shared));
     Status s = validateAttentionInputs(in);
-    EXPECT_FALSE(s.ok);
+    EXPECT_FALSE(s.ok());
     EXPECT_EQ(s.message, shared);
   }
   in.softmaxScale = -0.125f;

@@ -1,8 +1,8 @@
-//===- Status.cpp - Errors as values for the runtime ----------------------===//
+//===- Status.cpp - Errors as values ----------------------------------------===//
 
-#include "flamia/Runtime/Status.h"
+#include "flamia/Support/Status.h"
 
-namespace flamia::runtime {
+namespace flamia {
 
 const char *errorCodeString(ErrorCode code) {
   switch (code) {
@@ -30,4 +30,4 @@ const char *errorCodeString(ErrorCode code) {
   return "unknown error";
 }
 
-} // namespace flamia::runtime
+} // namespace flamia
