@@ -43,4 +43,60 @@ def Flamia_Chip : I32EnumAttr<"Chip", "GPU target", [
   let genSpecializedAttr = 0;
 }
 
+// Block-level op choices. Each is spelled as a bare keyword in the op's
+// assembly (`flamia.pipeline.acquire producer %p[%it]`); the kernel's launch
+// as `#flamia.launch<persistent>`.
+
+// flamia.kernel: `persistent` (one CTA per multiprocessor taking items from
+// the work queue) or `grid` (the grid is the manifest's expressions).
+def Flamia_LaunchKind : I32EnumAttr<"LaunchKind", "how a kernel is launched", [
+    I32EnumAttrCase<"persistent", 0>,
+    I32EnumAttrCase<"grid", 1>,
+  ]> {
+  let cppNamespace = "::mlir::flamia";
+  let genSpecializedAttr = 0;
+}
+
+// flamia.pipeline.acquire: which barrier of the stage to wait for.
+def Flamia_PipelineSideAttr : I32EnumAttr<"PipelineSide", "side of a pipeline", [
+    I32EnumAttrCase<"producer", 0>,
+    I32EnumAttrCase<"consumer", 1>,
+  ]> {
+  let cppNamespace = "::mlir::flamia";
+}
+
+// flamia.queue.next: `fetch` takes an index from the device counter,
+// `receive` reads the one the fetching role published.
+def Flamia_QueueSideAttr : I32EnumAttr<"QueueSide", "side of the work queue", [
+    I32EnumAttrCase<"fetch", 0>,
+    I32EnumAttrCase<"receive", 1>,
+  ]> {
+  let cppNamespace = "::mlir::flamia";
+}
+
+// flamia.turn: wait for this warpgroup's turn, or hand it on.
+def Flamia_TurnActionAttr : I32EnumAttr<"TurnAction", "turn action", [
+    I32EnumAttrCase<"take", 0>,
+    I32EnumAttrCase<"give", 1>,
+  ]> {
+  let cppNamespace = "::mlir::flamia";
+}
+
+// flamia.umma.commit: the stage barrier that receives the arrival.
+def Flamia_StageBarrierAttr : I32EnumAttr<"StageBarrier", "barrier of a stage", [
+    I32EnumAttrCase<"full", 0>,
+    I32EnumAttrCase<"empty", 1>,
+  ]> {
+  let cppNamespace = "::mlir::flamia";
+}
+
+// flamia.workspace: a buffer the kernels fill (`workspace`) or one the
+// runtime fills from cu_seqlens before the first launch (`schedule`).
+def Flamia_WorkspaceKindAttr : I32EnumAttr<"WorkspaceKind", "workspace buffer kind", [
+    I32EnumAttrCase<"workspace", 0>,
+    I32EnumAttrCase<"schedule", 1>,
+  ]> {
+  let cppNamespace = "::mlir::flamia";
+}
+
 #endif // FLAMIA_ENUMS_TD

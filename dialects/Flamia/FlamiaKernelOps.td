@@ -38,7 +38,8 @@ def Flamia_KernelOp : Flamia_Op<"kernel", [
 
     ```mlir
     flamia.kernel @flamia_attention_fwd(%q: !flamia.global<?x16x128xbf16>, ...)
-        attributes {target = #flamia.target<sm_90a>, launch = "persistent",
+        attributes {target = #flamia.target<sm_90a>,
+                    launch = #flamia.launch<persistent>,
                     threads = 384 : i64} {
       ...
       flamia.return
@@ -50,7 +51,7 @@ def Flamia_KernelOp : Flamia_Op<"kernel", [
                        OptionalAttr<DictArrayAttr>:$arg_attrs,
                        OptionalAttr<DictArrayAttr>:$res_attrs,
                        Flamia_TargetAttr:$target,
-                       StrAttr:$launch,
+                       Flamia_LaunchKindAttr:$launch,
                        I64Attr:$threads);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
@@ -102,11 +103,11 @@ def Flamia_WarpgroupIdOp : Flamia_Op<"warpgroup_id", [Pure,
   let assemblyFormat = "attr-dict";
 }
 
-def Flamia_TurnOp : Flamia_Op<"turn"> {
+def Flamia_TurnOp : Flamia_Op<"turn", [Flamia_WarpgroupWide]> {
   let summary = "warpgroups of a role take turns issuing their MMAs";
   let description = [{
-    `flamia.turn "take" among 2`: wait until it is this warpgroup's turn;
-    `flamia.turn "give" among 2`: hand the turn to the next warpgroup of the
+    `flamia.turn take among 2`: wait until it is this warpgroup's turn;
+    `flamia.turn give among 2`: hand the turn to the next warpgroup of the
     role (in a ring of `warpgroups`). Bracketing each MMA with take/give makes
     the consumer warpgroups alternate on the tensor cores, so that one
     warpgroup's softmax overlaps the other's MMAs ("ping-pong"). The first
@@ -114,7 +115,7 @@ def Flamia_TurnOp : Flamia_Op<"turn"> {
     loop. A turn is taken inside a `flamia.role` among all of its
     warpgroups (2 to 7: one named barrier each).
   }];
-  let arguments = (ins StrAttr:$action, I64Attr:$warpgroups);
+  let arguments = (ins Flamia_TurnActionAttr:$action, I64Attr:$warpgroups);
   let assemblyFormat = "$action `among` $warpgroups attr-dict";
   let hasVerifier = 1;
 }
@@ -159,12 +160,11 @@ def Flamia_PipelineAcquireOp : Flamia_Op<"pipeline.acquire"> {
     `(it / S) % 2`). Returns the stage index.
   }];
   let arguments = (ins Flamia_PipelineType:$pipeline, I32:$iteration,
-                       StrAttr:$side);
+                       Flamia_PipelineSideAttr:$side);
   let results = (outs I32:$stage);
   let assemblyFormat = [{
     $side $pipeline `[` $iteration `]` attr-dict `:` qualified(type($pipeline))
   }];
-  let hasVerifier = 1;
 }
 
 def Flamia_PipelineExpectOp : Flamia_Op<"pipeline.expect"> {
@@ -207,9 +207,10 @@ def Flamia_TmaLoadOp : Flamia_Op<"tma.load"> {
     the same number of stages; a tile has at most 256 rows (a TMA box) and
     at most `H * D` columns.
   }];
-  let arguments = (ins Flamia_GlobalType:$source, I32:$row, I32:$col,
-                       Flamia_SmemType:$dest, I32:$stage,
-                       Flamia_PipelineType:$pipeline);
+  let arguments = (ins Arg<Flamia_GlobalType, "", [MemRead]>:$source,
+                       I32:$row, I32:$col,
+                       Arg<Flamia_SmemType, "", [MemWrite]>:$dest, I32:$stage,
+                       Arg<Flamia_PipelineType, "", [MemWrite]>:$pipeline);
   let assemblyFormat = [{
     $source `[` $row `,` $col `]` `->` $dest `[` $stage `]` `on` $pipeline
     attr-dict `:` qualified(type($source)) `,` qualified(type($dest)) `,`
@@ -244,10 +245,10 @@ def Flamia_QueueNextOp : Flamia_Op<"queue.next"> {
     (every other role): reads the index the producer published for this
     iteration. Every role sees the same sequence of indices.
   }];
-  let arguments = (ins Flamia_QueueType:$queue, I32:$iteration, StrAttr:$side);
+  let arguments = (ins Flamia_QueueType:$queue, I32:$iteration,
+                       Flamia_QueueSideAttr:$side);
   let results = (outs I32:$index);
   let assemblyFormat = "$side $queue `[` $iteration `]` attr-dict";
-  let hasVerifier = 1;
 }
 
 def Flamia_ItemLoadOp : Flamia_Op<"item.load", [Pure]> {
@@ -268,20 +269,21 @@ def Flamia_ItemLoadOp : Flamia_Op<"item.load", [Pure]> {
 // Fragments: MMA, masking, online softmax, epilogue
 //===----------------------------------------------------------------------===//
 
-def Flamia_FragZeroOp : Flamia_Op<"frag.zero", [Pure]> {
+def Flamia_FragZeroOp : Flamia_Op<"frag.zero", [Pure, Flamia_WarpgroupWide]> {
   let summary = "a zero fragment";
   let results = (outs Flamia_FragmentType:$result);
   let assemblyFormat = "attr-dict `:` qualified(type($result))";
 }
 
-def Flamia_RowsFillOp : Flamia_Op<"rows.fill", [Pure]> {
+def Flamia_RowsFillOp : Flamia_Op<"rows.fill", [Pure, Flamia_WarpgroupWide]> {
   let summary = "per-row values all equal to `value`";
   let arguments = (ins F32Attr:$value);
   let results = (outs Flamia_RowsType:$result);
   let assemblyFormat = "$value attr-dict `:` qualified(type($result))";
 }
 
-def Flamia_WarpgroupMmaOp : Flamia_Op<"wg.mma", [AttrSizedOperandSegments]> {
+def Flamia_WarpgroupMmaOp : Flamia_Op<"wg.mma", [AttrSizedOperandSegments,
+    Flamia_WarpgroupWide]> {
   let summary = "warpgroup matrix multiply-accumulate";
   let description = [{
     `acc + A B`: `A` is this warpgroup's rows of a shared-memory tile (`a`
@@ -316,7 +318,7 @@ def Flamia_WarpgroupMmaOp : Flamia_Op<"wg.mma", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def Flamia_SmemZeroRowsOp : Flamia_Op<"smem.zero_rows"> {
+def Flamia_SmemZeroRowsOp : Flamia_Op<"smem.zero_rows", [Flamia_WarpgroupWide]> {
   let summary = "zero a stage's rows from a row on (role-wide, then a barrier)";
   let description = [{
     Writes zeros to rows `[from, R)` of stage `stage` of `tile` (every
@@ -373,7 +375,7 @@ def Flamia_WarpgroupWaitOp : Flamia_Op<"wg.wait",
   let hasVerifier = 1;
 }
 
-def Flamia_FragMaskOp : Flamia_Op<"frag.mask", [Pure,
+def Flamia_FragMaskOp : Flamia_Op<"frag.mask", [Pure, Flamia_WarpgroupWide,
     AllTypesMatch<["scores", "result"]>]> {
   let summary = "causal and document masking of a score tile";
   let description = [{
@@ -392,7 +394,7 @@ def Flamia_FragMaskOp : Flamia_Op<"frag.mask", [Pure,
   let hasVerifier = 1;
 }
 
-def Flamia_SoftmaxUpdateOp : Flamia_Op<"softmax.update", [Pure,
+def Flamia_SoftmaxUpdateOp : Flamia_Op<"softmax.update", [Pure, Flamia_WarpgroupWide,
     AllTypesMatch<["scores", "p"]>,
     AllTypesMatch<["max", "sum", "new_max", "new_sum", "alpha"]>]> {
   let summary = "one step of the online softmax";
@@ -412,7 +414,8 @@ def Flamia_SoftmaxUpdateOp : Flamia_Op<"softmax.update", [Pure,
   let hasVerifier = 1;
 }
 
-def Flamia_FragQuantizeOp : Flamia_Op<"frag.quantize", [Pure]> {
+def Flamia_FragQuantizeOp : Flamia_Op<"frag.quantize", [Pure,
+    Flamia_WarpgroupWide]> {
   let summary = "round P for the P V MMA";
   let description = [{
     Rounds `p * 2^fixed_scale` to the precision `precision` where
@@ -433,7 +436,7 @@ def Flamia_FragQuantizeOp : Flamia_Op<"frag.quantize", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Flamia_FragScaleRowsOp : Flamia_Op<"frag.scale_rows", [Pure,
+def Flamia_FragScaleRowsOp : Flamia_Op<"frag.scale_rows", [Pure, Flamia_WarpgroupWide,
     AllTypesMatch<["frag", "result"]>]> {
   let summary = "multiply every row by its factor";
   let description = [{
@@ -448,7 +451,7 @@ def Flamia_FragScaleRowsOp : Flamia_Op<"frag.scale_rows", [Pure,
   let hasVerifier = 1;
 }
 
-def Flamia_AttnStoreOp : Flamia_Op<"attn.store", [
+def Flamia_AttnStoreOp : Flamia_Op<"attn.store", [Flamia_WarpgroupWide,
     AllTypesMatch<["max", "sum"]>]> {
   let summary = "normalize O and write O and LSE";
   let description = [{
@@ -459,8 +462,10 @@ def Flamia_AttnStoreOp : Flamia_Op<"attn.store", [
     `[T, H, D]` tensor, `lse` an f32 `[H, T]` one.
   }];
   let arguments = (ins Flamia_FragmentType:$acc, Flamia_RowsType:$max,
-                       Flamia_RowsType:$sum, Flamia_GlobalType:$o,
-                       Flamia_GlobalType:$lse, I32:$q_start, I32:$row_base,
+                       Flamia_RowsType:$sum,
+                       Arg<Flamia_GlobalType, "", [MemWrite]>:$o,
+                       Arg<Flamia_GlobalType, "", [MemWrite]>:$lse,
+                       I32:$q_start, I32:$row_base,
                        I32:$q_rows, I32:$head, I32:$num_tokens,
                        I64Attr:$fixed_scale);
   let assemblyFormat = [{
@@ -476,7 +481,8 @@ def Flamia_AttnStoreOp : Flamia_Op<"attn.store", [
 // Fused quantization
 //===----------------------------------------------------------------------===//
 
-def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegments]> {
+def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegments,
+    Flamia_WarpgroupWide]> {
   let summary = "quantize one document-local token block of one head";
   let description = [{
     The CTA reads rows `[start, start + length)` of head `head` of `source`
@@ -570,13 +576,14 @@ def Flamia_AttentionTileOp : Flamia_Op<"attention_tile", [AttrSizedOperandSegmen
 def Flamia_WorkspaceOp : Flamia_Op<"workspace", [Pure]> {
   let summary = "a device buffer the runtime allocates";
   let description = [{
-    `%q8 = flamia.workspace "q_pt" : !flamia.global<?x16x128xf8E4M3FN>`: a
+    `%q8 = flamia.workspace workspace "q_pt" dims ["T", "16", "128"] :
+    !flamia.global<?x16x128xf8E4M3FN>`: a
     buffer named in the manifest (docs/runtime-abi.md); `dims` are its shape
     as manifest expressions (T, NB, ... known at run time). Kind `schedule`
     buffers (`items`, `block_info`, `counter`) are filled by the runtime
     from `cu_seqlens` before the first launch.
   }];
-  let arguments = (ins StrAttr:$buffer_name, StrAttr:$kind,
+  let arguments = (ins StrAttr:$buffer_name, Flamia_WorkspaceKindAttr:$kind,
                        StrArrayAttr:$dims);
   let results = (outs Flamia_GlobalType:$buffer);
   let assemblyFormat = [{

@@ -10,6 +10,19 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 class Flamia_Op<string mnemonic, list<Trait> traits = []>
     : Op<Flamia_Dialect, mnemonic, traits>;
 
+// Ops that need every thread of a warpgroup: they work on warpgroup-wide
+// fragments, synchronize warpgroups, split a block over 128 threads, or move
+// a warpgroup's 128 lanes of tensor memory. A `single_thread` role holds none
+// (flamia.role's verifier), and the lowering runs them on whole warpgroups.
+def Flamia_WarpgroupWide : NativeOpTrait<"WarpgroupWide"> {
+  let cppNamespace = "::mlir::flamia::OpTrait";
+}
+
+def Flamia_LaunchKindAttr
+    : EnumAttr<Flamia_Dialect, Flamia_LaunchKind, "launch"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Flamia_GlobalScaleAttr
     : EnumAttr<Flamia_Dialect, Flamia_GlobalScale, "global_scale"> {
   let assemblyFormat = "`<` $value `>`";

@@ -60,7 +60,7 @@ def Flamia_TmemDeallocOp : Flamia_Op<"tmem.dealloc", [HasParent<"RoleOp">]> {
   let hasVerifier = 1;
 }
 
-def Flamia_TmemLoadOp : Flamia_Op<"tmem.load"> {
+def Flamia_TmemLoadOp : Flamia_Op<"tmem.load", [Flamia_WarpgroupWide]> {
   let summary = "a warpgroup reads a 128-row f32 tile from tensor memory";
   let description = [{
     `flamia.tmem.load %tmem[256] : !flamia.frag<128x128xf32>`: thread t of
@@ -75,7 +75,7 @@ def Flamia_TmemLoadOp : Flamia_Op<"tmem.load"> {
   let hasVerifier = 1;
 }
 
-def Flamia_TmemStoreOp : Flamia_Op<"tmem.store"> {
+def Flamia_TmemStoreOp : Flamia_Op<"tmem.store", [Flamia_WarpgroupWide]> {
   let summary = "a warpgroup writes a 128-row tile to tensor memory";
   let description = [{
     Thread t writes its row of `value` to lane t from column `column`: f32
@@ -91,7 +91,7 @@ def Flamia_TmemStoreOp : Flamia_Op<"tmem.store"> {
   let hasVerifier = 1;
 }
 
-def Flamia_TmemFillOp : Flamia_Op<"tmem.fill"> {
+def Flamia_TmemFillOp : Flamia_Op<"tmem.fill", [Flamia_WarpgroupWide]> {
   let summary = "a warpgroup fills tensor-memory columns with a constant";
   let description = [{
     Every lane of columns `[column, column + columns)` gets the 32-bit
@@ -185,7 +185,7 @@ def Flamia_UmmaCommitOp : Flamia_Op<"umma.commit"> {
     flamia.pipeline.acquire returned, belongs to `pipeline`.
   }];
   let arguments = (ins Flamia_PipelineType:$pipeline, I32:$stage,
-                       StrAttr:$barrier);
+                       Flamia_StageBarrierAttr:$barrier);
   let assemblyFormat = [{
     $barrier $pipeline `[` $stage `]` attr-dict `:` qualified(type($pipeline))
   }];
@@ -220,9 +220,10 @@ def Flamia_BulkLoadOp : Flamia_Op<"bulk.load"> {
     `pipeline` have the same number of stages, and a constant `stage`, or
     one that flamia.pipeline.acquire returned, fits them.
   }];
-  let arguments = (ins Flamia_GlobalType:$source, I32:$chunk,
-                       Flamia_SmemType:$dest, I32:$stage,
-                       Flamia_PipelineType:$pipeline);
+  let arguments = (ins Arg<Flamia_GlobalType, "", [MemRead]>:$source,
+                       I32:$chunk,
+                       Arg<Flamia_SmemType, "", [MemWrite]>:$dest, I32:$stage,
+                       Arg<Flamia_PipelineType, "", [MemWrite]>:$pipeline);
   let assemblyFormat = [{
     $source `[` $chunk `]` `->` $dest `[` $stage `]` `on` $pipeline attr-dict
     `:` qualified(type($source)) `,` qualified(type($dest)) `,`

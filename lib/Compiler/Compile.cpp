@@ -407,9 +407,11 @@ bool buildManifest(ModuleOp module, const AttentionSpec &spec,
       return;
     runtime::ManifestBuffer b;
     b.name = ws.getBufferName().str();
-    if (ws.getKind() == "schedule") {
+    switch (ws.getKind()) {
+    case mlir::flamia::WorkspaceKind::schedule:
       b.role = runtime::BufferRole::Schedule;
-    } else if (ws.getKind() == "workspace") {
+      break;
+    case mlir::flamia::WorkspaceKind::workspace: {
       b.role = runtime::BufferRole::Workspace;
       auto it = contents.find(b.name);
       if (it == contents.end()) {

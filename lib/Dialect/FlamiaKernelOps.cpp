@@ -55,12 +55,9 @@ bool isPackedTensor(GlobalType type) {
 /// Ops that need every thread of a warpgroup: they work on warpgroup-wide
 /// fragments, synchronize warpgroups, split a block over 128 threads, or
 /// move a warpgroup's 128 lanes of tensor memory (tcgen05.ld/st are
-/// warp-collective, each warp its 32 lanes).
+/// warp-collective, each warp its 32 lanes). Flamia_WarpgroupWide marks them.
 bool isWarpgroupWide(Operation *op) {
-  return isa<WarpgroupMmaOp, FragZeroOp, RowsFillOp, FragMaskOp,
-             SoftmaxUpdateOp, FragQuantizeOp, FragScaleRowsOp, AttnStoreOp,
-             TurnOp, QuantizeBlockOp, TmemLoadOp, TmemStoreOp, TmemFillOp,
-             SmemZeroRowsOp>(op);
+  return op->hasTrait<::mlir::flamia::OpTrait::WarpgroupWide>();
 }
 
 } // namespace
@@ -95,10 +92,26 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
                           std::string &) {
     return builder.getFunctionType(argTypes, results);
   };
-  return function_interface_impl::parseFunctionOp(
-      parser, result, /*allowVariadic=*/false,
-      getFunctionTypeAttrName(result.name), buildFuncType,
-      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (failed(function_interface_impl::parseFunctionOp(
+          parser, result, /*allowVariadic=*/false,
+          getFunctionTypeAttrName(result.name), buildFuncType,
+          getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name))))
+    return failure();
+  // `launch = "persistent"` (the spelling before LaunchKind) still reads; any
+  // other string is an error that names the choices.
+  StringAttr launchName = getLaunchAttrName(result.name);
+  if (auto str = dyn_cast_or_null<StringAttr>(result.attributes.get(launchName))) {
+    std::optional<LaunchKind> kind = symbolizeLaunchKind(str.getValue());
+    if (!kind)
+      return parser.emitError(loc)
+             << "'flamia.kernel' op launch must be #flamia.launch<persistent> "
+                "or #flamia.launch<grid>, got \""
+             << str.getValue() << "\"";
+    result.attributes.set(launchName,
+                          LaunchKindAttr::get(parser.getContext(), *kind));
+  }
+  return success();
 }
 
 void KernelOp::print(OpAsmPrinter &p) {
@@ -117,9 +130,6 @@ LogicalResult KernelOp::verify() {
     return emitOpError() << "threads must be whole warpgroups (a multiple of "
                             "128) up to 1024, got "
                          << threads;
-  if (getLaunch() != "persistent" && getLaunch() != "grid")
-    return emitOpError() << "launch must be \"persistent\" or \"grid\", got \""
-                         << getLaunch() << "\"";
   // The body's arguments match the parameters: FunctionOpInterface checks
   // it, and the region holds exactly one block (SizedRegion<1>).
   // Roles cover disjoint warpgroups inside the CTA.
@@ -186,9 +196,6 @@ LogicalResult RoleOp::verify() {
 }
 
 LogicalResult TurnOp::verify() {
-  if (getAction() != "take" && getAction() != "give")
-    return emitOpError() << "action must be \"take\" or \"give\", got \""
-                         << getAction() << "\"";
   if (getWarpgroups() < 2 || getWarpgroups() > 7)
     return emitOpError() << "turns are taken among 2 to 7 warpgroups (one "
                             "named barrier each), got "
@@ -227,13 +234,6 @@ LogicalResult PipelineCreateOp::verify() {
   return success();
 }
 
-LogicalResult PipelineAcquireOp::verify() {
-  if (getSide() != "producer" && getSide() != "consumer")
-    return emitOpError() << "side must be \"producer\" or \"consumer\", got \""
-                         << getSide() << "\"";
-  return success();
-}
-
 LogicalResult PipelineExpectOp::verify() {
   int64_t bytes = getBytesAttr().getInt();
   if (bytes < 1 || bytes > kMbarrierCountLimit)
@@ -262,10 +262,10 @@ LogicalResult QueueCreateOp::verify() {
     return emitOpError() << "receivers must be in [0, " << threads
                          << "] (the kernel's threads), got " << receivers;
   auto kernel = (*this)->getParentOfType<KernelOp>();
-  if (kernel && kernel.getLaunch() != "persistent")
+  if (kernel && kernel.getLaunch() != LaunchKind::persistent)
     return emitOpError() << "a work queue belongs to a persistent kernel, but "
                             "the kernel's launch is \""
-                         << kernel.getLaunch() << "\"";
+                         << stringifyLaunchKind(kernel.getLaunch()) << "\"";
   return success();
 }
 
@@ -276,13 +276,6 @@ LogicalResult ItemLoadOp::verify() {
 LogicalResult BlockInfoLoadOp::verify() {
   return verifyI32Table(*this, getBlockInfo().getType(), 2,
                         "the block list");
-}
-
-LogicalResult QueueNextOp::verify() {
-  if (getSide() != "fetch" && getSide() != "receive")
-    return emitOpError() << "side must be \"fetch\" or \"receive\", got \""
-                         << getSide() << "\"";
-  return success();
 }
 
 LogicalResult TmaLoadOp::verify() {
@@ -645,14 +638,11 @@ LogicalResult AttentionTileOp::verify() {
 }
 
 LogicalResult WorkspaceOp::verify() {
-  if (getKind() != "workspace" && getKind() != "schedule")
-    return emitOpError() << "kind must be \"workspace\" or \"schedule\", got \""
-                         << getKind() << "\"";
   if (getDims().size() != getBuffer().getType().getShape().size())
     return emitOpError() << "dims has " << getDims().size()
                          << " expressions for a rank-"
                          << getBuffer().getType().getShape().size() << " buffer";
-  if (getKind() == "schedule" && getBufferName() != "items" &&
+  if (getKind() == WorkspaceKind::schedule && getBufferName() != "items" &&
       getBufferName() != "block_info" && getBufferName() != "counter")
     return emitOpError() << "schedule buffers are items, block_info and "
                             "counter, got \""

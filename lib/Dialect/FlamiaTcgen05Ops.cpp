@@ -255,9 +255,6 @@ LogicalResult UmmaOp::verify() {
 }
 
 LogicalResult UmmaCommitOp::verify() {
-  if (getBarrier() != "full" && getBarrier() != "empty")
-    return emitOpError() << "barrier must be \"full\" or \"empty\", got \""
-                         << getBarrier() << "\"";
   if (failed(verifyStage(*this, getStage(),
                          getPipeline().getType().getStages(), "the pipeline")))
     return failure();

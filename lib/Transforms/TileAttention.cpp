@@ -128,7 +128,7 @@ void zeroRowsPastEnd(OpBuilder &b, Location loc, Value tile, Value stage,
 }
 
 void workLoop(OpBuilder &rb, Location loc, Value queue, Value numItems,
-              StringRef side, ValueRange carried, ItemBody itemBody) {
+              QueueSide side, ValueRange carried, ItemBody itemBody) {
   I32Builder rib{rb, loc};
   Type i32 = rb.getI32Type();
   SmallVector<Value> init = {rib.c(0)};
@@ -144,7 +144,7 @@ void workLoop(OpBuilder &rb, Location loc, Value queue, Value numItems,
     OpBuilder bb = OpBuilder::atBlockEnd(before);
     I32Builder bib{bb, loc};
     Value index = QueueNextOp::create(bb, loc, i32, queue, before->getArgument(0),
-                                      bb.getStringAttr(side));
+                                      side);
     Value more = bib.cmp(arith::CmpIPredicate::slt, index, numItems);
     SmallVector<Value> forward(before->getArguments());
     forward.push_back(index);
@@ -260,14 +260,14 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     // ---- producer ---------------------------------------------------------
     {
       OpBuilder rb = createRole(b, loc, "producer", 0, 1, 40, /*singleThread=*/true);
-      workLoop(rb, loc, queue, numItems, "fetch", ValueRange{I32Builder{rb, loc}.c(0)},
+      workLoop(rb, loc, queue, numItems, QueueSide::fetch, ValueRange{I32Builder{rb, loc}.c(0)},
                [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
                    -> SmallVector<Value> {
         Value kvIt = carried[0];
         I32Builder eb{ab, loc};
         ItemInfo item = loadItem(eb, items, index, causal, bn);
         Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
-                                              ab.getStringAttr("producer"));
+                                              PipelineSide::producer);
         PipelineExpectOp::create(ab, loc, qp, qst, (safe ? 2 : 1) * tileBytes);
         Value qCol = eb.mul(item.qHead, eb.c(d));
         TmaLoadOp::create(ab, loc, qDeq, item.qStart, qCol, qd, qst, qp);
@@ -283,7 +283,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
           Value kv = forOp.getRegionIterArgs()[0];
           Value row = fib.add(item.docStart, fib.mul(kt, fib.c(bn)));
           Value st = PipelineAcquireOp::create(fb, loc, i32, kvp, kv,
-                                               fb.getStringAttr("producer"));
+                                               PipelineSide::producer);
           PipelineExpectOp::create(fb, loc, kvp, st,
                                    (overlap ? 1 : 2) * tileBytes);
           auto load = [&](OpBuilder &lb, Value k, Value v) {
@@ -292,7 +292,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
             if (overlap) {
               // K is on its way; V waits for its own free stage.
               vst = PipelineAcquireOp::create(lb, loc, i32, vp, kv,
-                                              lb.getStringAttr("producer"));
+                                              PipelineSide::producer);
               PipelineExpectOp::create(lb, loc, vp, vst, tileBytes);
             }
             TmaLoadOp::create(lb, loc, v, row, kvCol, vs, vst, vp);
@@ -335,16 +335,16 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
             rb, loc, wb.cmp(arith::CmpIPredicate::eq, wg, wb.c(1)),
             /*withElse=*/false);
         OpBuilder tb = lastIf.getThenBodyBuilder();
-        TurnOp::create(tb, loc, "give", 2);
+        TurnOp::create(tb, loc, TurnAction::give, 2);
       }
-      workLoop(rb, loc, queue, numItems, "receive", ValueRange{I32Builder{rb, loc}.c(0)},
+      workLoop(rb, loc, queue, numItems, QueueSide::receive, ValueRange{I32Builder{rb, loc}.c(0)},
                [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
                    -> SmallVector<Value> {
         Value kvIt = carried[0];
         I32Builder eb{ab, loc};
         ItemInfo item = loadItem(eb, items, index, causal, bn);
         Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
-                                              ab.getStringAttr("consumer"));
+                                              PipelineSide::consumer);
         Value rowBase = eb.mul(wg, eb.c(64));
         Value queryBase = eb.add(eb.mul(item.qTile, eb.c(bm)), rowBase);
         Value m0 = RowsFillOp::create(
@@ -361,18 +361,18 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
           auto args = forOp.getRegionIterArgs();
           Value kv = args[0], m = args[1], l = args[2], o = args[3];
           Value st = PipelineAcquireOp::create(fb, loc, i32, kvp, kv,
-                                               fb.getStringAttr("consumer"));
+                                               PipelineSide::consumer);
           Value isSafe = isSafeTile(fib, kt, item, safeBlock, bn);
           auto qkMma = [&](OpBuilder &mb, Value qTile) {
             return WarpgroupMmaOp::create(mb, loc, sType, qTile, qst, ks, st,
                                           Value(), /*b_transposed=*/false)
                 .getResult();
           };
-          auto turn = [&](StringRef action) {
+          auto turn = [&](TurnAction action) {
             if (pingPong)
               TurnOp::create(fb, loc, action, 2);
           };
-          turn("take");
+          turn(TurnAction::take);
           Value s;
           if (safe) {
             auto ifOp = scf::IfOp::create(fb, loc, TypeRange{sType}, isSafe,
@@ -385,7 +385,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
           } else {
             s = qkMma(fb, qd);
           }
-          turn("give");
+          turn(TurnAction::give);
           // Q is not read after the last S = Q K^T of the item: free it so
           // that the producer loads the next item's Q meanwhile.
           {
@@ -408,10 +408,10 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
           // is 0 there, but 0 x Inf or NaN is not, so zero them first.
           zeroRowsPastEnd(fb, loc, vs, st, keyBase, item.docLen, bn);
           Value scaled = FragScaleRowsOp::create(fb, loc, accType, o, sm.getAlpha());
-          turn("take");
+          turn(TurnAction::take);
           Value o2 = WarpgroupMmaOp::create(fb, loc, accType, p, Value(), vs, st,
                                             scaled, /*b_transposed=*/true);
-          turn("give");
+          turn(TurnAction::give);
           PipelineReleaseOp::create(fb, loc, kvp, st);
           scf::YieldOp::create(fb, loc,
                                ValueRange{fib.add(kv, fib.c(1)), sm.getNewMax(),
@@ -462,7 +462,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     Type i32 = b.getI32Type();
     OpBuilder rb = createRole(b, loc, "consumer", 1, 3, 232, /*singleThread=*/false);
     Value wg = WarpgroupIdOp::create(rb, loc, i32);
-    workLoop(rb, loc, c.queue, c.numItems, "receive",
+    workLoop(rb, loc, c.queue, c.numItems, QueueSide::receive,
              ValueRange{I32Builder{rb, loc}.c(0)},
              [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
                  -> SmallVector<Value> {
@@ -470,7 +470,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       I32Builder eb{ab, loc};
       ItemInfo item = loadItem(eb, c.items, index, c.causal, c.bn);
       Value qst = PipelineAcquireOp::create(ab, loc, i32, c.qp, it,
-                                            ab.getStringAttr("consumer"));
+                                            PipelineSide::consumer);
       Value rowBase = eb.mul(wg, eb.c(64));
       Value queryBase = eb.add(eb.mul(item.qTile, eb.c(c.bm)), rowBase);
       Value lastTile = eb.sub(item.numKeyTiles, eb.c(1));
@@ -508,7 +508,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       // Prologue: key tile 0.
       Value zero = eb.c(0);
       Value st0 = PipelineAcquireOp::create(ab, loc, i32, c.kp, kvIt,
-                                            ab.getStringAttr("consumer"));
+                                            PipelineSide::consumer);
       Value s0 = WarpgroupMmaOp::create(ab, loc, c.sType, qFor(ab, eb, zero),
                                         qst, c.ks, st0, Value(),
                                         /*b_transposed=*/false)
@@ -534,13 +534,13 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
         auto args = forOp.getRegionIterArgs();
         Value kv = args[0], m = args[1], l = args[2], o = args[3], p = args[4];
         Value stK = PipelineAcquireOp::create(fb, loc, i32, c.kp, kv,
-                                              fb.getStringAttr("consumer"));
+                                              PipelineSide::consumer);
         Value sPending = WarpgroupMmaOp::create(
             fb, loc, c.sType, qFor(fb, fib, kt), qst, c.ks, stK, Value(),
             /*b_transposed=*/false, /*async=*/true);
         Value stPrev = PipelineAcquireOp::create(fb, loc, i32, c.vp,
                                                  fib.sub(kv, fib.c(1)),
-                                                 fb.getStringAttr("consumer"));
+                                                 PipelineSide::consumer);
         Value oPending = WarpgroupMmaOp::create(
             fb, loc, c.accType, p, Value(), c.vs, stPrev, o,
             /*b_transposed=*/true, /*async=*/true);
@@ -562,7 +562,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       // document end (the next document's: 0 x Inf or NaN is not 0).
       Value stLast = PipelineAcquireOp::create(
           ab, loc, i32, c.vp, eb.sub(forOp.getResult(0), eb.c(1)),
-          ab.getStringAttr("consumer"));
+          PipelineSide::consumer);
       zeroRowsPastEnd(ab, loc, c.vs, stLast, eb.mul(lastTile, eb.c(c.bn)),
                       item.docLen, c.bn);
       Value o = WarpgroupMmaOp::create(ab, loc, c.accType, forOp.getResult(4),
@@ -583,6 +583,11 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     if (failed(requireLoweredTo(getOperation(), "flamia-tile",
                                 LoweringStage::Scheduled)))
       return signalPassFailure();
+    if (!target.empty() && !symbolizeChip(target)) {
+      getOperation().emitError() << "flamia-tile: unknown target '" << target
+                                 << "' (expected sm_90a or sm_100a)";
+      return signalPassFailure();
+    }
     SmallVector<std::pair<KernelOp, AttentionTileOp>> work;
     getOperation()->walk([&](KernelOp kernel) {
       if (!target.empty() &&

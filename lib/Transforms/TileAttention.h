@@ -76,12 +76,12 @@ void zeroRowsPastEnd(OpBuilder &b, Location loc, Value tile, Value stage,
                      Value keyBase, Value docLen, int64_t blockN);
 
 /// The persistent work loop of one role: takes item indices from `queue`
-/// (`side` "fetch" or "receive") until `numItems`, carrying `carried` i32
+/// (`side` fetch or receive) until `numItems`, carrying `carried` i32
 /// values; `body(builder, iteration, carried, index)` returns their next
 /// values.
 using ItemBody = function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange, Value)>;
 void workLoop(OpBuilder &b, Location loc, Value queue, Value numItems,
-              StringRef side, ValueRange carried, ItemBody body);
+              QueueSide side, ValueRange carried, ItemBody body);
 
 /// A role with an empty body; returns a builder at its end.
 OpBuilder createRole(OpBuilder &b, Location loc, StringRef name, int64_t first,

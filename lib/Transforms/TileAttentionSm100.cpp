@@ -220,13 +220,13 @@ void Sm100Program::buildProducer(OpBuilder &b) {
   int64_t hq = cast<GlobalType>(qSf.getType()).getShape()[1];
   int64_t hkv = cast<GlobalType>(kSf.getType()).getShape()[1];
   int64_t f8Tile = bm * d, bf16Tile = 2 * bm * d;
-  workLoop(rb, loc, queue, numItems, "fetch", ValueRange{ib.c(0), ib.c(0)},
+  workLoop(rb, loc, queue, numItems, QueueSide::fetch, ValueRange{ib.c(0), ib.c(0)},
            [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
                -> SmallVector<Value> {
     I32Builder eb{ab, loc};
     ItemInfo item = loadItem(eb, items, index, causal, bn);
     Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
-                                          ab.getStringAttr("producer"));
+                                          PipelineSide::producer);
     PipelineExpectOp::create(ab, loc, qp, qst,
                              f8Tile + 512 + (safe ? bf16Tile : 0));
     Value qCol = eb.mul(item.qHead, eb.c(d));
@@ -248,7 +248,7 @@ void Sm100Program::buildProducer(OpBuilder &b) {
       auto scaled = [&](OpBuilder &lb) -> SmallVector<Value> {
         I32Builder lib{lb, loc};
         Value st = PipelineAcquireOp::create(lb, loc, i32, kvp, kvIt,
-                                             lb.getStringAttr("producer"));
+                                             PipelineSide::producer);
         PipelineExpectOp::create(lb, loc, kvp, st, 2 * f8Tile + 2 * 512);
         TmaLoadOp::create(lb, loc, k8, row, kvCol, k8s, st, kvp);
         TmaLoadOp::create(lb, loc, v8, row, kvCol, v8s, st, kvp);
@@ -263,7 +263,7 @@ void Sm100Program::buildProducer(OpBuilder &b) {
         OpBuilder tb = ifOp.getThenBodyBuilder();
         I32Builder tib{tb, loc};
         Value st = PipelineAcquireOp::create(tb, loc, i32, safep, safeIt,
-                                             tb.getStringAttr("producer"));
+                                             PipelineSide::producer);
         PipelineExpectOp::create(tb, loc, safep, st, 2 * bf16Tile);
         TmaLoadOp::create(tb, loc, kSafe, row, kvCol, k16s, st, safep);
         TmaLoadOp::create(tb, loc, vSafe, row, kvCol, v16s, st, safep);
@@ -288,14 +288,14 @@ void Sm100Program::buildMma(OpBuilder &b) {
   TypeAttr pType8 = TypeAttr::get(f8), pType16 = TypeAttr::get(bf16);
   Value sfP = ib.add(tmem, ib.c(kSfPColumn));
   // Carried: kv iteration, safe iteration, S iteration, P iteration.
-  workLoop(rb, loc, queue, numItems, "receive",
+  workLoop(rb, loc, queue, numItems, QueueSide::receive,
            ValueRange{ib.c(0), ib.c(0), ib.c(0), ib.c(0)},
            [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
                -> SmallVector<Value> {
     I32Builder eb{ab, loc};
     ItemInfo item = loadItem(eb, items, index, causal, bn);
     Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
-                                          ab.getStringAttr("consumer"));
+                                          PipelineSide::consumer);
     Value sfQ = eb.add(tmem, eb.c(kSfQColumn));
     UmmaScalesOp::create(ab, loc, qSfs, qst, tmem, kSfQColumn);
 
@@ -305,12 +305,12 @@ void Sm100Program::buildMma(OpBuilder &b) {
                       Value sIt) -> SmallVector<Value> {
       I32Builder sib{sb, loc};
       Value sbuf = PipelineAcquireOp::create(sb, loc, i32, sp, sIt,
-                                             sb.getStringAttr("producer"));
+                                             PipelineSide::producer);
       Value sAddr = sib.add(tmem, sib.mul(sbuf, sib.c(bn)));
       auto scaled = [&](OpBuilder &lb) -> SmallVector<Value> {
         I32Builder lib{lb, loc};
         Value st = PipelineAcquireOp::create(lb, loc, i32, kvp, kvIt,
-                                             lb.getStringAttr("consumer"));
+                                             PipelineSide::consumer);
         // K's scale factors alternate with the S buffer (the copy for
         // S_{j+2} must not overwrite those S_j may still read).
         Value sfK = lib.add(tmem, lib.add(lib.c(kSfKColumn), lib.mul(sbuf, lib.c(4))));
@@ -327,7 +327,7 @@ void Sm100Program::buildMma(OpBuilder &b) {
         OpBuilder tb = ifOp.getThenBodyBuilder();
         I32Builder tib{tb, loc};
         Value st = PipelineAcquireOp::create(tb, loc, i32, safep, safeIt,
-                                             tb.getStringAttr("consumer"));
+                                             PipelineSide::consumer);
         UmmaOp::create(tb, loc, sAddr, kSColumn, q16s, qst, IntegerAttr(),
                        TypeAttr(), k16s, st, /*b_transposed=*/false,
                        tib.i1(false), Value(), Value());
@@ -339,7 +339,7 @@ void Sm100Program::buildMma(OpBuilder &b) {
       } else {
         next = scaled(sb);
       }
-      UmmaCommitOp::create(sb, loc, sp, sbuf, "full");
+      UmmaCommitOp::create(sb, loc, sp, sbuf, StageBarrier::full);
       next.push_back(sbuf);
       return next; // kvIt, safeIt, stage, sbuf
     };
@@ -371,12 +371,12 @@ void Sm100Program::buildMma(OpBuilder &b) {
                              ValueRange{n[0], n[1], tib.add(sIt, tib.c(1)), n[2], n[3]});
         // After the item's last S: Q is free once it completes.
         OpBuilder eb2 = more.getElseBodyBuilder();
-        UmmaCommitOp::create(eb2, loc, qp, qst, "empty");
+        UmmaCommitOp::create(eb2, loc, qp, qst, StageBarrier::empty);
         scf::YieldOp::create(eb2, loc, ValueRange{kvIt, safeIt, sIt, st, sbuf});
       }
       // O += P V once the softmax has written P (and rescaled O).
       Value pst = PipelineAcquireOp::create(fb, loc, i32, pp, pIt,
-                                            fb.getStringAttr("consumer"));
+                                            PipelineSide::consumer);
       Value accumulate = fib.cmp(arith::CmpIPredicate::sgt, kt, fib.c(0));
       auto pvScaled = [&](OpBuilder &lb) {
         I32Builder lib{lb, loc};
@@ -385,8 +385,8 @@ void Sm100Program::buildMma(OpBuilder &b) {
         UmmaOp::create(lb, loc, tmem, kOColumn, Value(), Value(),
                        lb.getI64IntegerAttr(kPColumn), pType8, v8s, st,
                        /*b_transposed=*/true, accumulate, sfP, sfV);
-        UmmaCommitOp::create(lb, loc, pp, pst, "empty");
-        UmmaCommitOp::create(lb, loc, kvp, st, "empty");
+        UmmaCommitOp::create(lb, loc, pp, pst, StageBarrier::empty);
+        UmmaCommitOp::create(lb, loc, kvp, st, StageBarrier::empty);
       };
       if (safe) {
         auto ifOp = scf::IfOp::create(fb, loc, isSafe(fib, kt, item),
@@ -395,8 +395,8 @@ void Sm100Program::buildMma(OpBuilder &b) {
         UmmaOp::create(tb, loc, tmem, kOColumn, Value(), Value(),
                        tb.getI64IntegerAttr(kPColumn), pType16, v16s, st,
                        /*b_transposed=*/true, accumulate, Value(), Value());
-        UmmaCommitOp::create(tb, loc, pp, pst, "empty");
-        UmmaCommitOp::create(tb, loc, safep, st, "empty");
+        UmmaCommitOp::create(tb, loc, pp, pst, StageBarrier::empty);
+        UmmaCommitOp::create(tb, loc, safep, st, StageBarrier::empty);
         OpBuilder eb2 = ifOp.getElseBodyBuilder();
         pvScaled(eb2);
       } else {
@@ -423,7 +423,7 @@ void Sm100Program::buildSoftmax(OpBuilder &b) {
   auto rowsType = RowsType::get(ctx, bm, f32);
   // P's scale factors: the fixed 2^8 stays in the codes (see kUnitScales).
   TmemFillOp::create(rb, loc, tmem, kSfPColumn, 4, kUnitScales);
-  workLoop(rb, loc, queue, numItems, "receive", ValueRange{ib.c(0), ib.c(0)},
+  workLoop(rb, loc, queue, numItems, QueueSide::receive, ValueRange{ib.c(0), ib.c(0)},
            [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
                -> SmallVector<Value> {
     I32Builder eb{ab, loc};
@@ -442,7 +442,7 @@ void Sm100Program::buildSoftmax(OpBuilder &b) {
       auto args = forOp.getRegionIterArgs();
       Value sIt = args[0], pIt = args[1], m = args[2], l = args[3];
       Value sbuf = PipelineAcquireOp::create(fb, loc, i32, sp, sIt,
-                                             fb.getStringAttr("consumer"));
+                                             PipelineSide::consumer);
       Value s = TmemLoadOp::create(fb, loc, sType,
                                    fib.add(tmem, fib.mul(sbuf, fib.c(bn))),
                                    kSColumn);
@@ -459,7 +459,7 @@ void Sm100Program::buildSoftmax(OpBuilder &b) {
             pb, loc, FragmentType::get(ctx, {bm, bn}, element), sm.getP(),
             pib.i1(quantized), pPrecision);
         Value pst = PipelineAcquireOp::create(pb, loc, i32, pp, pIt,
-                                              pb.getStringAttr("producer"));
+                                              PipelineSide::producer);
         TmemStoreOp::create(pb, loc, p, tmem, kPColumn);
         return pst;
       };
@@ -499,7 +499,7 @@ void Sm100Program::buildSoftmax(OpBuilder &b) {
     // The last P V: wait for it without taking the stage (the next item's
     // first tile acquires the same iteration again).
     Value pIt = forOp.getResult(1);
-    PipelineAcquireOp::create(ab, loc, i32, pp, pIt, ab.getStringAttr("producer"));
+    PipelineAcquireOp::create(ab, loc, i32, pp, pIt, PipelineSide::producer);
     Value o = TmemLoadOp::create(ab, loc, oType, tmem, kOColumn);
     AttnStoreOp::create(ab, loc, o, forOp.getResult(2), forOp.getResult(3), out,
                         lse, item.qStart, eb.c(0), item.qRows, item.qHead,

@@ -41,7 +41,7 @@ public:
     return Value(); // bound once the kernel exists
   }
   KernelOp create(OpBuilder &b, Location loc, StringRef symbol,
-                  TargetAttr target, StringRef launch, int64_t threads) {
+                  TargetAttr target, LaunchKind launch, int64_t threads) {
     MLIRContext *ctx = b.getContext();
     SmallVector<Attribute> argAttrs;
     for (const std::string &n : names)
@@ -51,7 +51,7 @@ public:
         b, loc, b.getStringAttr(symbol),
         TypeAttr::get(FunctionType::get(ctx, types, {})),
         b.getArrayAttr(argAttrs), ArrayAttr(), target,
-        b.getStringAttr(launch), b.getI64IntegerAttr(threads));
+        LaunchKindAttr::get(ctx, launch), b.getI64IntegerAttr(threads));
     Block *body = new Block();
     kernel.getBody().push_back(body);
     for (Type t : types)
@@ -228,7 +228,7 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
   for (auto [name, type] : plan.quantizedCopies())
     sig.add(name, type);
   KernelOp qk = sig.create(mb, loc, plan.base + "_quantize", plan.targetAttr,
-                           "grid", /*threads=*/128);
+                           LaunchKind::grid, /*threads=*/128);
   bool hopper = plan.hopper, tiles = plan.tiles;
   OpBuilder b = OpBuilder::atBlockEnd(&qk.getBody().front());
   auto p = [&](StringRef n) { return KernelSignature::param(qk, n); };
@@ -298,7 +298,7 @@ KernelOp buildForwardKernel(OpBuilder &mb, const ForwardPlan &plan,
   sig.add("softmax_scale_log2", plan.f32);
   sig.add("T", i32);
   KernelOp ak = sig.create(mb, loc, plan.base + "_attention_fwd",
-                           plan.targetAttr, "persistent", /*threads=*/128);
+                           plan.targetAttr, LaunchKind::persistent, /*threads=*/128);
   ak->setAttr("schedule",
               mb.getDictionaryAttr(
                   {mb.getNamedAttr("block_m", mb.getI64IntegerAttr(plan.blockM)),
@@ -317,7 +317,7 @@ KernelOp buildForwardKernel(OpBuilder &mb, const ForwardPlan &plan,
     OpBuilder bb = OpBuilder::atBlockEnd(before);
     Value it = before->getArgument(0);
     Value index = QueueNextOp::create(bb, loc, i32, queue, it,
-                                      bb.getStringAttr("fetch"));
+                                      QueueSide::fetch);
     Value more = arith::CmpIOp::create(bb, loc, arith::CmpIPredicate::slt,
                                        index, p("num_items"));
     scf::ConditionOp::create(bb, loc, more, ValueRange{it, index});
@@ -395,7 +395,7 @@ void buildLaunchPlan(OpBuilder &mb, const ForwardPlan &plan,
   }
   newFunc.setFunctionType(FunctionType::get(ctx, argTypes, {}));
   newFunc.setArgAttrsAttr(mb.getArrayAttr(argAttrs));
-  auto workspace = [&](StringRef kind, StringRef name, Type type) {
+  auto workspace = [&](WorkspaceKind kind, StringRef name, Type type) {
     // Token-block scales and the block list have one row per scale block.
     StringRef symbol = "T";
     if (name.ends_with("tb_scales") || name.ends_with("_sf") ||
@@ -404,14 +404,14 @@ void buildLaunchPlan(OpBuilder &mb, const ForwardPlan &plan,
     else if (name == "items")
       symbol = "NUM_ITEMS";
     buf[name] = WorkspaceOp::create(b, loc, type, b.getStringAttr(name),
-                                    b.getStringAttr(kind),
+                                    WorkspaceKindAttr::get(b.getContext(), kind),
                                     dimsOf(b, cast<GlobalType>(type), symbol));
   };
   for (auto [name, type] : plan.quantizedCopies())
-    workspace("workspace", name, type);
-  workspace("schedule", "block_info", plan.blockInfoType);
-  workspace("schedule", "items", plan.itemsType);
-  workspace("schedule", "counter", plan.counterType);
+    workspace(WorkspaceKind::workspace, name, type);
+  workspace(WorkspaceKind::schedule, "block_info", plan.blockInfoType);
+  workspace(WorkspaceKind::schedule, "items", plan.itemsType);
+  workspace(WorkspaceKind::schedule, "counter", plan.counterType);
   buf["num_items"] = RuntimeValueOp::create(b, loc, plan.i32, "NUM_ITEMS");
   buf["softmax_scale_log2"] =
       RuntimeValueOp::create(b, loc, plan.f32, "softmax_scale_log2");

@@ -67,31 +67,31 @@ func.func private @f(!flamia.rows<64 x bf16>)
 
 // -----
 // expected-error @below {{'flamia.kernel' op a kernel returns nothing; it writes its outputs to global parameters}}
-flamia.kernel @k() -> i32 attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @k() -> i32 attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.return
 }
 
 // -----
 // expected-error @below {{'flamia.kernel' op threads must be whole warpgroups (a multiple of 128) up to 1024, got 96}}
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 96 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 96 : i64} {
   flamia.return
 }
 
 // -----
 // A negative count reads as negative (not as a huge unsigned number).
 // expected-error @below {{'flamia.kernel' op threads must be whole warpgroups (a multiple of 128) up to 1024, got -128}}
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = -128 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = -128 : i64} {
   flamia.return
 }
 
 // -----
 // expected-error @below {{'flamia.kernel' op threads must be whole warpgroups (a multiple of 128) up to 1024, got 1152}}
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 1152 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 1152 : i64} {
   flamia.return
 }
 
 // -----
-// expected-error @below {{'flamia.kernel' op launch must be "persistent" or "grid", got "cluster"}}
+// expected-error @below {{'flamia.kernel' op launch must be #flamia.launch<persistent> or #flamia.launch<grid>, got "cluster"}}
 flamia.kernel @k() attributes {launch = "cluster", target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.return
 }
@@ -99,13 +99,13 @@ flamia.kernel @k() attributes {launch = "cluster", target = #flamia.target<sm_90
 // -----
 // The body's arguments are the parameters (FunctionOpInterface's check).
 // expected-error @below {{'flamia.kernel' op entry block must have 1 arguments to match function signature}}
-"flamia.kernel"() <{function_type = (i32) -> (), sym_name = "k", launch = "grid",
+"flamia.kernel"() <{function_type = (i32) -> (), sym_name = "k", launch = #flamia.launch<grid>,
                     target = #flamia.target<sm_90a>, threads = 128 : i64}> ({
   "flamia.return"() : () -> ()
 }) : () -> ()
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 256 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 256 : i64} {
   flamia.role "producer" warpgroups [0, 1) registers 40 {
   }
   // expected-error @below {{'flamia.role' op warpgroups [1, 3) exceed the kernel's 2 warpgroups}}
@@ -115,7 +115,7 @@ flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   flamia.role "producer" warpgroups [0, 2) registers 40 {
   }
   // expected-error @below {{'flamia.role' op warpgroups [1, 3) overlap another role's [0, 2)}}
@@ -127,7 +127,7 @@ flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm
 // -----
 // 128 x (240 + 2 x 240) = 92160 registers: setmaxnreg would wait forever.
 // expected-error @below {{'flamia.kernel' op the roles ask for 92160 registers (registers x 128 threads per warpgroup), more than the 65536 of a multiprocessor}}
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   flamia.role "producer" warpgroups [0, 1) registers 240 {
   }
   flamia.role "consumer" warpgroups [1, 3) registers 240 {
@@ -146,7 +146,7 @@ func.func @f() {
 //===----------------------------------------------------------------------===//
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   // expected-error @below {{'flamia.role' op warpgroup range [2, 2) is empty}}
   flamia.role "consumer" warpgroups [2, 2) registers 232 {
   }
@@ -154,7 +154,7 @@ flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   // expected-error @below {{'flamia.role' op the first warpgroup must be 0 or more, got -1}}
   flamia.role "consumer" warpgroups [-1, 1) registers 232 {
   }
@@ -162,7 +162,7 @@ flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   // expected-error @below {{'flamia.role' op registers must be a multiple of 8 in [24, 256] (setmaxnreg), got 20}}
   flamia.role "producer" warpgroups [0, 1) registers 20 {
   }
@@ -170,7 +170,7 @@ flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   // expected-error @below {{'flamia.role' op registers must be a multiple of 8 in [24, 256] (setmaxnreg), got 100}}
   flamia.role "producer" warpgroups [0, 1) registers 100 {
   }
@@ -178,7 +178,7 @@ flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   // expected-error @below {{'flamia.role' op a single_thread role runs on one thread of one warpgroup, got warpgroups [0, 2)}}
   flamia.role "producer" warpgroups [0, 2) registers 40 single_thread {
   }
@@ -187,7 +187,7 @@ flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm
 
 // -----
 // A single thread cannot hold its share of a warpgroup's fragment.
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   flamia.role "producer" warpgroups [0, 1) registers 40 single_thread {
     // expected-error @below {{'flamia.frag.zero' op needs every thread of a warpgroup but is in the single_thread role "producer"}}
     %z = flamia.frag.zero : !flamia.frag<64x128xf32>
@@ -197,7 +197,7 @@ flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm
 
 // -----
 // ... nor issue a warpgroup MMA, even nested in a loop.
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %a = flamia.smem.alloc : !flamia.smem<1x64x64xbf16>
   %b = flamia.smem.alloc : !flamia.smem<1x64x64xbf16>
   flamia.role "producer" warpgroups [0, 1) registers 40 single_thread {
@@ -221,42 +221,42 @@ func.func @f() {
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   // expected-error @below {{'flamia.warpgroup_id' op expects parent op 'flamia.role'}}
   %w = flamia.warpgroup_id
   flamia.return
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 256 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 256 : i64} {
   flamia.role "consumer" warpgroups [0, 2) registers 232 {
-    // expected-error @below {{'flamia.turn' op action must be "take" or "give", got "pass"}}
-    flamia.turn "pass" among 2
+    // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'action' [take, give]}}
+    flamia.turn pass among 2
   }
   flamia.return
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "consumer" warpgroups [0, 1) registers 232 {
     // expected-error @below {{'flamia.turn' op turns are taken among 2 to 7 warpgroups (one named barrier each), got 1}}
-    flamia.turn "take" among 1
+    flamia.turn take among 1
   }
   flamia.return
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 256 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 256 : i64} {
   // expected-error @below {{'flamia.turn' op takes turns among the warpgroups of a flamia.role but is not inside one}}
-  flamia.turn "take" among 2
+  flamia.turn take among 2
   flamia.return
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 512 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 512 : i64} {
   flamia.role "consumer" warpgroups [1, 4) registers 160 {
     // expected-error @below {{'flamia.turn' op is taken among 2 warpgroups but role "consumer" has 3}}
-    flamia.turn "give" among 2
+    flamia.turn give among 2
   }
   flamia.return
 }
@@ -273,29 +273,29 @@ func.func @f() {
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   // expected-error @below {{'flamia.pipeline.create' op consumers must be in [1, 1048575] (an mbarrier's arrival count), got 0}}
   %p = flamia.pipeline.create consumers 0 : !flamia.pipeline<2>
   flamia.return
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   // expected-error @below {{'flamia.pipeline.create' op 512 consumers exceed the kernel's 384 threads}}
   %p = flamia.pipeline.create consumers 512 : !flamia.pipeline<2>
   flamia.return
 }
 
 // -----
-flamia.kernel @k(%it: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%it: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %p = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
-  // expected-error @below {{'flamia.pipeline.acquire' op side must be "producer" or "consumer", got "reader"}}
-  %s = flamia.pipeline.acquire "reader" %p[%it] : !flamia.pipeline<2>
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'side' [producer, consumer]}}
+  %s = flamia.pipeline.acquire reader %p[%it] : !flamia.pipeline<2>
   flamia.return
 }
 
 // -----
-flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%s: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %p = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
   // expected-error @below {{'flamia.pipeline.expect' op bytes must be in [1, 1048575] (an mbarrier's transaction count), got 0}}
   flamia.pipeline.expect %p[%s] bytes 0 : !flamia.pipeline<2>
@@ -303,7 +303,7 @@ flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.ta
 }
 
 // -----
-flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%s: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %p = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
   // expected-error @below {{'flamia.pipeline.expect' op bytes must be in [1, 1048575] (an mbarrier's transaction count), got 1048576}}
   flamia.pipeline.expect %p[%s] bytes 1048576 : !flamia.pipeline<2>
@@ -311,7 +311,7 @@ flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.ta
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %p = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
   %c2 = arith.constant 2 : i32
   // expected-error @below {{'flamia.pipeline.expect' op stage 2 is out of range: the pipeline has 2 stage(s)}}
@@ -320,17 +320,17 @@ flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm
 }
 
 // -----
-flamia.kernel @k(%it: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%it: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %p1 = flamia.pipeline.create consumers 256 : !flamia.pipeline<1>
   %p2 = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
-  %s = flamia.pipeline.acquire "producer" %p2[%it] : !flamia.pipeline<2>
+  %s = flamia.pipeline.acquire producer %p2[%it] : !flamia.pipeline<2>
   // expected-error @below {{'flamia.pipeline.expect' op the stage comes from a pipeline of 2 stage(s) but the pipeline has 1}}
   flamia.pipeline.expect %p1[%s] bytes 32768 : !flamia.pipeline<1>
   flamia.return
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %p = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
   %c = arith.constant -1 : i32
   // expected-error @below {{'flamia.pipeline.release' op stage -1 is out of range: the pipeline has 2 stage(s)}}
@@ -339,10 +339,10 @@ flamia.kernel @k() attributes {launch = "persistent", target = #flamia.target<sm
 }
 
 // -----
-flamia.kernel @k(%it: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%it: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %p2 = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
   %p3 = flamia.pipeline.create consumers 256 : !flamia.pipeline<3>
-  %s = flamia.pipeline.acquire "consumer" %p3[%it] : !flamia.pipeline<3>
+  %s = flamia.pipeline.acquire consumer %p3[%it] : !flamia.pipeline<3>
   // expected-error @below {{'flamia.pipeline.release' op the stage comes from a pipeline of 3 stage(s) but the pipeline has 2}}
   flamia.pipeline.release %p2[%s] : !flamia.pipeline<2>
   flamia.return
@@ -355,10 +355,10 @@ flamia.kernel @k(%it: i32) attributes {launch = "persistent", target = #flamia.t
 // -----
 // The TMA box of a bf16 buffer does not fit an FP8 tensor.
 flamia.kernel @k(%src: !flamia.global<?x8x128xf8E4M3FN>, %r: i32, %c: i32)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %t = flamia.smem.alloc : !flamia.smem<2x128x64xbf16>
   %p = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
-  %s = flamia.pipeline.acquire "producer" %p[%r] : !flamia.pipeline<2>
+  %s = flamia.pipeline.acquire producer %p[%r] : !flamia.pipeline<2>
   // expected-error @below {{'flamia.tma.load' op element types differ: source 'f8E4M3FN', destination 'bf16'}}
   flamia.tma.load %src[%r, %c] -> %t[%s] on %p
       : !flamia.global<?x8x128xf8E4M3FN>, !flamia.smem<2x128x64xbf16>, !flamia.pipeline<2>
@@ -367,10 +367,10 @@ flamia.kernel @k(%src: !flamia.global<?x8x128xf8E4M3FN>, %r: i32, %c: i32)
 
 // -----
 flamia.kernel @k(%src: !flamia.global<?x1024xbf16>, %r: i32, %c: i32)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %t = flamia.smem.alloc : !flamia.smem<2x128x64xbf16>
   %p = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
-  %s = flamia.pipeline.acquire "producer" %p[%r] : !flamia.pipeline<2>
+  %s = flamia.pipeline.acquire producer %p[%r] : !flamia.pipeline<2>
   // expected-error @below {{'flamia.tma.load' op the source must be a packed [T, H, D] tensor with static H and D}}
   flamia.tma.load %src[%r, %c] -> %t[%s] on %p
       : !flamia.global<?x1024xbf16>, !flamia.smem<2x128x64xbf16>, !flamia.pipeline<2>
@@ -379,10 +379,10 @@ flamia.kernel @k(%src: !flamia.global<?x1024xbf16>, %r: i32, %c: i32)
 
 // -----
 flamia.kernel @k(%src: !flamia.global<?x1x64xbf16>, %r: i32, %c: i32)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %t = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
   %p = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
-  %s = flamia.pipeline.acquire "producer" %p[%r] : !flamia.pipeline<2>
+  %s = flamia.pipeline.acquire producer %p[%r] : !flamia.pipeline<2>
   // expected-error @below {{'flamia.tma.load' op tile columns 128 exceed a row of the source (H * D = 64)}}
   flamia.tma.load %src[%r, %c] -> %t[%s] on %p
       : !flamia.global<?x1x64xbf16>, !flamia.smem<2x128x128xbf16>, !flamia.pipeline<2>
@@ -391,10 +391,10 @@ flamia.kernel @k(%src: !flamia.global<?x1x64xbf16>, %r: i32, %c: i32)
 
 // -----
 flamia.kernel @k(%src: !flamia.global<?x8x128xbf16>, %r: i32, %c: i32)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %t = flamia.smem.alloc : !flamia.smem<1x512x64xbf16>
   %p = flamia.pipeline.create consumers 256 : !flamia.pipeline<1>
-  %s = flamia.pipeline.acquire "producer" %p[%r] : !flamia.pipeline<1>
+  %s = flamia.pipeline.acquire producer %p[%r] : !flamia.pipeline<1>
   // expected-error @below {{'flamia.tma.load' op tile rows 512 exceed a TMA box (256 rows)}}
   flamia.tma.load %src[%r, %c] -> %t[%s] on %p
       : !flamia.global<?x8x128xbf16>, !flamia.smem<1x512x64xbf16>, !flamia.pipeline<1>
@@ -403,10 +403,10 @@ flamia.kernel @k(%src: !flamia.global<?x8x128xbf16>, %r: i32, %c: i32)
 
 // -----
 flamia.kernel @k(%src: !flamia.global<?x8x128xbf16>, %r: i32, %c: i32)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %t = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
   %p = flamia.pipeline.create consumers 256 : !flamia.pipeline<3>
-  %s = flamia.pipeline.acquire "producer" %p[%r] : !flamia.pipeline<3>
+  %s = flamia.pipeline.acquire producer %p[%r] : !flamia.pipeline<3>
   // expected-error @below {{'flamia.tma.load' op the destination has 2 stage(s) but its pipeline has 3}}
   flamia.tma.load %src[%r, %c] -> %t[%s] on %p
       : !flamia.global<?x8x128xbf16>, !flamia.smem<2x128x128xbf16>, !flamia.pipeline<3>
@@ -415,7 +415,7 @@ flamia.kernel @k(%src: !flamia.global<?x8x128xbf16>, %r: i32, %c: i32)
 
 // -----
 flamia.kernel @k(%src: !flamia.global<?x8x128xbf16>, %r: i32, %c: i32)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %t = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
   %p = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
   %c3 = arith.constant 3 : i32
@@ -431,7 +431,7 @@ flamia.kernel @k(%src: !flamia.global<?x8x128xbf16>, %r: i32, %c: i32)
 
 // -----
 flamia.kernel @k(%counter: !flamia.global<2xi32>, %n: i32)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   // expected-error @below {{'flamia.queue.create' op the counter must be a one-element i32 buffer (!flamia.global<1xi32>), got '!flamia.global<2xi32>'}}
   %q = flamia.queue.create %counter, %n : !flamia.global<2xi32>
   flamia.return
@@ -439,7 +439,7 @@ flamia.kernel @k(%counter: !flamia.global<2xi32>, %n: i32)
 
 // -----
 flamia.kernel @k(%counter: !flamia.global<1xi64>, %n: i32)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   // expected-error @below {{'flamia.queue.create' op the counter must be a one-element i32 buffer (!flamia.global<1xi32>), got '!flamia.global<1xi64>'}}
   %q = flamia.queue.create %counter, %n : !flamia.global<1xi64>
   flamia.return
@@ -447,7 +447,7 @@ flamia.kernel @k(%counter: !flamia.global<1xi64>, %n: i32)
 
 // -----
 flamia.kernel @k(%counter: !flamia.global<1xi32>, %n: i32)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   // expected-error @below {{'flamia.queue.create' op receivers must be in [0, 384] (the kernel's threads), got 512}}
   %q = flamia.queue.create %counter, %n receivers 512 : !flamia.global<1xi32>
   flamia.return
@@ -455,7 +455,7 @@ flamia.kernel @k(%counter: !flamia.global<1xi32>, %n: i32)
 
 // -----
 flamia.kernel @k(%counter: !flamia.global<1xi32>, %n: i32)
-    attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   // expected-error @below {{'flamia.queue.create' op a work queue belongs to a persistent kernel, but the kernel's launch is "grid"}}
   %q = flamia.queue.create %counter, %n : !flamia.global<1xi32>
   flamia.return
@@ -470,16 +470,16 @@ func.func @f(%counter: !flamia.global<1xi32>, %n: i32) {
 
 // -----
 flamia.kernel @k(%counter: !flamia.global<1xi32>, %n: i32, %it: i32)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %q = flamia.queue.create %counter, %n : !flamia.global<1xi32>
-  // expected-error @below {{'flamia.queue.next' op side must be "fetch" or "receive", got "take"}}
-  %i = flamia.queue.next "take" %q[%it]
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'side' [fetch, receive]}}
+  %i = flamia.queue.next take %q[%it]
   flamia.return
 }
 
 // -----
 flamia.kernel @k(%items: !flamia.global<?x4xi32>, %i: i32)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   // expected-error @below {{'flamia.item.load' op the item array must be an [N, 8] i32 array, got '!flamia.global<?x4xi32>'}}
   %0:8 = flamia.item.load %items[%i] : !flamia.global<?x4xi32>
   flamia.return
@@ -487,7 +487,7 @@ flamia.kernel @k(%items: !flamia.global<?x4xi32>, %i: i32)
 
 // -----
 flamia.kernel @k(%info: !flamia.global<?x2xi64>, %b: i32)
-    attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+    attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   // expected-error @below {{'flamia.block_info.load' op the block list must be an [N, 2] i32 array, got '!flamia.global<?x2xi64>'}}
   %start, %length = flamia.block_info.load %info[%b] : !flamia.global<?x2xi64>
   flamia.return
@@ -500,7 +500,7 @@ flamia.kernel @k(%info: !flamia.global<?x2xi64>, %b: i32)
 // -----
 !qt = !flamia.smem<1x128x128xbf16>
 !kt = !flamia.smem<2x64x128xbf16>
-flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%s: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %a = flamia.smem.alloc : !qt
   %b = flamia.smem.alloc : !kt
   flamia.role "consumer" warpgroups [1, 3) registers 232 {
@@ -513,7 +513,7 @@ flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.ta
 // -----
 !qt = !flamia.smem<1x128x64xbf16>
 !kt = !flamia.smem<2x512x64xbf16>
-flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%s: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %a = flamia.smem.alloc : !qt
   %b = flamia.smem.alloc : !kt
   flamia.role "consumer" warpgroups [1, 3) registers 232 {
@@ -526,12 +526,12 @@ flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.ta
 // -----
 !qt = !flamia.smem<1x128x128xbf16>
 !kt = !flamia.smem<2x128x128xbf16>
-flamia.kernel @k(%it: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%it: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %a = flamia.smem.alloc : !qt
   %b = flamia.smem.alloc : !kt
   %p = flamia.pipeline.create consumers 256 : !flamia.pipeline<3>
   flamia.role "consumer" warpgroups [1, 3) registers 232 {
-    %s = flamia.pipeline.acquire "consumer" %p[%it] : !flamia.pipeline<3>
+    %s = flamia.pipeline.acquire consumer %p[%it] : !flamia.pipeline<3>
     // expected-error @below {{'flamia.wg.mma' op the stage comes from a pipeline of 3 stage(s) but B has 2}}
     %x = flamia.wg.mma %a[%s], %b[%s] : !qt, !kt -> !flamia.frag<64x128xf32>
   }
@@ -541,7 +541,7 @@ flamia.kernel @k(%it: i32) attributes {launch = "persistent", target = #flamia.t
 // -----
 !qt = !flamia.smem<1x128x128xbf16>
 !kt = !flamia.smem<2x128x128xbf16>
-flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%s: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %a = flamia.smem.alloc : !qt
   %b = flamia.smem.alloc : !kt
   flamia.role "consumer" warpgroups [1, 3) registers 232 {
@@ -554,7 +554,7 @@ flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.ta
 // -----
 !qt = !flamia.smem<1x128x128xf8E4M3FN>
 !kt = !flamia.smem<2x128x128xbf16>
-flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%s: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %a = flamia.smem.alloc : !qt
   %b = flamia.smem.alloc : !kt
   flamia.role "consumer" warpgroups [1, 3) registers 232 {
@@ -567,7 +567,7 @@ flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.ta
 // -----
 !qt = !flamia.smem<1x96x128xbf16>
 !kt = !flamia.smem<2x128x128xbf16>
-flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%s: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %a = flamia.smem.alloc : !qt
   %b = flamia.smem.alloc : !kt
   flamia.role "consumer" warpgroups [1, 2) registers 232 {
@@ -581,7 +581,7 @@ flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.ta
 // Two consumer warpgroups of 64 rows each need a 128-row Q tile.
 !qt = !flamia.smem<1x64x128xbf16>
 !kt = !flamia.smem<2x128x128xbf16>
-flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%s: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %a = flamia.smem.alloc : !qt
   %b = flamia.smem.alloc : !kt
   flamia.role "consumer" warpgroups [1, 3) registers 232 {
@@ -594,7 +594,7 @@ flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.ta
 // -----
 !qt = !flamia.smem<1x128x128xbf16>
 !kt = !flamia.smem<2x128x128xbf16>
-flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%s: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %a = flamia.smem.alloc : !qt
   %b = flamia.smem.alloc : !kt
   flamia.role "consumer" warpgroups [1, 3) registers 232 {
@@ -608,7 +608,7 @@ flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.ta
 // -----
 !vt = !flamia.smem<2x128x128xbf16>
 flamia.kernel @k(%s: i32, %p: !flamia.frag<64x128xbf16>)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %b = flamia.smem.alloc : !vt
   // expected-error @below {{'flamia.wg.mma' op a fragment A operand takes no stage}}
   %x = flamia.wg.mma %p[%s], %b[%s] {b_transposed} : !flamia.frag<64x128xbf16>, !vt -> !flamia.frag<64x128xf32>
@@ -618,7 +618,7 @@ flamia.kernel @k(%s: i32, %p: !flamia.frag<64x128xbf16>)
 // -----
 !vt = !flamia.smem<2x128x128xbf16>
 flamia.kernel @k(%s: i32, %p: !flamia.frag<128x128xbf16>)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %b = flamia.smem.alloc : !vt
   // expected-error @below {{'flamia.wg.mma' op A has 128 rows but the result 64}}
   %x = flamia.wg.mma %p, %b[%s] {b_transposed} : !flamia.frag<128x128xbf16>, !vt -> !flamia.frag<64x128xf32>
@@ -629,7 +629,7 @@ flamia.kernel @k(%s: i32, %p: !flamia.frag<128x128xbf16>)
 // P must be rounded (flamia.frag.quantize) into the A-operand layout first.
 !vt = !flamia.smem<2x128x128xbf16>
 flamia.kernel @k(%s: i32, %p: !flamia.frag<64x128xf32>)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %b = flamia.smem.alloc : !vt
   // expected-error @below {{'flamia.wg.mma' op a fragment A operand is bf16 (the MMA's A-operand layout), got 'f32'}}
   %x = flamia.wg.mma %p, %b[%s] {b_transposed} : !flamia.frag<64x128xf32>, !vt -> !flamia.frag<64x128xf32>
@@ -639,7 +639,7 @@ flamia.kernel @k(%s: i32, %p: !flamia.frag<64x128xf32>)
 // -----
 !vt = !flamia.smem<2x128x128xf8E4M3FN>
 flamia.kernel @k(%s: i32, %p: !flamia.frag<64x128xbf16>)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %b = flamia.smem.alloc : !vt
   // expected-error @below {{'flamia.wg.mma' op A fragment element type 'bf16' differs from B's 'f8E4M3FN'}}
   %x = flamia.wg.mma %p, %b[%s] {b_transposed} : !flamia.frag<64x128xbf16>, !vt -> !flamia.frag<64x128xf32>
@@ -650,7 +650,7 @@ flamia.kernel @k(%s: i32, %p: !flamia.frag<64x128xbf16>)
 // P V: K is the key count, B's rows when transposed.
 !vt = !flamia.smem<2x64x128xbf16>
 flamia.kernel @k(%s: i32, %p: !flamia.frag<64x128xbf16>)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %b = flamia.smem.alloc : !vt
   // expected-error @below {{'flamia.wg.mma' op contraction mismatch: A has K = 128, B has K = 64}}
   %x = flamia.wg.mma %p, %b[%s] {b_transposed} : !flamia.frag<64x128xbf16>, !vt -> !flamia.frag<64x128xf32>
@@ -660,7 +660,7 @@ flamia.kernel @k(%s: i32, %p: !flamia.frag<64x128xbf16>)
 // -----
 !vt = !flamia.smem<2x8x64xbf16>
 flamia.kernel @k(%s: i32, %p: !flamia.frag<64x8xbf16>)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %b = flamia.smem.alloc : !vt
   // expected-error @below {{'flamia.wg.mma' op K = 8 is not a multiple of 16 (the MMA's K step)}}
   %x = flamia.wg.mma %p, %b[%s] {b_transposed} : !flamia.frag<64x8xbf16>, !vt -> !flamia.frag<64x64xf32>
@@ -670,7 +670,7 @@ flamia.kernel @k(%s: i32, %p: !flamia.frag<64x8xbf16>)
 // -----
 !vt = !flamia.smem<2x128x128xbf16>
 flamia.kernel @k(%s: i32, %p: !flamia.frag<64x128xbf16>, %o: !flamia.frag<64x64xf32>)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %b = flamia.smem.alloc : !vt
   // expected-error @below {{'flamia.wg.mma' op the accumulator must have the result type}}
   %x = flamia.wg.mma %p, %b[%s] acc(%o : !flamia.frag<64x64xf32>) {b_transposed}
@@ -681,7 +681,7 @@ flamia.kernel @k(%s: i32, %p: !flamia.frag<64x128xbf16>, %o: !flamia.frag<64x64x
 // -----
 !vt = !flamia.smem<2x128x128xbf16>
 flamia.kernel @k(%s: i32, %p: !flamia.frag<64x128xbf16>)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %b = flamia.smem.alloc : !vt
   // expected-error @below {{'flamia.wg.mma' op the accumulator is f32}}
   %x = flamia.wg.mma %p, %b[%s] {b_transposed} : !flamia.frag<64x128xbf16>, !vt -> !flamia.frag<64x128xbf16>
@@ -691,7 +691,7 @@ flamia.kernel @k(%s: i32, %p: !flamia.frag<64x128xbf16>)
 // -----
 !qt = !flamia.smem<1x128x128xbf16>
 !kt = !flamia.smem<2x128x128xbf16>
-flamia.kernel @k(%s: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%s: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %a = flamia.smem.alloc : !qt
   %b = flamia.smem.alloc : !kt
   flamia.role "consumer" warpgroups [1, 3) registers 232 {
@@ -715,7 +715,7 @@ func.func @f(%v: !flamia.smem<2x128x128xbf16>, %s: i32, %from: i32) {
 }
 
 // -----
-flamia.kernel @k(%s: i32, %from: i32) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%s: i32, %from: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %v = flamia.smem.alloc : !flamia.smem<2x128x32xbf16>
   flamia.role "consumer" warpgroups [1, 3) registers 232 {
     // expected-error @below {{'flamia.smem.zero_rows' op zeroes rows of a multiple of 128 bytes (whole swizzle atoms), got 64-byte rows}}
@@ -725,7 +725,7 @@ flamia.kernel @k(%s: i32, %from: i32) attributes {launch = "grid", target = #fla
 }
 
 // -----
-flamia.kernel @k(%s: i32) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%s: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %v = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
   flamia.role "consumer" warpgroups [1, 3) registers 232 {
     %from = arith.constant 129 : i32
@@ -736,7 +736,7 @@ flamia.kernel @k(%s: i32) attributes {launch = "grid", target = #flamia.target<s
 }
 
 // -----
-flamia.kernel @k(%from: i32) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%from: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %v = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
   flamia.role "consumer" warpgroups [1, 3) registers 232 {
     %s = arith.constant 2 : i32
@@ -747,7 +747,7 @@ flamia.kernel @k(%from: i32) attributes {launch = "grid", target = #flamia.targe
 }
 
 // -----
-flamia.kernel @k(%s: i32, %from: i32) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @k(%s: i32, %from: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %v = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
   flamia.role "producer" warpgroups [0, 1) registers 40 single_thread {
     // expected-error @below {{'flamia.smem.zero_rows' op needs every thread of a warpgroup but is in the single_thread role "producer"}}
@@ -1141,22 +1141,22 @@ func.func @f(%items: !items, %n: i32, %q: !b8, %o: !b8, %lse: !lse, %scale: f32)
 
 // -----
 func.func @f() {
-  // expected-error @below {{'flamia.workspace' op kind must be "workspace" or "schedule", got "scratch"}}
-  %w = flamia.workspace "scratch" "q_pt" dims ["T", "4", "128"] : !flamia.global<?x4x128xf8E4M3FN>
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'kind' [workspace, schedule]}}
+  %w = flamia.workspace scratch "q_pt" dims ["T", "4", "128"] : !flamia.global<?x4x128xf8E4M3FN>
   return
 }
 
 // -----
 func.func @f() {
   // expected-error @below {{'flamia.workspace' op dims has 2 expressions for a rank-3 buffer}}
-  %w = flamia.workspace "workspace" "q_pt" dims ["T", "4"] : !flamia.global<?x4x128xf8E4M3FN>
+  %w = flamia.workspace workspace "q_pt" dims ["T", "4"] : !flamia.global<?x4x128xf8E4M3FN>
   return
 }
 
 // -----
 func.func @f() {
   // expected-error @below {{'flamia.workspace' op schedule buffers are items, block_info and counter, got "q_pt"}}
-  %w = flamia.workspace "schedule" "q_pt" dims ["T", "4", "128"] : !flamia.global<?x4x128xf8E4M3FN>
+  %w = flamia.workspace schedule "q_pt" dims ["T", "4", "128"] : !flamia.global<?x4x128xf8E4M3FN>
   return
 }
 
@@ -1182,7 +1182,7 @@ func.func @f() {
 }
 
 // -----
-flamia.kernel @k(%n: i32) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @k(%n: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.return
 }
 func.func @f(%n: i32) {
@@ -1211,7 +1211,7 @@ func.func @f(%n: i32) {
 }
 
 // -----
-flamia.kernel @k(%n: i32, %m: i32) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @k(%n: i32, %m: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.return
 }
 func.func @f(%n: i32) {
@@ -1221,7 +1221,7 @@ func.func @f(%n: i32) {
 }
 
 // -----
-flamia.kernel @k(%n: i32, %s: f32) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @k(%n: i32, %s: f32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.return
 }
 func.func @f(%n: i32) {

@@ -8,35 +8,35 @@
 // flamia.tmem.alloc, flamia.tmem.dealloc
 //===----------------------------------------------------------------------===//
 
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 256 : i64} {
   // expected-error @below {{'flamia.tmem.alloc' op allocates a power of two of columns in [32, 512], got 16}}
   %t = flamia.tmem.alloc columns 16 by_warpgroup 0
   flamia.return
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 256 : i64} {
   // expected-error @below {{'flamia.tmem.alloc' op allocates a power of two of columns in [32, 512], got 1024}}
   %t = flamia.tmem.alloc columns 1024 by_warpgroup 0
   flamia.return
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 256 : i64} {
   // expected-error @below {{'flamia.tmem.alloc' op allocates a power of two of columns in [32, 512], got 96}}
   %t = flamia.tmem.alloc columns 96 by_warpgroup 0
   flamia.return
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 256 : i64} {
   // expected-error @below {{'flamia.tmem.alloc' op warpgroup 2 is not one of the kernel's 2}}
   %t = flamia.tmem.alloc columns 512 by_warpgroup 2
   flamia.return
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 256 : i64} {
   // expected-error @below {{'flamia.tmem.alloc' op warpgroup -1 is not one of the kernel's 2}}
   %t = flamia.tmem.alloc columns 512 by_warpgroup -1
   flamia.return
@@ -44,7 +44,7 @@ flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>
 
 // -----
 // Both allocations happen before the roles: the second would wait forever.
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 256 : i64} {
   %t = flamia.tmem.alloc columns 256 by_warpgroup 0
   // expected-error @below {{'flamia.tmem.alloc' op the kernel's tensor-memory allocations take 768 columns up to this one, more than the 512 of a multiprocessor}}
   %u = flamia.tmem.alloc columns 512 by_warpgroup 1
@@ -59,7 +59,7 @@ func.func @f() {
 }
 
 // -----
-flamia.kernel @k(%base: i32) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @k(%base: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "all" warpgroups [0, 1) registers 128 {
     // expected-error @below {{'flamia.tmem.dealloc' op the base must be the result of the flamia.tmem.alloc it frees}}
     flamia.tmem.dealloc %base columns 512
@@ -69,7 +69,7 @@ flamia.kernel @k(%base: i32) attributes {launch = "grid", target = #flamia.targe
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   %t = flamia.tmem.alloc columns 512 by_warpgroup 0
   flamia.role "all" warpgroups [0, 1) registers 128 {
     // expected-error @below {{'flamia.tmem.dealloc' op frees 256 columns but 512 were allocated}}
@@ -80,7 +80,7 @@ flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 256 : i64} {
   %t = flamia.tmem.alloc columns 512 by_warpgroup 1
   flamia.role "first" warpgroups [0, 1) registers 128 {
     // expected-error @below {{'flamia.tmem.dealloc' op must run in the role that starts at warpgroup 1 (whose first warp allocated), with all its threads}}
@@ -92,7 +92,7 @@ flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>
 
 // -----
 // A single-thread role cannot free: every warp of the warpgroup must be done.
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 256 : i64} {
   %t = flamia.tmem.alloc columns 512 by_warpgroup 1
   flamia.role "mma" warpgroups [1, 2) registers 128 single_thread {
     // expected-error @below {{'flamia.tmem.dealloc' op must run in the role that starts at warpgroup 1 (whose first warp allocated), with all its threads}}
@@ -103,7 +103,7 @@ flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   %t = flamia.tmem.alloc columns 512 by_warpgroup 0
   // expected-error @below {{'flamia.tmem.dealloc' op expects parent op 'flamia.role'}}
   flamia.tmem.dealloc %t columns 512
@@ -151,7 +151,7 @@ func.func @f(%t: i32) {
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   %t = flamia.tmem.alloc columns 256 by_warpgroup 0
   flamia.role "all" warpgroups [0, 1) registers 128 {
     // expected-error @below {{'flamia.tmem.load' op tensor-memory columns [192, 320) are outside the 256 columns flamia.tmem.alloc allocated}}
@@ -163,7 +163,7 @@ flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>
 
 // -----
 // tcgen05.ld is warp-collective: one thread cannot load a warpgroup's rows.
-flamia.kernel @k(%t: i32) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @k(%t: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "mma" warpgroups [0, 1) registers 128 single_thread {
     // expected-error @below {{'flamia.tmem.load' op needs every thread of a warpgroup but is in the single_thread role "mma"}}
     %x = flamia.tmem.load %t[0] : !flamia.frag<128x32xf32>
@@ -196,7 +196,7 @@ func.func @f(%t: i32, %x: !flamia.frag<128x128xf8E4M3FN>) {
 }
 
 // -----
-flamia.kernel @k(%t: i32, %x: !flamia.frag<128x32xf32>) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @k(%t: i32, %x: !flamia.frag<128x32xf32>) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "mma" warpgroups [0, 1) registers 128 single_thread {
     // expected-error @below {{'flamia.tmem.store' op needs every thread of a warpgroup but is in the single_thread role "mma"}}
     flamia.tmem.store %x, %t[0] : !flamia.frag<128x32xf32>
@@ -234,7 +234,7 @@ func.func @f(%t: i32) {
 }
 
 // -----
-flamia.kernel @k(%t: i32) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @k(%t: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "mma" warpgroups [0, 1) registers 128 single_thread {
     // expected-error @below {{'flamia.tmem.fill' op needs every thread of a warpgroup but is in the single_thread role "mma"}}
     flamia.tmem.fill %t[0] columns 4 value 0
@@ -294,7 +294,7 @@ func.func @f(%t: i32, %s: !flamia.smem<2x8x64xi8>) {
 // -----
 // The stage of a 3-stage ring indexes a 2-stage buffer.
 func.func @f(%t: i32, %i: i32, %p: !flamia.pipeline<3>, %s: !flamia.smem<2x8x64xi8>) {
-  %st = flamia.pipeline.acquire "consumer" %p[%i] : !flamia.pipeline<3>
+  %st = flamia.pipeline.acquire consumer %p[%i] : !flamia.pipeline<3>
   // expected-error @below {{'flamia.umma.scales' op the stage comes from a pipeline of 3 stage(s) but the source has 2}}
   flamia.umma.scales %s[%st] -> %t[0] : !flamia.smem<2x8x64xi8>
   return
@@ -302,7 +302,7 @@ func.func @f(%t: i32, %i: i32, %p: !flamia.pipeline<3>, %s: !flamia.smem<2x8x64x
 
 // -----
 // Every thread of the kernel would issue the copy.
-flamia.kernel @k(%t: i32, %i: i32, %s: !flamia.smem<1x8x64xi8>) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @k(%t: i32, %i: i32, %s: !flamia.smem<1x8x64xi8>) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   // expected-error @below {{'flamia.umma.scales' op is issued by one thread and belongs in a single_thread flamia.role, but every thread of the kernel runs it}}
   flamia.umma.scales %s[%i] -> %t[0] : !flamia.smem<1x8x64xi8>
   flamia.return
@@ -503,7 +503,7 @@ func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xbf16>, %b: !
 
 // -----
 func.func @f(%t: i32, %i: i32, %acc: i1, %p: !flamia.pipeline<2>, %b: !flamia.smem<3x128x128xbf16>) {
-  %st = flamia.pipeline.acquire "consumer" %p[%i] : !flamia.pipeline<2>
+  %st = flamia.pipeline.acquire consumer %p[%i] : !flamia.pipeline<2>
   // expected-error @below {{'flamia.umma' op the stage comes from a pipeline of 2 stage(s) but B has 3}}
   flamia.umma %t[0] b %b[%st] accumulate %acc {a_column = 256 : i64, a_type = bf16, b_transposed}
       : (i32, !flamia.smem<3x128x128xbf16>, i32, i1) -> ()
@@ -513,7 +513,7 @@ func.func @f(%t: i32, %i: i32, %acc: i1, %p: !flamia.pipeline<2>, %b: !flamia.sm
 // -----
 // Every thread of the softmax warpgroup would issue an MMA.
 flamia.kernel @k(%i: i32, %acc: i1, %a: !flamia.smem<1x128x128xbf16>, %b: !flamia.smem<1x128x128xbf16>)
-    attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+    attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   %t = flamia.tmem.alloc columns 512 by_warpgroup 0
   flamia.role "softmax" warpgroups [0, 1) registers 128 {
     // expected-error @below {{'flamia.umma' op is issued by one thread and belongs in a single_thread flamia.role, but role "softmax" runs it on every thread of its warpgroups}}
@@ -530,8 +530,8 @@ flamia.kernel @k(%i: i32, %acc: i1, %a: !flamia.smem<1x128x128xbf16>, %b: !flami
 
 // -----
 func.func @f(%p: !flamia.pipeline<2>, %i: i32) {
-  // expected-error @below {{'flamia.umma.commit' op barrier must be "full" or "empty", got "both"}}
-  flamia.umma.commit "both" %p[%i] : !flamia.pipeline<2>
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'barrier' [full, empty]}}
+  flamia.umma.commit both %p[%i] : !flamia.pipeline<2>
   return
 }
 
@@ -539,17 +539,17 @@ func.func @f(%p: !flamia.pipeline<2>, %i: i32) {
 func.func @f(%p: !flamia.pipeline<2>) {
   %c3 = arith.constant 3 : i32
   // expected-error @below {{'flamia.umma.commit' op stage 3 is out of range: the pipeline has 2 stage(s)}}
-  flamia.umma.commit "empty" %p[%c3] : !flamia.pipeline<2>
+  flamia.umma.commit empty %p[%c3] : !flamia.pipeline<2>
   return
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   %p = flamia.pipeline.create consumers 1 : !flamia.pipeline<2>
   flamia.role "softmax" warpgroups [0, 1) registers 128 {
     %c0 = arith.constant 0 : i32
     // expected-error @below {{'flamia.umma.commit' op is issued by one thread and belongs in a single_thread flamia.role, but role "softmax" runs it on every thread of its warpgroups}}
-    flamia.umma.commit "full" %p[%c0] : !flamia.pipeline<2>
+    flamia.umma.commit full %p[%c0] : !flamia.pipeline<2>
     flamia.return
   }
   flamia.return
@@ -565,7 +565,7 @@ func.func @f(%p: !flamia.pipeline<1>) {
 
 // -----
 func.func @f(%p: !flamia.pipeline<1>, %q: !flamia.pipeline<2>, %i: i32) {
-  %st = flamia.pipeline.acquire "producer" %q[%i] : !flamia.pipeline<2>
+  %st = flamia.pipeline.acquire producer %q[%i] : !flamia.pipeline<2>
   // expected-error @below {{'flamia.pipeline.arrive' op the stage comes from a pipeline of 2 stage(s) but the pipeline has 1}}
   flamia.pipeline.arrive %p[%st] : !flamia.pipeline<1>
   return
@@ -607,21 +607,21 @@ func.func @f(%src: !flamia.global<?x2x512xi8>, %dst: !flamia.smem<2x8x64xi8>, %p
 //===----------------------------------------------------------------------===//
 
 // -----
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 256 : i64} {
   // expected-error @below {{'flamia.pipeline.create' op producers must be in [1, 1048575] (an mbarrier's arrival count), got 0}}
   %p = flamia.pipeline.create consumers 1 producers 0 : !flamia.pipeline<1>
   flamia.return
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 256 : i64} {
   // expected-error @below {{'flamia.pipeline.create' op producers must be in [1, 1048575] (an mbarrier's arrival count), got 1048576}}
   %p = flamia.pipeline.create consumers 1 producers 1048576 : !flamia.pipeline<1>
   flamia.return
 }
 
 // -----
-flamia.kernel @k() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+flamia.kernel @k() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 256 : i64} {
   // expected-error @below {{'flamia.pipeline.create' op 384 producers exceed the kernel's 256 threads}}
   %p = flamia.pipeline.create consumers 1 producers 384 : !flamia.pipeline<1>
   flamia.return

@@ -30,7 +30,7 @@ flamia.kernel @attention(%q: !flamia.global<?x8x128xbf16> {flamia.param = "q"},
                          %counter: !flamia.global<1xi32> {flamia.param = "counter"},
                          %scale: f32 {flamia.param = "softmax_scale_log2"},
                          %tokens: i32 {flamia.param = "T"})
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64,
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64,
                 tile = {block_m = 128 : i64, block_n = 128 : i64, stages = 2 : i64}} {
   %qs = flamia.smem.alloc : !flamia.smem<1x128x128xbf16>
   %ks = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
@@ -41,15 +41,15 @@ flamia.kernel @attention(%q: !flamia.global<?x8x128xbf16> {flamia.param = "q"},
   flamia.role "producer" warpgroups [0, 1) registers 40 single_thread {
     %c0 = arith.constant 0 : i32
     %c128 = arith.constant 128 : i32
-    %index = flamia.queue.next "fetch" %queue[%c0]
+    %index = flamia.queue.next fetch %queue[%c0]
     %q_start, %q_rows, %doc_start, %doc_end, %q_head, %kv_head, %block_base, %q_tile =
         flamia.item.load %items[%index] : !flamia.global<?x8xi32>
-    %qst = flamia.pipeline.acquire "producer" %qp[%c0] : !flamia.pipeline<1>
+    %qst = flamia.pipeline.acquire producer %qp[%c0] : !flamia.pipeline<1>
     flamia.pipeline.expect %qp[%qst] bytes 32768 : !flamia.pipeline<1>
     %qcol = arith.muli %q_head, %c128 : i32
     flamia.tma.load %q[%q_start, %qcol] -> %qs[%qst] on %qp
         : !flamia.global<?x8x128xbf16>, !flamia.smem<1x128x128xbf16>, !flamia.pipeline<1>
-    %st = flamia.pipeline.acquire "producer" %kvp[%c0] : !flamia.pipeline<2>
+    %st = flamia.pipeline.acquire producer %kvp[%c0] : !flamia.pipeline<2>
     flamia.pipeline.expect %kvp[%st] bytes 65536 : !flamia.pipeline<2>
     %kvcol = arith.muli %kv_head, %c128 : i32
     flamia.tma.load %k[%doc_start, %kvcol] -> %ks[%st] on %kvp
@@ -62,20 +62,20 @@ flamia.kernel @attention(%q: !flamia.global<?x8x128xbf16> {flamia.param = "q"},
     %wg = flamia.warpgroup_id
     %c0 = arith.constant 0 : i32
     %c64 = arith.constant 64 : i32
-    %index = flamia.queue.next "receive" %queue[%c0]
+    %index = flamia.queue.next receive %queue[%c0]
     %q_start, %q_rows, %doc_start, %doc_end, %q_head, %kv_head, %block_base, %q_tile =
         flamia.item.load %items[%index] : !flamia.global<?x8xi32>
     %doc_len = arith.subi %doc_end, %doc_start : i32
     %row_base = arith.muli %wg, %c64 : i32
-    %qst = flamia.pipeline.acquire "consumer" %qp[%c0] : !flamia.pipeline<1>
-    %st = flamia.pipeline.acquire "consumer" %kvp[%c0] : !flamia.pipeline<2>
+    %qst = flamia.pipeline.acquire consumer %qp[%c0] : !flamia.pipeline<1>
+    %st = flamia.pipeline.acquire consumer %kvp[%c0] : !flamia.pipeline<2>
     %m0 = flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>
     %l0 = flamia.rows.fill 0.0 : !flamia.rows<64 x f32>
     %o0 = flamia.frag.zero : !flamia.frag<64x128xf32>
-    flamia.turn "take" among 2
+    flamia.turn take among 2
     %s = flamia.wg.mma %qs[%qst], %ks[%st]
         : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
-    flamia.turn "give" among 2
+    flamia.turn give among 2
     flamia.pipeline.release %qp[%qst] : !flamia.pipeline<1>
     %causal = flamia.frag.mask %s query %row_base key %c0 limit %doc_len {causal}
         : !flamia.frag<64x128xf32>
@@ -104,7 +104,7 @@ flamia.kernel @attention(%q: !flamia.global<?x8x128xbf16> {flamia.param = "q"},
 // CHECK-LABEL: flamia.kernel @attention(
 // CHECK-SAME: %arg0: !flamia.global<?x8x128xbf16> {flamia.param = "q"}
 // CHECK-SAME: %arg6: i32 {flamia.param = "num_items"}, %arg7: !flamia.global<1xi32> {flamia.param = "counter"}, %arg8: f32 {flamia.param = "softmax_scale_log2"}
-// CHECK-SAME: attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 384 : i64, tile = {block_m = 128 : i64, block_n = 128 : i64, stages = 2 : i64}} {
+// CHECK-SAME: attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64, tile = {block_m = 128 : i64, block_n = 128 : i64, stages = 2 : i64}} {
 // CHECK-NEXT: %[[QS:.*]] = flamia.smem.alloc : !flamia.smem<1x128x128xbf16>
 // CHECK-NEXT: %[[KS:.*]] = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
 // CHECK-NEXT: %[[VS:.*]] = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
@@ -114,13 +114,13 @@ flamia.kernel @attention(%q: !flamia.global<?x8x128xbf16> {flamia.param = "q"},
 
 // The producer. The role's implicit flamia.return is not printed.
 // CHECK-NEXT: flamia.role "producer" warpgroups[0, 1) registers 40 single_thread {
-// CHECK: %[[PINDEX:.*]] = flamia.queue.next "fetch" %[[QUEUE]][%{{.*}}]{{$}}
+// CHECK: %[[PINDEX:.*]] = flamia.queue.next fetch %[[QUEUE]][%{{.*}}]{{$}}
 // CHECK-NEXT: %[[Q_START:q_start]], %q_rows, %[[DOC_START:doc_start]], %doc_end, %[[Q_HEAD:q_head]], %[[KV_HEAD:kv_head]], %doc_block_base, %q_tile = flamia.item.load %arg5[%[[PINDEX]]] : !flamia.global<?x8xi32>
-// CHECK-NEXT: %[[QST:.*]] = flamia.pipeline.acquire "producer" %[[QP]][%{{.*}}] : !flamia.pipeline<1>
+// CHECK-NEXT: %[[QST:.*]] = flamia.pipeline.acquire producer %[[QP]][%{{.*}}] : !flamia.pipeline<1>
 // CHECK-NEXT: flamia.pipeline.expect %[[QP]][%[[QST]]] bytes 32768 : !flamia.pipeline<1>
 // CHECK-NEXT: %[[QCOL:.*]] = arith.muli %[[Q_HEAD]]
 // CHECK-NEXT: flamia.tma.load %arg0[%[[Q_START]], %[[QCOL]]] -> %[[QS]][%[[QST]]] on %[[QP]] : !flamia.global<?x8x128xbf16>, !flamia.smem<1x128x128xbf16>, !flamia.pipeline<1>
-// CHECK-NEXT: %[[ST:.*]] = flamia.pipeline.acquire "producer" %[[KVP]][%{{.*}}] : !flamia.pipeline<2>
+// CHECK-NEXT: %[[ST:.*]] = flamia.pipeline.acquire producer %[[KVP]][%{{.*}}] : !flamia.pipeline<2>
 // CHECK-NEXT: flamia.pipeline.expect %[[KVP]][%[[ST]]] bytes 65536 : !flamia.pipeline<2>
 // CHECK-NEXT: %[[KVCOL:.*]] = arith.muli %[[KV_HEAD]]
 // CHECK-NEXT: flamia.tma.load %arg1[%[[DOC_START]], %[[KVCOL]]] -> %[[KS]][%[[ST]]] on %[[KVP]] : !flamia.global<?x2x128xbf16>, !flamia.smem<2x128x128xbf16>, !flamia.pipeline<2>
@@ -130,15 +130,15 @@ flamia.kernel @attention(%q: !flamia.global<?x8x128xbf16> {flamia.param = "q"},
 // The consumers.
 // CHECK-NEXT: flamia.role "consumer" warpgroups[1, 3) registers 232 {
 // CHECK-NEXT: %[[WG:.*]] = flamia.warpgroup_id{{$}}
-// CHECK: flamia.queue.next "receive" %[[QUEUE]][%{{.*}}]{{$}}
-// CHECK: %[[QST:.*]] = flamia.pipeline.acquire "consumer" %[[QP]][%{{.*}}] : !flamia.pipeline<1>
-// CHECK-NEXT: %[[ST:.*]] = flamia.pipeline.acquire "consumer" %[[KVP]][%{{.*}}] : !flamia.pipeline<2>
+// CHECK: flamia.queue.next receive %[[QUEUE]][%{{.*}}]{{$}}
+// CHECK: %[[QST:.*]] = flamia.pipeline.acquire consumer %[[QP]][%{{.*}}] : !flamia.pipeline<1>
+// CHECK-NEXT: %[[ST:.*]] = flamia.pipeline.acquire consumer %[[KVP]][%{{.*}}] : !flamia.pipeline<2>
 // CHECK-NEXT: %[[M0:.*]] = flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>
 // CHECK-NEXT: %[[L0:.*]] = flamia.rows.fill 0.000000e+00 : !flamia.rows<64 x f32>
 // CHECK-NEXT: %[[O0:.*]] = flamia.frag.zero : !flamia.frag<64x128xf32>
-// CHECK-NEXT: flamia.turn "take" among 2{{$}}
+// CHECK-NEXT: flamia.turn take among 2{{$}}
 // CHECK-NEXT: %[[S:.*]] = flamia.wg.mma %[[QS]][%[[QST]]], %[[KS]][%[[ST]]] : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
-// CHECK-NEXT: flamia.turn "give" among 2{{$}}
+// CHECK-NEXT: flamia.turn give among 2{{$}}
 // CHECK-NEXT: flamia.pipeline.release %[[QP]][%[[QST]]] : !flamia.pipeline<1>
 // CHECK-NEXT: %[[CAUSAL:.*]] = flamia.frag.mask %[[S]] query %{{.*}} key %{{.*}} limit %{{.*}} {causal} : !flamia.frag<64x128xf32>
 // CHECK-NEXT: %[[MASKED:.*]] = flamia.frag.mask %[[CAUSAL]] query %{{.*}} key %{{.*}} limit %{{.*}} : !flamia.frag<64x128xf32>
@@ -159,11 +159,11 @@ flamia.kernel @attention(%q: !flamia.global<?x8x128xbf16> {flamia.param = "q"},
 // The work loop as flamia-varlen-schedule writes it: `receivers` defaults to
 // 0 (only the fetching role reads the queue) and is then not printed.
 flamia.kernel @work_loop(%counter: !flamia.global<1xi32>, %n: i32)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   %queue = flamia.queue.create %counter, %n : !flamia.global<1xi32>
   %explicit = flamia.queue.create %counter, %n receivers 0 : !flamia.global<1xi32>
   %c0 = arith.constant 0 : i32
-  %index = flamia.queue.next "fetch" %queue[%c0]
+  %index = flamia.queue.next fetch %queue[%c0]
   flamia.return
 }
 
@@ -171,7 +171,7 @@ flamia.kernel @work_loop(%counter: !flamia.global<1xi32>, %n: i32)
 // CHECK-NEXT: %[[QUEUE:.*]] = flamia.queue.create %arg0, %arg1 : !flamia.global<1xi32>
 // CHECK-NEXT: flamia.queue.create %arg0, %arg1 : !flamia.global<1xi32>
 // CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : i32
-// CHECK-NEXT: flamia.queue.next "fetch" %[[QUEUE]][%[[C0]]]{{$}}
+// CHECK-NEXT: flamia.queue.next fetch %[[QUEUE]][%[[C0]]]{{$}}
 
 // -----
 
@@ -182,7 +182,7 @@ flamia.kernel @quantize(%x: !flamia.global<?x4x128xbf16>, %info: !flamia.global<
                         %ptd: !flamia.global<?x4x128xbf16>,
                         %tb: !flamia.global<?x4x128xf8E4M3FN>, %tbs: !flamia.global<?x4x4xf8E8M0FNU>,
                         %tbd: !flamia.global<?x4x128xbf16>)
-    attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+    attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   %bx = gpu.block_id x
   %b = arith.index_cast %bx : index to i32
   %hy = gpu.block_id y
@@ -205,7 +205,7 @@ flamia.kernel @quantize(%x: !flamia.global<?x4x128xbf16>, %info: !flamia.global<
 }
 
 // CHECK-LABEL: flamia.kernel @quantize(
-// CHECK-SAME: attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64}
+// CHECK-SAME: attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64}
 // CHECK: %[[B:.*]] = arith.index_cast
 // CHECK: %[[H:.*]] = arith.index_cast
 // CHECK-NEXT: %[[START:.*]], %[[LEN:.*]] = flamia.block_info.load %arg1[%[[B]]] : !flamia.global<?x2xi32>
@@ -224,7 +224,7 @@ flamia.kernel @quantize(%x: !flamia.global<?x4x128xbf16>, %info: !flamia.global<
 !b2 = !flamia.global<?x2x128xbf16>
 flamia.kernel @tile_sm90(%items: !items, %n: i32, %q: !b8, %k: !b2, %v: !b2, %qs: !b8, %ks: !b2,
                          %vs: !b2, %o: !b8, %lse: !flamia.global<8x?xf32>, %scale: f32, %t: i32)
-    attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.attention_tile %items[%n] q(%q) k(%k) v(%v) safe(%qs, %ks, %vs) to %o, %lse scale %scale tokens %t
       {block_m = 128 : i64, block_n = 128 : i64, causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>,
        recipe = #flamia.recipe<mxfp8, safe_block = 128>}
@@ -241,7 +241,7 @@ flamia.kernel @tile_sm90(%items: !items, %n: i32, %q: !b8, %k: !b2, %v: !b2, %qs
 !s2 = !flamia.global<?x2x4xf8E8M0FNU>
 flamia.kernel @tile_sm100(%items: !items, %n: i32, %q: !p8, %qsc: !s8, %k: !p2, %ksc: !s2, %v: !p2,
                           %vsc: !s2, %o: !b8, %lse: !flamia.global<8x?xf32>, %scale: f32, %t: i32)
-    attributes {launch = "persistent", target = #flamia.target<sm_100a, cta_group = 2>, threads = 128 : i64} {
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_100a, cta_group = 2>, threads = 128 : i64} {
   flamia.attention_tile %items[%n] q(%q, %qsc) k(%k, %ksc) v(%v, %vsc) safe() to %o, %lse scale %scale tokens %t
       {block_m = 128 : i64, block_n = 128 : i64, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>,
        recipe = #flamia.recipe<mxfp8>}
@@ -260,14 +260,14 @@ flamia.kernel @tile_sm100(%items: !items, %n: i32, %q: !p8, %qsc: !s8, %k: !p2, 
 // kernel in a gpu.module.
 module attributes {gpu.container_module} {
   flamia.kernel @work(%items: !flamia.global<?x8xi32>, %n: i32, %scale: f32)
-      attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+      attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
     flamia.return
   }
   gpu.module @work_module {
   }
   func.func @plan(%x: !flamia.global<?x4x128xbf16> {flamia.buffer = "x"}) {
-    %items = flamia.workspace "schedule" "items" dims ["NUM_ITEMS", "8"] : !flamia.global<?x8xi32>
-    %q8 = flamia.workspace "workspace" "q_pt" dims ["T", "4", "128"] : !flamia.global<?x4x128xf8E4M3FN>
+    %items = flamia.workspace schedule "items" dims ["NUM_ITEMS", "8"] : !flamia.global<?x8xi32>
+    %q8 = flamia.workspace workspace "q_pt" dims ["T", "4", "128"] : !flamia.global<?x4x128xf8E4M3FN>
     %n = flamia.runtime_value "NUM_ITEMS" : i32
     %scale = flamia.runtime_value "softmax_scale_log2" : f32
     flamia.launch @work(%items, %n, %scale) grid ["NUM_SMS", "1", "1"]
@@ -281,8 +281,8 @@ module attributes {gpu.container_module} {
 // CHECK-LABEL: flamia.kernel @work(
 // CHECK-NEXT: flamia.return
 // CHECK-LABEL: func.func @plan(
-// CHECK-NEXT: %[[ITEMS:.*]] = flamia.workspace "schedule" "items" dims ["NUM_ITEMS", "8"] : !flamia.global<?x8xi32>
-// CHECK-NEXT: flamia.workspace "workspace" "q_pt" dims ["T", "4", "128"] : !flamia.global<?x4x128xf8E4M3FN>
+// CHECK-NEXT: %[[ITEMS:.*]] = flamia.workspace schedule "items" dims ["NUM_ITEMS", "8"] : !flamia.global<?x8xi32>
+// CHECK-NEXT: flamia.workspace workspace "q_pt" dims ["T", "4", "128"] : !flamia.global<?x4x128xf8E4M3FN>
 // CHECK-NEXT: %[[N:.*]] = flamia.runtime_value "NUM_ITEMS" : i32
 // CHECK-NEXT: %[[SCALE:.*]] = flamia.runtime_value "softmax_scale_log2" : f32
 // CHECK-NEXT: flamia.launch @work(%[[ITEMS]], %[[N]], %[[SCALE]]) grid ["NUM_SMS", "1", "1"] : (!flamia.global<?x8xi32>, i32, f32) -> ()
@@ -310,7 +310,7 @@ func.func @overlap(%q: !qt, %k: !kt, %v: !kt, %s: i32, %p: !flamia.frag<64x128xb
 // CHECK-NEXT: return %[[S1]], %[[O1]]
 
 // -----
-flamia.kernel @zero(%from: i32) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 384 : i64} {
+flamia.kernel @zero(%from: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %v = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
   flamia.role "consumer" warpgroups [1, 3) registers 232 {
     %c1 = arith.constant 1 : i32
@@ -321,3 +321,27 @@ flamia.kernel @zero(%from: i32) attributes {launch = "grid", target = #flamia.ta
 
 // CHECK-LABEL: flamia.kernel @zero(
 // CHECK: flamia.smem.zero_rows %{{.*}}[%{{.*}}] from %arg0 : !flamia.smem<2x128x128xbf16>
+
+// -----
+// The spellings before the enums still read: a quoted launch or side becomes
+// the enum (and prints as one).
+flamia.kernel @quoted(%c: !flamia.global<1xi32>, %n: i32, %it: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 256 : i64} {
+  %q = flamia.queue.create %c, %n : !flamia.global<1xi32>
+  %p = flamia.pipeline.create consumers 128 : !flamia.pipeline<2>
+  flamia.role "producer" warpgroups [0, 1) registers 40 {
+    %i = flamia.queue.next "fetch" %q[%it]
+    %s = flamia.pipeline.acquire "producer" %p[%it] : !flamia.pipeline<2>
+  }
+  flamia.role "consumer" warpgroups [1, 2) registers 232 {
+    %i = flamia.queue.next "receive" %q[%it]
+    %s = flamia.pipeline.acquire "consumer" %p[%it] : !flamia.pipeline<2>
+  }
+  flamia.return
+}
+
+// CHECK-LABEL: flamia.kernel @quoted(
+// CHECK-SAME: launch = #flamia.launch<persistent>
+// CHECK: flamia.queue.next fetch
+// CHECK: flamia.pipeline.acquire producer
+// CHECK: flamia.queue.next receive
+// CHECK: flamia.pipeline.acquire consumer

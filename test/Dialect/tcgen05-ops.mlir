@@ -8,7 +8,7 @@
 // single-thread producer, a single-thread MMA issuer and a softmax
 // warpgroup around 512 columns of tensor memory.
 flamia.kernel @tcgen05(%ksf_g: !flamia.global<?x2x512xi8>, %slot: i32)
-    attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 384 : i64} {
+    attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 384 : i64} {
   %q8 = flamia.smem.alloc : !flamia.smem<1x128x128xf8E4M3FN>
   %k8 = flamia.smem.alloc : !flamia.smem<2x128x128xf8E4M3FN>
   %v8 = flamia.smem.alloc : !flamia.smem<2x128x128xf8E4M3FN>
@@ -24,7 +24,7 @@ flamia.kernel @tcgen05(%ksf_g: !flamia.global<?x2x512xi8>, %slot: i32)
   %tmem = flamia.tmem.alloc columns 512 by_warpgroup 2
   flamia.role "producer" warpgroups [0, 1) registers 40 single_thread {
     %c0 = arith.constant 0 : i32
-    %st = flamia.pipeline.acquire "producer" %kvp[%c0] : !flamia.pipeline<2>
+    %st = flamia.pipeline.acquire producer %kvp[%c0] : !flamia.pipeline<2>
     flamia.pipeline.expect %kvp[%st] bytes 33792 : !flamia.pipeline<2>
     flamia.bulk.load %ksf_g[%slot] -> %ksf[%st] on %kvp
         : !flamia.global<?x2x512xi8>, !flamia.smem<2x8x64xi8>, !flamia.pipeline<2>
@@ -38,7 +38,7 @@ flamia.kernel @tcgen05(%ksf_g: !flamia.global<?x2x512xi8>, %slot: i32)
     %c468 = arith.constant 468 : i32
     %true = arith.constant true
     %false = arith.constant false
-    %st = flamia.pipeline.acquire "consumer" %kvp[%c0] : !flamia.pipeline<2>
+    %st = flamia.pipeline.acquire consumer %kvp[%c0] : !flamia.pipeline<2>
     // Block scales of Q and K, then S = Q K^T with A in shared memory:
     // E4M3 (block-scaled) and bf16.
     flamia.umma.scales %qsf[%c0] -> %tmem[448] : !flamia.smem<1x8x64xi8>
@@ -49,9 +49,9 @@ flamia.kernel @tcgen05(%ksf_g: !flamia.global<?x2x512xi8>, %slot: i32)
         : (i32, !flamia.smem<1x128x128xf8E4M3FN>, i32, !flamia.smem<2x128x128xf8E4M3FN>, i32, i1, i32, i32) -> ()
     flamia.umma %tmem[128] a %q16[%c0] b %k16[%c0] accumulate %false
         : (i32, !flamia.smem<1x128x128xbf16>, i32, !flamia.smem<1x128x128xbf16>, i32, i1) -> ()
-    flamia.umma.commit "full" %sp[%c0] : !flamia.pipeline<1>
+    flamia.umma.commit full %sp[%c0] : !flamia.pipeline<1>
     // O += P V with P in tensor memory: bf16, and E4M3 with V's scales.
-    %p = flamia.pipeline.acquire "consumer" %pp[%c0] : !flamia.pipeline<1>
+    %p = flamia.pipeline.acquire consumer %pp[%c0] : !flamia.pipeline<1>
     flamia.umma %tmem[256] b %v16[%c0] accumulate %true {a_column = 384 : i64, a_type = bf16, b_transposed}
         : (i32, !flamia.smem<1x128x128xbf16>, i32, i1) -> ()
     %sfp = arith.addi %tmem, %c468 : i32
@@ -59,8 +59,8 @@ flamia.kernel @tcgen05(%ksf_g: !flamia.global<?x2x512xi8>, %slot: i32)
     flamia.umma.scales %vsf[%st] -> %sfv[0] : !flamia.smem<2x8x64xi8>
     flamia.umma %tmem[256] b %v8[%st] accumulate %true scales(%sfp, %sfv) {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed}
         : (i32, !flamia.smem<2x128x128xf8E4M3FN>, i32, i1, i32, i32) -> ()
-    flamia.umma.commit "empty" %pp[%p] : !flamia.pipeline<1>
-    flamia.umma.commit "empty" %kvp[%st] : !flamia.pipeline<2>
+    flamia.umma.commit empty %pp[%p] : !flamia.pipeline<1>
+    flamia.umma.commit empty %kvp[%st] : !flamia.pipeline<2>
     flamia.return
   }
   flamia.role "softmax" warpgroups [2, 3) registers 240 {
@@ -96,28 +96,28 @@ flamia.kernel @tcgen05(%ksf_g: !flamia.global<?x2x512xi8>, %slot: i32)
 // CHECK-NEXT: %[[PP:.*]] = flamia.pipeline.create consumers 1 producers 128 : !flamia.pipeline<1>
 // CHECK-NEXT: %[[TMEM:.*]] = flamia.tmem.alloc columns 512 by_warpgroup 2{{$}}
 // CHECK: flamia.role "producer"
-// CHECK: %[[ST0:.*]] = flamia.pipeline.acquire "producer" %[[KVP]]
+// CHECK: %[[ST0:.*]] = flamia.pipeline.acquire producer %[[KVP]]
 // CHECK: flamia.bulk.load %arg0[%arg1] -> %[[KSF]][%[[ST0]]] on %[[KVP]] : !flamia.global<?x2x512xi8>, !flamia.smem<2x8x64xi8>, !flamia.pipeline<2>{{$}}
 // CHECK: flamia.role "mma" warpgroups[1, 2) registers 104 single_thread
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[TRUE:.*]] = arith.constant true
 // CHECK-DAG: %[[FALSE:.*]] = arith.constant false
-// CHECK: %[[ST:.*]] = flamia.pipeline.acquire "consumer" %[[KVP]]
+// CHECK: %[[ST:.*]] = flamia.pipeline.acquire consumer %[[KVP]]
 // CHECK-NEXT: flamia.umma.scales %[[QSF]][%[[C0]]] -> %[[TMEM]][448] : !flamia.smem<1x8x64xi8>{{$}}
 // CHECK-NEXT: %[[SFQ:.*]] = arith.addi %[[TMEM]]
 // CHECK-NEXT: %[[SFK:.*]] = arith.addi %[[TMEM]]
 // CHECK-NEXT: flamia.umma.scales %[[KSF]][%[[ST]]] -> %[[SFK]][0] : !flamia.smem<2x8x64xi8>{{$}}
 // CHECK-NEXT: flamia.umma %[[TMEM]][0] a %[[Q8]][%[[C0]]] b %[[K8]][%[[ST]]] accumulate %[[FALSE]] scales(%[[SFQ]], %[[SFK]]) : (i32, !flamia.smem<1x128x128xf8E4M3FN>, i32, !flamia.smem<2x128x128xf8E4M3FN>, i32, i1, i32, i32) -> (){{$}}
 // CHECK-NEXT: flamia.umma %[[TMEM]][128] a %[[Q16]][%[[C0]]] b %[[K16]][%[[C0]]] accumulate %[[FALSE]] : (i32, !flamia.smem<1x128x128xbf16>, i32, !flamia.smem<1x128x128xbf16>, i32, i1) -> (){{$}}
-// CHECK-NEXT: flamia.umma.commit "full" %[[SP]][%[[C0]]] : !flamia.pipeline<1>{{$}}
-// CHECK-NEXT: %[[P:.*]] = flamia.pipeline.acquire "consumer" %[[PP]]
+// CHECK-NEXT: flamia.umma.commit full %[[SP]][%[[C0]]] : !flamia.pipeline<1>{{$}}
+// CHECK-NEXT: %[[P:.*]] = flamia.pipeline.acquire consumer %[[PP]]
 // CHECK-NEXT: flamia.umma %[[TMEM]][256] b %[[V16]][%[[C0]]] accumulate %[[TRUE]] {a_column = 384 : i64, a_type = bf16, b_transposed} : (i32, !flamia.smem<1x128x128xbf16>, i32, i1) -> (){{$}}
 // CHECK-NEXT: %[[SFP:.*]] = arith.addi %[[TMEM]]
 // CHECK-NEXT: %[[SFV:.*]] = arith.addi %[[TMEM]]
 // CHECK-NEXT: flamia.umma.scales %[[VSF]][%[[ST]]] -> %[[SFV]][0] : !flamia.smem<2x8x64xi8>{{$}}
 // CHECK-NEXT: flamia.umma %[[TMEM]][256] b %[[V8]][%[[ST]]] accumulate %[[TRUE]] scales(%[[SFP]], %[[SFV]]) {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed} : (i32, !flamia.smem<2x128x128xf8E4M3FN>, i32, i1, i32, i32) -> (){{$}}
-// CHECK-NEXT: flamia.umma.commit "empty" %[[PP]][%[[P]]] : !flamia.pipeline<1>{{$}}
-// CHECK-NEXT: flamia.umma.commit "empty" %[[KVP]][%[[ST]]] : !flamia.pipeline<2>{{$}}
+// CHECK-NEXT: flamia.umma.commit empty %[[PP]][%[[P]]] : !flamia.pipeline<1>{{$}}
+// CHECK-NEXT: flamia.umma.commit empty %[[KVP]][%[[ST]]] : !flamia.pipeline<2>{{$}}
 // CHECK: flamia.role "softmax" warpgroups[2, 3) registers 240 {
 // CHECK-NEXT: %[[C0S:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: flamia.tmem.fill %[[TMEM]][468] columns 4 value 2139062143{{$}}
@@ -138,7 +138,7 @@ flamia.kernel @tcgen05(%ksf_g: !flamia.global<?x2x512xi8>, %slot: i32)
 // The smallest allocation, by the first warpgroup, freed by a role of two
 // warpgroups that starts there.
 flamia.kernel @alloc_first(%x: i32)
-    attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+    attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 256 : i64} {
   %tmem = flamia.tmem.alloc columns 32 by_warpgroup 0
   flamia.role "all" warpgroups [0, 2) registers 128 {
     %s = flamia.tmem.load %tmem[16] : !flamia.frag<128x16xf32>

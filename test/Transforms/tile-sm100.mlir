@@ -4,12 +4,12 @@
 // into the tcgen05 program: producer, MMA issuer and softmax warpgroups
 // around tensor memory (lib/Transforms/TileAttentionSm100.cpp).
 module {
-  flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xf8E4M3FN> {flamia.param = "q_pt"}, %arg1: !flamia.global<?x8x512xi8> {flamia.param = "q_sf"}, %arg2: !flamia.global<?x2x128xf8E4M3FN> {flamia.param = "k_tb"}, %arg3: !flamia.global<?x2x512xi8> {flamia.param = "k_sf"}, %arg4: !flamia.global<?x2x128xf8E4M3FN> {flamia.param = "v_tb"}, %arg5: !flamia.global<?x2x512xi8> {flamia.param = "v_sf"}, %arg6: !flamia.global<?x8x128xbf16> {flamia.param = "q"}, %arg7: !flamia.global<?x2x128xbf16> {flamia.param = "k"}, %arg8: !flamia.global<?x2x128xbf16> {flamia.param = "v"}, %arg9: !flamia.global<?x8x128xbf16> {flamia.param = "o"}, %arg10: !flamia.global<8x?xf32> {flamia.param = "lse"}, %arg11: !flamia.global<?x8xi32> {flamia.param = "items"}, %arg12: i32 {flamia.param = "num_items"}, %arg13: !flamia.global<1xi32> {flamia.param = "counter"}, %arg14: f32 {flamia.param = "softmax_scale_log2"}, %arg15: i32 {flamia.param = "T"}) attributes {launch = "persistent", schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_100a", safe_block = 128 : i64}, target = #flamia.target<sm_100a>, threads = 128 : i64} {
+  flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xf8E4M3FN> {flamia.param = "q_pt"}, %arg1: !flamia.global<?x8x512xi8> {flamia.param = "q_sf"}, %arg2: !flamia.global<?x2x128xf8E4M3FN> {flamia.param = "k_tb"}, %arg3: !flamia.global<?x2x512xi8> {flamia.param = "k_sf"}, %arg4: !flamia.global<?x2x128xf8E4M3FN> {flamia.param = "v_tb"}, %arg5: !flamia.global<?x2x512xi8> {flamia.param = "v_sf"}, %arg6: !flamia.global<?x8x128xbf16> {flamia.param = "q"}, %arg7: !flamia.global<?x2x128xbf16> {flamia.param = "k"}, %arg8: !flamia.global<?x2x128xbf16> {flamia.param = "v"}, %arg9: !flamia.global<?x8x128xbf16> {flamia.param = "o"}, %arg10: !flamia.global<8x?xf32> {flamia.param = "lse"}, %arg11: !flamia.global<?x8xi32> {flamia.param = "items"}, %arg12: i32 {flamia.param = "num_items"}, %arg13: !flamia.global<1xi32> {flamia.param = "counter"}, %arg14: f32 {flamia.param = "softmax_scale_log2"}, %arg15: i32 {flamia.param = "T"}) attributes {launch = #flamia.launch<persistent>, schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_100a", safe_block = 128 : i64}, target = #flamia.target<sm_100a>, threads = 128 : i64} {
     %0 = flamia.queue.create %arg13, %arg12 : !flamia.global<1xi32>
     %c0_i32 = arith.constant 0 : i32
     %c1_i32 = arith.constant 1 : i32
     %1:2 = scf.while (%arg16 = %c0_i32) : (i32) -> (i32, i32) {
-      %2 = flamia.queue.next "fetch" %0[%arg16]
+      %2 = flamia.queue.next fetch %0[%arg16]
       %3 = arith.cmpi slt, %2, %arg12 : i32
       scf.condition(%3) %arg16, %2 : i32, i32
     } do {
@@ -58,12 +58,12 @@ module {
 // CHECK: %[[QSLOT:.*]] = arith.addi %[[QS]], %q_head
 // CHECK: flamia.bulk.load %arg1[%[[QSLOT]]] -> %[[QSF]][%{{.*}}] on %[[QP]]
 // CHECK: flamia.tma.load %arg6[%q_start, %{{.*}}] -> %[[Q16]]
-// CHECK: flamia.pipeline.acquire "producer" %[[SAFEP]]
+// CHECK: flamia.pipeline.acquire producer %[[SAFEP]]
 // CHECK: flamia.pipeline.expect %[[SAFEP]][%{{.*}}] bytes 65536
 // CHECK: flamia.tma.load %arg7{{.*}} -> %[[K16]]
 // CHECK: flamia.tma.load %arg8{{.*}} -> %[[V16]]
 // CHECK: } else {
-// CHECK: flamia.pipeline.acquire "producer" %[[KVP]]
+// CHECK: flamia.pipeline.acquire producer %[[KVP]]
 // CHECK: flamia.pipeline.expect %[[KVP]][%{{.*}}] bytes 33792
 // CHECK: flamia.tma.load %arg2{{.*}} -> %[[K8]]
 // CHECK: flamia.tma.load %arg4{{.*}} -> %[[V8]]
@@ -74,53 +74,53 @@ module {
 // P_j V_j; K scale factors alternate with the S buffer.
 // CHECK: flamia.role "mma" warpgroups[1, 2) registers 104 single_thread
 // CHECK: %[[SFP:.*]] = arith.addi %[[TMEM]], %c468
-// CHECK: flamia.pipeline.acquire "consumer" %[[QP]]
+// CHECK: flamia.pipeline.acquire consumer %[[QP]]
 // CHECK: %[[SFQ:.*]] = arith.addi %[[TMEM]], %c448
 // CHECK: flamia.umma.scales %[[QSF]][%{{.*}}] -> %[[TMEM]][448]
-// CHECK: %[[SBUF:.*]] = flamia.pipeline.acquire "producer" %[[SP]]
+// CHECK: %[[SBUF:.*]] = flamia.pipeline.acquire producer %[[SP]]
 // CHECK: %[[SOFF:.*]] = arith.muli %[[SBUF]], %c128
 // CHECK: %[[SADDR:.*]] = arith.addi %[[TMEM]], %[[SOFF]]
 // CHECK: flamia.umma %[[SADDR]][0] a %[[Q16]][%{{.*}}] b %[[K16]][%{{.*}}] accumulate %false :
 // CHECK: } else {
-// CHECK: %[[ST:.*]] = flamia.pipeline.acquire "consumer" %[[KVP]]
+// CHECK: %[[ST:.*]] = flamia.pipeline.acquire consumer %[[KVP]]
 // CHECK: %[[SFKOFF:.*]] = arith.muli %[[SBUF]], %c4
 // CHECK: %[[SFKCOL:.*]] = arith.addi %c452{{.*}}, %[[SFKOFF]]
 // CHECK: %[[SFK:.*]] = arith.addi %[[TMEM]], %[[SFKCOL]]
 // CHECK: flamia.umma.scales %[[KSF]][%[[ST]]] -> %[[SFK]][0]
 // CHECK: flamia.umma %[[SADDR]][0] a %[[Q8]][%{{.*}}] b %[[K8]][%[[ST]]] accumulate %false scales(%[[SFQ]], %[[SFK]])
-// CHECK: flamia.umma.commit "full" %[[SP]][%[[SBUF]]]
+// CHECK: flamia.umma.commit full %[[SP]][%[[SBUF]]]
 // CHECK: scf.for
-// CHECK: flamia.umma.commit "full" %[[SP]]
+// CHECK: flamia.umma.commit full %[[SP]]
 // After the item's last S has been issued, Q is freed by its completion.
 // CHECK: } else {
-// CHECK-NEXT: flamia.umma.commit "empty" %[[QP]]
-// CHECK: flamia.pipeline.acquire "consumer" %[[PP]]
+// CHECK-NEXT: flamia.umma.commit empty %[[QP]]
+// CHECK: flamia.pipeline.acquire consumer %[[PP]]
 // CHECK: flamia.umma %[[TMEM]][256] b %[[V16]][%{{.*}}] accumulate %{{.*}} {a_column = 384 : i64, a_type = bf16, b_transposed}
-// CHECK-NEXT: flamia.umma.commit "empty" %[[PP]]
-// CHECK-NEXT: flamia.umma.commit "empty" %[[SAFEP]]
+// CHECK-NEXT: flamia.umma.commit empty %[[PP]]
+// CHECK-NEXT: flamia.umma.commit empty %[[SAFEP]]
 // CHECK: flamia.umma.scales %[[VSF]]
 // CHECK: flamia.umma %[[TMEM]][256] b %[[V8]][%{{.*}}] accumulate %{{.*}} scales(%[[SFP]], %{{.*}}) {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed}
-// CHECK-NEXT: flamia.umma.commit "empty" %[[PP]]
-// CHECK-NEXT: flamia.umma.commit "empty" %[[KVP]]
+// CHECK-NEXT: flamia.umma.commit empty %[[PP]]
+// CHECK-NEXT: flamia.umma.commit empty %[[KVP]]
 
 // Softmax: one row per thread; S from TMEM, P back to TMEM (bf16 on the
 // safe block, E4M3 codes otherwise), O rescaled 32 columns at a time.
 // CHECK: flamia.role "softmax" warpgroups[2, 3) registers 240
 // CHECK: flamia.tmem.fill %[[TMEM]][468] columns 4 value 2139062143
-// CHECK: flamia.pipeline.acquire "consumer" %[[SP]]
+// CHECK: flamia.pipeline.acquire consumer %[[SP]]
 // CHECK: flamia.tmem.load %{{.*}}[0] : !flamia.frag<128x128xf32>
 // CHECK-NEXT: flamia.pipeline.release %[[SP]]
 // CHECK: flamia.frag.mask %{{.*}} {causal} : !flamia.frag<128x128xf32>
 // CHECK: flamia.softmax.update %{{.*}} : !flamia.frag<128x128xf32>, !flamia.rows<128 x f32>
 // CHECK: flamia.frag.quantize %p quantized %false {{.*}} -> !flamia.frag<128x128xbf16>
-// CHECK: flamia.pipeline.acquire "producer" %[[PP]]
+// CHECK: flamia.pipeline.acquire producer %[[PP]]
 // CHECK: flamia.tmem.store %{{.*}}, %[[TMEM]][384] : !flamia.frag<128x128xbf16>
 // CHECK: flamia.frag.quantize %p quantized %true {{.*}} -> !flamia.frag<128x128xf8E4M3FN>
-// CHECK: flamia.pipeline.acquire "producer" %[[PP]]
+// CHECK: flamia.pipeline.acquire producer %[[PP]]
 // CHECK: flamia.tmem.store %{{.*}}, %[[TMEM]][384] : !flamia.frag<128x128xf8E4M3FN>
 // CHECK-COUNT-4: flamia.tmem.store %{{.*}}, %[[TMEM]][{{256|288|320|352}}] : !flamia.frag<128x32xf32>
 // CHECK: flamia.pipeline.arrive %[[PP]]
-// CHECK: flamia.pipeline.acquire "producer" %[[PP]]
+// CHECK: flamia.pipeline.acquire producer %[[PP]]
 // CHECK: %[[O:.*]] = flamia.tmem.load %[[TMEM]][256] : !flamia.frag<128x128xf32>
 // CHECK: flamia.attn.store %[[O]] {{.*}} {fixed_scale = 8 : i64}
 // CHECK: flamia.tmem.dealloc %[[TMEM]] columns 512
@@ -145,12 +145,12 @@ module {
 // CHECK-NOT: flamia.tmem.store %{{.*}} : !flamia.frag<128x32xf32>
 // CHECK: flamia.pipeline.arrive
 module {
-  flamia.kernel @attn_d64_attention_fwd(%arg0: !flamia.global<?x8x64xf8E4M3FN> {flamia.param = "q_pt"}, %arg1: !flamia.global<?x8x512xi8> {flamia.param = "q_sf"}, %arg2: !flamia.global<?x2x64xf8E4M3FN> {flamia.param = "k_tb"}, %arg3: !flamia.global<?x2x512xi8> {flamia.param = "k_sf"}, %arg4: !flamia.global<?x2x64xf8E4M3FN> {flamia.param = "v_tb"}, %arg5: !flamia.global<?x2x512xi8> {flamia.param = "v_sf"}, %arg6: !flamia.global<?x8x64xbf16> {flamia.param = "o"}, %arg7: !flamia.global<8x?xf32> {flamia.param = "lse"}, %arg8: !flamia.global<?x8xi32> {flamia.param = "items"}, %arg9: i32 {flamia.param = "num_items"}, %arg10: !flamia.global<1xi32> {flamia.param = "counter"}, %arg11: f32 {flamia.param = "softmax_scale_log2"}, %arg12: i32 {flamia.param = "T"}) attributes {launch = "persistent", schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_100a", safe_block = 128 : i64}, target = #flamia.target<sm_100a>, threads = 128 : i64} {
+  flamia.kernel @attn_d64_attention_fwd(%arg0: !flamia.global<?x8x64xf8E4M3FN> {flamia.param = "q_pt"}, %arg1: !flamia.global<?x8x512xi8> {flamia.param = "q_sf"}, %arg2: !flamia.global<?x2x64xf8E4M3FN> {flamia.param = "k_tb"}, %arg3: !flamia.global<?x2x512xi8> {flamia.param = "k_sf"}, %arg4: !flamia.global<?x2x64xf8E4M3FN> {flamia.param = "v_tb"}, %arg5: !flamia.global<?x2x512xi8> {flamia.param = "v_sf"}, %arg6: !flamia.global<?x8x64xbf16> {flamia.param = "o"}, %arg7: !flamia.global<8x?xf32> {flamia.param = "lse"}, %arg8: !flamia.global<?x8xi32> {flamia.param = "items"}, %arg9: i32 {flamia.param = "num_items"}, %arg10: !flamia.global<1xi32> {flamia.param = "counter"}, %arg11: f32 {flamia.param = "softmax_scale_log2"}, %arg12: i32 {flamia.param = "T"}) attributes {launch = #flamia.launch<persistent>, schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_100a", safe_block = 128 : i64}, target = #flamia.target<sm_100a>, threads = 128 : i64} {
     %0 = flamia.queue.create %arg10, %arg9 : !flamia.global<1xi32>
     %c0_i32 = arith.constant 0 : i32
     %c1_i32 = arith.constant 1 : i32
     %1:2 = scf.while (%arg13 = %c0_i32) : (i32) -> (i32, i32) {
-      %2 = flamia.queue.next "fetch" %0[%arg13]
+      %2 = flamia.queue.next fetch %0[%arg13]
       %3 = arith.cmpi slt, %2, %arg9 : i32
       scf.condition(%3) %arg13, %2 : i32, i32
     } do {

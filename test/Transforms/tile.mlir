@@ -4,12 +4,12 @@
 // RUN: not flamia-opt %s --flamia-tile=target=sm_100a -o /dev/null 2>&1 | FileCheck %s --check-prefix=WRONG
 // The persistent kernel flamia-varlen-schedule{target=sm_90a} writes (GQA: 8
 // query heads, 2 key/value heads, D = 128), expanded into the warp-specialized program.
-flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.param = "q_deq"}, %arg1: !flamia.global<?x2x128xbf16> {flamia.param = "k_deq"}, %arg2: !flamia.global<?x2x128xbf16> {flamia.param = "v_deq"}, %arg3: !flamia.global<?x8x128xbf16> {flamia.param = "q"}, %arg4: !flamia.global<?x2x128xbf16> {flamia.param = "k"}, %arg5: !flamia.global<?x2x128xbf16> {flamia.param = "v"}, %arg6: !flamia.global<?x8x128xbf16> {flamia.param = "o"}, %arg7: !flamia.global<8x?xf32> {flamia.param = "lse"}, %arg8: !flamia.global<?x8xi32> {flamia.param = "items"}, %arg9: i32 {flamia.param = "num_items"}, %arg10: !flamia.global<1xi32> {flamia.param = "counter"}, %arg11: f32 {flamia.param = "softmax_scale_log2"}, %arg12: i32 {flamia.param = "T"}) attributes {launch = "persistent", schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_90a", safe_block = 128 : i64}, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.param = "q_deq"}, %arg1: !flamia.global<?x2x128xbf16> {flamia.param = "k_deq"}, %arg2: !flamia.global<?x2x128xbf16> {flamia.param = "v_deq"}, %arg3: !flamia.global<?x8x128xbf16> {flamia.param = "q"}, %arg4: !flamia.global<?x2x128xbf16> {flamia.param = "k"}, %arg5: !flamia.global<?x2x128xbf16> {flamia.param = "v"}, %arg6: !flamia.global<?x8x128xbf16> {flamia.param = "o"}, %arg7: !flamia.global<8x?xf32> {flamia.param = "lse"}, %arg8: !flamia.global<?x8xi32> {flamia.param = "items"}, %arg9: i32 {flamia.param = "num_items"}, %arg10: !flamia.global<1xi32> {flamia.param = "counter"}, %arg11: f32 {flamia.param = "softmax_scale_log2"}, %arg12: i32 {flamia.param = "T"}) attributes {launch = #flamia.launch<persistent>, schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_90a", safe_block = 128 : i64}, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   %0 = flamia.queue.create %arg10, %arg9 : !flamia.global<1xi32>
   %c0_i32 = arith.constant 0 : i32
   %c1_i32 = arith.constant 1 : i32
   %1:2 = scf.while (%arg13 = %c0_i32) : (i32) -> (i32, i32) {
-    %2 = flamia.queue.next "fetch" %0[%arg13]
+    %2 = flamia.queue.next fetch %0[%arg13]
     %3 = arith.cmpi slt, %2, %arg9 : i32
     scf.condition(%3) %arg13, %2 : i32, i32
   } do {
@@ -38,14 +38,14 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // the bf16 originals inside the safe block and from the dequantized copies
 // elsewhere (GQA: the key/value head's columns).
 // CHECK: flamia.role "producer" warpgroups[0, 1) registers 40 single_thread
-// CHECK: flamia.queue.next "fetch" %[[QUEUE]]
+// CHECK: flamia.queue.next fetch %[[QUEUE]]
 // CHECK: %[[Q_START:q_start]], %{{.*}}, %[[DOC_START:doc_start]], %{{.*}}, %[[Q_HEAD:q_head]], %[[KV_HEAD:kv_head]], %{{.*}}, %[[Q_TILE:q_tile]] = flamia.item.load
-// CHECK: flamia.pipeline.acquire "producer" %[[QP]]
+// CHECK: flamia.pipeline.acquire producer %[[QP]]
 // CHECK: flamia.pipeline.expect %[[QP]][%{{.*}}] bytes 65536
 // CHECK: flamia.tma.load %arg0[%[[Q_START]], %{{.*}}] -> %[[QD]]
 // CHECK: flamia.tma.load %arg3[%[[Q_START]], %{{.*}}] -> %[[QS]]
 // CHECK: scf.for
-// CHECK: flamia.pipeline.acquire "producer" %[[KVP]]
+// CHECK: flamia.pipeline.acquire producer %[[KVP]]
 // CHECK: flamia.pipeline.expect %[[KVP]][%{{.*}}] bytes 65536
 // CHECK: scf.if
 // CHECK: flamia.tma.load %arg4[{{.*}}] -> %[[KS]]
@@ -61,16 +61,16 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // CHECK: flamia.warpgroup_id
 // Ping-pong: warpgroup 0 takes the first turn on the tensor cores.
 // CHECK: scf.if
-// CHECK-NEXT: flamia.turn "give" among 2
-// CHECK: flamia.queue.next "receive" %[[QUEUE]]
+// CHECK-NEXT: flamia.turn give among 2
+// CHECK: flamia.queue.next receive %[[QUEUE]]
 // CHECK: flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>
 // CHECK: flamia.frag.zero : !flamia.frag<64x128xf32>
 // CHECK: scf.for {{.*}} -> (i32, !flamia.rows<64 x f32>, !flamia.rows<64 x f32>, !flamia.frag<64x128xf32>)
-// CHECK: flamia.pipeline.acquire "consumer" %[[KVP]]
-// CHECK: flamia.turn "take" among 2
+// CHECK: flamia.pipeline.acquire consumer %[[KVP]]
+// CHECK: flamia.turn take among 2
 // CHECK: flamia.wg.mma %[[QS]][%{{.*}}], %[[KS]][%{{.*}}]
 // CHECK: flamia.wg.mma %[[QD]][%{{.*}}], %[[KS]][%{{.*}}]
-// CHECK: flamia.turn "give" among 2
+// CHECK: flamia.turn give among 2
 // Q is free after the item's last S = Q K^T.
 // CHECK: scf.if
 // CHECK-NEXT: flamia.pipeline.release %[[QP]]
@@ -78,9 +78,9 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // CHECK: flamia.softmax.update {{.*}} scale %arg11
 // CHECK: flamia.frag.quantize {{.*}} {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>}
 // CHECK: flamia.frag.scale_rows
-// CHECK: flamia.turn "take" among 2
+// CHECK: flamia.turn take among 2
 // CHECK: flamia.wg.mma {{.*}}, %[[VS]][%{{.*}}] acc({{.*}}) {b_transposed}
-// CHECK: flamia.turn "give" among 2
+// CHECK: flamia.turn give among 2
 // CHECK: flamia.pipeline.release %[[KVP]]
 // CHECK: flamia.attn.store {{.*}} to %arg6, %arg7 {{.*}} {fixed_scale = 8 : i64}
 
@@ -96,19 +96,19 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // OVERLAP: %[[KP:.*]] = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
 // OVERLAP-NEXT: %[[VP:.*]] = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
 // OVERLAP: flamia.role "producer"
-// OVERLAP: flamia.pipeline.acquire "producer" %[[KP]]
+// OVERLAP: flamia.pipeline.acquire producer %[[KP]]
 // OVERLAP: flamia.tma.load {{.*}} %[[KP]]
-// OVERLAP: flamia.pipeline.acquire "producer" %[[VP]]
+// OVERLAP: flamia.pipeline.acquire producer %[[VP]]
 // OVERLAP: flamia.tma.load {{.*}} %[[VP]]
 // OVERLAP: flamia.role "consumer"
-// OVERLAP: %[[K0:.*]] = flamia.pipeline.acquire "consumer" %[[KP]]
+// OVERLAP: %[[K0:.*]] = flamia.pipeline.acquire consumer %[[KP]]
 // OVERLAP: flamia.wg.mma {{.*}}[%[[K0]]] : !flamia.smem<1x128x128xbf16>
 // OVERLAP-NEXT: flamia.pipeline.release %[[KP]][%[[K0]]]
 // OVERLAP: flamia.softmax.update
 // OVERLAP: scf.for
-// OVERLAP: %[[K:.*]] = flamia.pipeline.acquire "consumer" %[[KP]]
+// OVERLAP: %[[K:.*]] = flamia.pipeline.acquire consumer %[[KP]]
 // OVERLAP: %[[SP:.*]] = flamia.wg.mma {{.*}}[%[[K]]] {async}
-// OVERLAP: %[[V:.*]] = flamia.pipeline.acquire "consumer" %[[VP]]
+// OVERLAP: %[[V:.*]] = flamia.pipeline.acquire consumer %[[VP]]
 // OVERLAP-NEXT: %[[OP:.*]] = flamia.wg.mma {{.*}}[%[[V]]] acc({{.*}}) {async, b_transposed}
 // OVERLAP-NEXT: %[[S:.*]] = flamia.wg.wait %[[SP]] pending 1
 // OVERLAP-NEXT: flamia.pipeline.release %[[KP]][%[[K]]]
@@ -117,7 +117,7 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // OVERLAP-NEXT: %[[O:.*]] = flamia.wg.wait %[[OP]] pending 0
 // OVERLAP-NEXT: flamia.pipeline.release %[[VP]][%[[V]]]
 // OVERLAP-NEXT: flamia.frag.scale_rows %[[O]]
-// OVERLAP: %[[VL:.*]] = flamia.pipeline.acquire "consumer" %[[VP]]
+// OVERLAP: %[[VL:.*]] = flamia.pipeline.acquire consumer %[[VP]]
 // Rows of the last key tile past the document end hold the next document's
 // values: zeroed before P V (P = 0 there, but 0 x NaN is NaN).
 // OVERLAP: %[[IN_DOC:.*]] = arith.subi %[[DOC_LEN:.*]], %{{.*}} : i32

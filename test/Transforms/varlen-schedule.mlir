@@ -23,7 +23,7 @@ func.func @attn(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x?
 // SM90-SAME: {flamia.param = "q"}
 // SM90-SAME: {flamia.param = "block_info"}
 // SM90-SAME: {flamia.param = "q_deq"}
-// SM90-SAME: attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64}
+// SM90-SAME: attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64}
 // SM90: %[[B:.*]] = arith.index_cast %block_id_x
 // SM90: %[[H:.*]] = arith.index_cast %block_id_y
 // SM90: %[[START:.*]], %[[LEN:.*]] = flamia.block_info.load %{{.*}}[%[[B]]]
@@ -36,10 +36,10 @@ func.func @attn(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x?
 
 // The persistent kernel: a work loop over scheduled items.
 // SM90-LABEL: flamia.kernel @attn_attention_fwd
-// SM90-SAME: launch = "persistent", schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_90a", safe_block = 128 : i64}
+// SM90-SAME: launch = #flamia.launch<persistent>, schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_90a", safe_block = 128 : i64}
 // SM90: %[[QUEUE:.*]] = flamia.queue.create %arg10, %arg9
 // SM90: scf.while
-// SM90: flamia.queue.next "fetch" %[[QUEUE]]
+// SM90: flamia.queue.next fetch %[[QUEUE]]
 // SM90: flamia.attention_tile %arg8[%{{.*}}] q(%arg0) k(%arg1) v(%arg2) safe(%arg3, %arg4, %arg5) to %arg6, %arg7 scale %arg11 tokens %arg12
 
 // The launch plan: buffers in, workspaces, launches in order.
@@ -47,8 +47,8 @@ func.func @attn(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x?
 // SM90-SAME: {flamia.buffer = "q", flamia.dims = ["T", "8", "128"]}
 // SM90-SAME: {flamia.buffer = "cu_seqlens", flamia.dims = ["NUM_DOCS + 1"]}
 // SM90-SAME: {flamia.buffer = "lse", flamia.dims = ["8", "T"], flamia.output}
-// SM90: flamia.workspace "workspace" "k_tb_scales" dims ["NB", "2", "4"]
-// SM90: flamia.workspace "schedule" "items" dims ["NUM_ITEMS", "8"]
+// SM90: flamia.workspace workspace "k_tb_scales" dims ["NB", "2", "4"]
+// SM90: flamia.workspace schedule "items" dims ["NUM_ITEMS", "8"]
 // SM90: flamia.launch @attn_quantize({{.*}}) grid ["NB", "Hq", "1"]
 // SM90: flamia.launch @attn_attention_fwd({{.*}}) grid ["NUM_SMS", "1", "1"]
 
@@ -69,6 +69,6 @@ func.func @attn(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x?
 // SM100-SAME: cost_model = "sm_100a"
 // SM100: flamia.attention_tile %arg11[%{{.*}}] q(%arg0, %arg1) k(%arg2, %arg3) v(%arg4, %arg5) safe(%arg6, %arg7, %arg8)
 // One 512-byte tile slot per (token block, head):
-// SM100: flamia.workspace "workspace" "q_sf" dims ["NB", "8", "512"] : !flamia.global<?x8x512xi8>
-// SM100: flamia.workspace "workspace" "k_sf" dims ["NB", "2", "512"] : !flamia.global<?x2x512xi8>
-// SM100: flamia.workspace "workspace" "v_sf" dims ["NB", "2", "512"] : !flamia.global<?x2x512xi8>
+// SM100: flamia.workspace workspace "q_sf" dims ["NB", "8", "512"] : !flamia.global<?x8x512xi8>
+// SM100: flamia.workspace workspace "k_sf" dims ["NB", "2", "512"] : !flamia.global<?x2x512xi8>
+// SM100: flamia.workspace workspace "v_sf" dims ["NB", "2", "512"] : !flamia.global<?x2x512xi8>

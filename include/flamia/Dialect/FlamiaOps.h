@@ -15,6 +15,14 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/SymbolTable.h"
 
+namespace mlir::flamia::OpTrait {
+/// Ops that need every thread of a warpgroup (Flamia_WarpgroupWide in
+/// FlamiaOps.td): a `single_thread` flamia.role holds none of them.
+template <typename ConcreteType>
+class WarpgroupWide
+    : public ::mlir::OpTrait::TraitBase<ConcreteType, WarpgroupWide> {};
+} // namespace mlir::flamia::OpTrait
+
 #define GET_OP_CLASSES
 #include "Flamia/FlamiaOps.h.inc"
 

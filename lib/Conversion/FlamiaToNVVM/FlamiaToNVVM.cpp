@@ -240,7 +240,7 @@ struct ConvertFlamiaToNVVMPass
     func->setAttr("nvvm.kernel", b.getUnitAttr());
     func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr(
                                       {static_cast<int32_t>(kernel.getThreads()), 1, 1}));
-    if (kernel.getLaunch() == "persistent")
+    if (kernel.getLaunch() == LaunchKind::persistent)
       func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
     for (auto &[index, view] : plan.tensorMaps) {
       func.setArgAttr(index, "llvm.byval", TypeAttr::get(LLVM::LLVMArrayType::get(b.getI8Type(), 128)));
@@ -308,7 +308,9 @@ struct ConvertFlamiaToNVVMPass
     SmallVector<NamedAttribute> info = {
         b.getNamedAttr("name", kernel.getSymNameAttr()),
         b.getNamedAttr("target", b.getStringAttr(stringifyChip(kernel.getTarget().getChip()))),
-        b.getNamedAttr("launch", kernel.getLaunchAttr()),
+        // The manifest reads the launch back as a string (Compile.cpp).
+        b.getNamedAttr("launch",
+                       b.getStringAttr(stringifyLaunchKind(kernel.getLaunch()))),
         b.getNamedAttr("threads", kernel.getThreadsAttr()),
         b.getNamedAttr("smem_bytes", b.getI64IntegerAttr(plan.smemBytes)),
         b.getNamedAttr("tmem_columns", b.getI64IntegerAttr(tmemColumns)),
@@ -326,6 +328,11 @@ struct ConvertFlamiaToNVVMPass
     if (failed(requireLoweredTo(module, "convert-flamia-to-nvvm",
                                 LoweringStage::Tiled)))
       return signalPassFailure();
+    if (!chip.empty() && !symbolizeChip(chip)) {
+      module.emitError() << "convert-flamia-to-nvvm: unknown chip '" << chip
+                         << "' (expected sm_90a or sm_100a)";
+      return signalPassFailure();
+    }
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
     if (kernels.empty())
       return;

@@ -93,7 +93,7 @@ struct PipelineAcquireLowering : OpConversionPattern<PipelineAcquireOp> {
     int64_t stages = op.getPipeline().getType().getStages();
     auto [stage, parity] = stageAndParity(e, adaptor.getIteration(), stages);
     Value bar;
-    if (op.getSide() == "producer") {
+    if (op.getSide() == PipelineSide::producer) {
       bar = barrierAt(e, adaptor.getPipeline(), e.add(stage, e.i32c(stages)));
       parity = e.bxor(parity, e.i32c(1));
     } else {
@@ -231,7 +231,7 @@ struct QueueNextLowering : OpConversionPattern<QueueNextOp> {
     Value empty = e.gep(base, e.add(e.mul(slot, e.i32c(8)), e.i32c(16)));
     Value slotPtr = e.gep(base, e.add(e.mul(slot, e.i32c(4)), e.i32c(32)));
     Value index;
-    if (op.getSide() == "fetch") {
+    if (op.getSide() == QueueSide::fetch) {
       index = LLVM::AtomicRMWOp::create(rewriter, op.getLoc(),
                                         LLVM::AtomicBinOp::add, counter,
                                         e.i32c(1), LLVM::AtomicOrdering::monotonic);
@@ -362,7 +362,7 @@ struct TurnLowering : OpConversionPattern<TurnOp> {
     int64_t n = op.getWarpgroups();
     Value wg = e.sub(e.udiv(e.tid(), e.i32c(128)), e.i32c(roleFirst.getInt()));
     Value threads = e.i32c(256);
-    if (op.getAction() == "take") {
+    if (op.getAction() == TurnAction::take) {
       NVVM::BarrierOp::create(rewriter, op.getLoc(), TypeRange{},
                               e.add(wg, e.i32c(1)), threads, {}, Value());
     } else {

@@ -344,7 +344,7 @@ struct UmmaCommitLowering : OpConversionPattern<UmmaCommitOp> {
     Emitter e(rewriter, op.getLoc());
     int64_t stages = op.getPipeline().getType().getStages();
     Value index = adaptor.getStage();
-    if (op.getBarrier() == "empty")
+    if (op.getBarrier() == StageBarrier::empty)
       index = e.add(index, e.i32c(stages));
     Value bar = e.gep(adaptor.getPipeline(), e.mul(index, e.i32c(8)));
     NVVM::Tcgen05CommitOp::create(rewriter, op.getLoc(), bar, Value(),

@@ -46,7 +46,7 @@
 // PTX: wgmma.wait_group.sync.aligned{{[^;]*}}0;
 
 module {
-  flamia.kernel @flamia_quantize(%arg0: !flamia.global<?x8x128xbf16> {flamia.param = "q"}, %arg1: !flamia.global<?x2x128xbf16> {flamia.param = "k"}, %arg2: !flamia.global<?x2x128xbf16> {flamia.param = "v"}, %arg3: !flamia.global<?x2xi32> {flamia.param = "block_info"}, %arg4: !flamia.global<?x8x128xf8E4M3FN> {flamia.param = "q_pt"}, %arg5: !flamia.global<?x8x4xf8E8M0FNU> {flamia.param = "q_pt_scales"}, %arg6: !flamia.global<?x8x128xf8E4M3FN> {flamia.param = "q_tb"}, %arg7: !flamia.global<?x8x4xf8E8M0FNU> {flamia.param = "q_tb_scales"}, %arg8: !flamia.global<?x2x128xf8E4M3FN> {flamia.param = "k_tb"}, %arg9: !flamia.global<?x2x4xf8E8M0FNU> {flamia.param = "k_tb_scales"}, %arg10: !flamia.global<?x2x128xf8E4M3FN> {flamia.param = "v_tb"}, %arg11: !flamia.global<?x2x4xf8E8M0FNU> {flamia.param = "v_tb_scales"}, %arg12: !flamia.global<?x8x128xbf16> {flamia.param = "q_deq"}, %arg13: !flamia.global<?x2x128xbf16> {flamia.param = "k_deq"}, %arg14: !flamia.global<?x2x128xbf16> {flamia.param = "v_deq"}) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.kernel @flamia_quantize(%arg0: !flamia.global<?x8x128xbf16> {flamia.param = "q"}, %arg1: !flamia.global<?x2x128xbf16> {flamia.param = "k"}, %arg2: !flamia.global<?x2x128xbf16> {flamia.param = "v"}, %arg3: !flamia.global<?x2xi32> {flamia.param = "block_info"}, %arg4: !flamia.global<?x8x128xf8E4M3FN> {flamia.param = "q_pt"}, %arg5: !flamia.global<?x8x4xf8E8M0FNU> {flamia.param = "q_pt_scales"}, %arg6: !flamia.global<?x8x128xf8E4M3FN> {flamia.param = "q_tb"}, %arg7: !flamia.global<?x8x4xf8E8M0FNU> {flamia.param = "q_tb_scales"}, %arg8: !flamia.global<?x2x128xf8E4M3FN> {flamia.param = "k_tb"}, %arg9: !flamia.global<?x2x4xf8E8M0FNU> {flamia.param = "k_tb_scales"}, %arg10: !flamia.global<?x2x128xf8E4M3FN> {flamia.param = "v_tb"}, %arg11: !flamia.global<?x2x4xf8E8M0FNU> {flamia.param = "v_tb_scales"}, %arg12: !flamia.global<?x8x128xbf16> {flamia.param = "q_deq"}, %arg13: !flamia.global<?x2x128xbf16> {flamia.param = "k_deq"}, %arg14: !flamia.global<?x2x128xbf16> {flamia.param = "v_deq"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
     %block_id_x = gpu.block_id  x
     %0 = arith.index_cast %block_id_x : index to i32
     %block_id_y = gpu.block_id  y
@@ -61,7 +61,7 @@ module {
     }
     flamia.return
   }
-  flamia.kernel @flamia_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.param = "q_deq"}, %arg1: !flamia.global<?x2x128xbf16> {flamia.param = "k_deq"}, %arg2: !flamia.global<?x2x128xbf16> {flamia.param = "v_deq"}, %arg3: !flamia.global<?x8x128xbf16> {flamia.param = "q"}, %arg4: !flamia.global<?x2x128xbf16> {flamia.param = "k"}, %arg5: !flamia.global<?x2x128xbf16> {flamia.param = "v"}, %arg6: !flamia.global<?x8x128xbf16> {flamia.param = "o"}, %arg7: !flamia.global<8x?xf32> {flamia.param = "lse"}, %arg8: !flamia.global<?x8xi32> {flamia.param = "items"}, %arg9: i32 {flamia.param = "num_items"}, %arg10: !flamia.global<1xi32> {flamia.param = "counter"}, %arg11: f32 {flamia.param = "softmax_scale_log2"}, %arg12: i32 {flamia.param = "T"}) attributes {launch = "persistent", schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_90a", safe_block = 128 : i64}, target = #flamia.target<sm_90a>, threads = 384 : i64, tile = {block_m = 128 : i64, block_n = 128 : i64, stages = 2 : i64}} {
+  flamia.kernel @flamia_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.param = "q_deq"}, %arg1: !flamia.global<?x2x128xbf16> {flamia.param = "k_deq"}, %arg2: !flamia.global<?x2x128xbf16> {flamia.param = "v_deq"}, %arg3: !flamia.global<?x8x128xbf16> {flamia.param = "q"}, %arg4: !flamia.global<?x2x128xbf16> {flamia.param = "k"}, %arg5: !flamia.global<?x2x128xbf16> {flamia.param = "v"}, %arg6: !flamia.global<?x8x128xbf16> {flamia.param = "o"}, %arg7: !flamia.global<8x?xf32> {flamia.param = "lse"}, %arg8: !flamia.global<?x8xi32> {flamia.param = "items"}, %arg9: i32 {flamia.param = "num_items"}, %arg10: !flamia.global<1xi32> {flamia.param = "counter"}, %arg11: f32 {flamia.param = "softmax_scale_log2"}, %arg12: i32 {flamia.param = "T"}) attributes {launch = #flamia.launch<persistent>, schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_90a", safe_block = 128 : i64}, target = #flamia.target<sm_90a>, threads = 384 : i64, tile = {block_m = 128 : i64, block_n = 128 : i64, stages = 2 : i64}} {
     %0 = flamia.smem.alloc : !flamia.smem<1x128x128xbf16>
     %1 = flamia.smem.alloc : !flamia.smem<1x128x128xbf16>
     %2 = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
@@ -74,7 +74,7 @@ module {
       %c0_i32 = arith.constant 0 : i32
       %c0_i32_0 = arith.constant 0 : i32
       %8:3 = scf.while (%arg13 = %c0_i32_0, %arg14 = %c0_i32) : (i32, i32) -> (i32, i32, i32) {
-        %9 = flamia.queue.next "fetch" %7[%arg13]
+        %9 = flamia.queue.next fetch %7[%arg13]
         %10 = arith.cmpi slt, %9, %arg9 : i32
         scf.condition(%10) %arg13, %arg14, %9 : i32, i32, i32
       } do {
@@ -83,7 +83,7 @@ module {
         %9 = arith.subi %doc_end, %doc_start : i32
         %c1_i32 = arith.constant 1 : i32
         %10 = arith.addi %q_tile, %c1_i32 : i32
-        %11 = flamia.pipeline.acquire "producer" %4[%arg13] : !flamia.pipeline<1>
+        %11 = flamia.pipeline.acquire producer %4[%arg13] : !flamia.pipeline<1>
         flamia.pipeline.expect %4[%11] bytes 65536 : !flamia.pipeline<1>
         %c128_i32 = arith.constant 128 : i32
         %12 = arith.muli %q_head, %c128_i32 : i32
@@ -97,7 +97,7 @@ module {
           %c128_i32_5 = arith.constant 128 : i32
           %16 = arith.muli %arg16, %c128_i32_5 : i32
           %17 = arith.addi %doc_start, %16 : i32
-          %18 = flamia.pipeline.acquire "producer" %5[%arg17] : !flamia.pipeline<2>
+          %18 = flamia.pipeline.acquire producer %5[%arg17] : !flamia.pipeline<2>
           flamia.pipeline.expect %5[%18] bytes 32768 : !flamia.pipeline<2>
           %c1_i32_6 = arith.constant 1 : i32
           %19 = arith.divsi %q_tile, %c1_i32_6 : i32
@@ -106,12 +106,12 @@ module {
           %21 = arith.cmpi eq, %20, %19 : i32
           scf.if %21 {
             flamia.tma.load %arg4[%17, %13] -> %2[%18] on %5 : !flamia.global<?x2x128xbf16>, !flamia.smem<2x128x128xbf16>, !flamia.pipeline<2>
-            %23 = flamia.pipeline.acquire "producer" %6[%arg17] : !flamia.pipeline<2>
+            %23 = flamia.pipeline.acquire producer %6[%arg17] : !flamia.pipeline<2>
             flamia.pipeline.expect %6[%23] bytes 32768 : !flamia.pipeline<2>
             flamia.tma.load %arg5[%17, %13] -> %3[%23] on %6 : !flamia.global<?x2x128xbf16>, !flamia.smem<2x128x128xbf16>, !flamia.pipeline<2>
           } else {
             flamia.tma.load %arg1[%17, %13] -> %2[%18] on %5 : !flamia.global<?x2x128xbf16>, !flamia.smem<2x128x128xbf16>, !flamia.pipeline<2>
-            %23 = flamia.pipeline.acquire "producer" %6[%arg17] : !flamia.pipeline<2>
+            %23 = flamia.pipeline.acquire producer %6[%arg17] : !flamia.pipeline<2>
             flamia.pipeline.expect %6[%23] bytes 32768 : !flamia.pipeline<2>
             flamia.tma.load %arg2[%17, %13] -> %3[%23] on %6 : !flamia.global<?x2x128xbf16>, !flamia.smem<2x128x128xbf16>, !flamia.pipeline<2>
           }
@@ -129,7 +129,7 @@ module {
       %c0_i32 = arith.constant 0 : i32
       %c0_i32_0 = arith.constant 0 : i32
       %9:3 = scf.while (%arg13 = %c0_i32_0, %arg14 = %c0_i32) : (i32, i32) -> (i32, i32, i32) {
-        %10 = flamia.queue.next "receive" %7[%arg13]
+        %10 = flamia.queue.next receive %7[%arg13]
         %11 = arith.cmpi slt, %10, %arg9 : i32
         scf.condition(%11) %arg13, %arg14, %10 : i32, i32, i32
       } do {
@@ -138,7 +138,7 @@ module {
         %10 = arith.subi %doc_end, %doc_start : i32
         %c1_i32 = arith.constant 1 : i32
         %11 = arith.addi %q_tile, %c1_i32 : i32
-        %12 = flamia.pipeline.acquire "consumer" %4[%arg13] : !flamia.pipeline<1>
+        %12 = flamia.pipeline.acquire consumer %4[%arg13] : !flamia.pipeline<1>
         %c64_i32 = arith.constant 64 : i32
         %13 = arith.muli %8, %c64_i32 : i32
         %c128_i32 = arith.constant 128 : i32
@@ -147,7 +147,7 @@ module {
         %c1_i32_1 = arith.constant 1 : i32
         %16 = arith.subi %11, %c1_i32_1 : i32
         %c0_i32_2 = arith.constant 0 : i32
-        %17 = flamia.pipeline.acquire "consumer" %5[%arg14] : !flamia.pipeline<2>
+        %17 = flamia.pipeline.acquire consumer %5[%arg14] : !flamia.pipeline<2>
         %c1_i32_3 = arith.constant 1 : i32
         %18 = arith.divsi %q_tile, %c1_i32_3 : i32
         %c1_i32_4 = arith.constant 1 : i32
@@ -190,7 +190,7 @@ module {
         %c1_i32_10 = arith.constant 1 : i32
         %c1_i32_11 = arith.constant 1 : i32
         %39:5 = scf.for %arg16 = %c1_i32_11 to %11 step %c1_i32_10 iter_args(%arg17 = %38, %arg18 = %new_max, %arg19 = %new_sum, %arg20 = %37, %arg21 = %36) -> (i32, !flamia.rows<64 x f32>, !flamia.rows<64 x f32>, !flamia.frag<64x128xf32>, !flamia.frag<64x128xbf16>)  : i32 {
-          %47 = flamia.pipeline.acquire "consumer" %5[%arg17] : !flamia.pipeline<2>
+          %47 = flamia.pipeline.acquire consumer %5[%arg17] : !flamia.pipeline<2>
           %c1_i32_16 = arith.constant 1 : i32
           %48 = arith.divsi %q_tile, %c1_i32_16 : i32
           %c1_i32_17 = arith.constant 1 : i32
@@ -200,7 +200,7 @@ module {
           %52 = flamia.wg.mma %51[%12], %2[%47] {async} : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
           %c1_i32_18 = arith.constant 1 : i32
           %53 = arith.subi %arg17, %c1_i32_18 : i32
-          %54 = flamia.pipeline.acquire "consumer" %6[%53] : !flamia.pipeline<2>
+          %54 = flamia.pipeline.acquire consumer %6[%53] : !flamia.pipeline<2>
           %55 = flamia.wg.mma %arg21, %3[%54] acc(%arg20 : !flamia.frag<64x128xf32>) {async, b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
           %56 = flamia.wg.wait %52 pending 1 : !flamia.frag<64x128xf32>
           flamia.pipeline.release %5[%47] : !flamia.pipeline<2>
@@ -239,7 +239,7 @@ module {
         }
         %c1_i32_12 = arith.constant 1 : i32
         %40 = arith.subi %39#0, %c1_i32_12 : i32
-        %41 = flamia.pipeline.acquire "consumer" %6[%40] : !flamia.pipeline<2>
+        %41 = flamia.pipeline.acquire consumer %6[%40] : !flamia.pipeline<2>
         %c128_i32_13 = arith.constant 128 : i32
         %42 = arith.muli %16, %c128_i32_13 : i32
         %43 = arith.subi %10, %42 : i32
@@ -259,20 +259,20 @@ module {
     flamia.return
   }
   func.func @flamia(%arg0: !flamia.global<?x8x128xbf16> {flamia.buffer = "q", flamia.dims = ["T", "8", "128"]}, %arg1: !flamia.global<?x2x128xbf16> {flamia.buffer = "k", flamia.dims = ["T", "2", "128"]}, %arg2: !flamia.global<?x2x128xbf16> {flamia.buffer = "v", flamia.dims = ["T", "2", "128"]}, %arg3: !flamia.global<?xi32> {flamia.buffer = "cu_seqlens", flamia.dims = ["NUM_DOCS + 1"]}, %arg4: !flamia.global<?x8x128xbf16> {flamia.buffer = "o", flamia.dims = ["T", "8", "128"], flamia.output}, %arg5: !flamia.global<8x?xf32> {flamia.buffer = "lse", flamia.dims = ["8", "T"], flamia.output}) attributes {flamia.causal, flamia.recipe = #flamia.recipe<mxfp8, safe_block = 128>, flamia.target = #flamia.target<sm_90a>} {
-    %0 = flamia.workspace "workspace" "q_pt" dims ["T", "8", "128"] : !flamia.global<?x8x128xf8E4M3FN>
-    %1 = flamia.workspace "workspace" "q_pt_scales" dims ["T", "8", "4"] : !flamia.global<?x8x4xf8E8M0FNU>
-    %2 = flamia.workspace "workspace" "q_tb" dims ["T", "8", "128"] : !flamia.global<?x8x128xf8E4M3FN>
-    %3 = flamia.workspace "workspace" "q_tb_scales" dims ["NB", "8", "4"] : !flamia.global<?x8x4xf8E8M0FNU>
-    %4 = flamia.workspace "workspace" "k_tb" dims ["T", "2", "128"] : !flamia.global<?x2x128xf8E4M3FN>
-    %5 = flamia.workspace "workspace" "k_tb_scales" dims ["NB", "2", "4"] : !flamia.global<?x2x4xf8E8M0FNU>
-    %6 = flamia.workspace "workspace" "v_tb" dims ["T", "2", "128"] : !flamia.global<?x2x128xf8E4M3FN>
-    %7 = flamia.workspace "workspace" "v_tb_scales" dims ["NB", "2", "4"] : !flamia.global<?x2x4xf8E8M0FNU>
-    %8 = flamia.workspace "workspace" "q_deq" dims ["T", "8", "128"] : !flamia.global<?x8x128xbf16>
-    %9 = flamia.workspace "workspace" "k_deq" dims ["T", "2", "128"] : !flamia.global<?x2x128xbf16>
-    %10 = flamia.workspace "workspace" "v_deq" dims ["T", "2", "128"] : !flamia.global<?x2x128xbf16>
-    %11 = flamia.workspace "schedule" "block_info" dims ["NB", "2"] : !flamia.global<?x2xi32>
-    %12 = flamia.workspace "schedule" "items" dims ["NUM_ITEMS", "8"] : !flamia.global<?x8xi32>
-    %13 = flamia.workspace "schedule" "counter" dims ["1"] : !flamia.global<1xi32>
+    %0 = flamia.workspace workspace "q_pt" dims ["T", "8", "128"] : !flamia.global<?x8x128xf8E4M3FN>
+    %1 = flamia.workspace workspace "q_pt_scales" dims ["T", "8", "4"] : !flamia.global<?x8x4xf8E8M0FNU>
+    %2 = flamia.workspace workspace "q_tb" dims ["T", "8", "128"] : !flamia.global<?x8x128xf8E4M3FN>
+    %3 = flamia.workspace workspace "q_tb_scales" dims ["NB", "8", "4"] : !flamia.global<?x8x4xf8E8M0FNU>
+    %4 = flamia.workspace workspace "k_tb" dims ["T", "2", "128"] : !flamia.global<?x2x128xf8E4M3FN>
+    %5 = flamia.workspace workspace "k_tb_scales" dims ["NB", "2", "4"] : !flamia.global<?x2x4xf8E8M0FNU>
+    %6 = flamia.workspace workspace "v_tb" dims ["T", "2", "128"] : !flamia.global<?x2x128xf8E4M3FN>
+    %7 = flamia.workspace workspace "v_tb_scales" dims ["NB", "2", "4"] : !flamia.global<?x2x4xf8E8M0FNU>
+    %8 = flamia.workspace workspace "q_deq" dims ["T", "8", "128"] : !flamia.global<?x8x128xbf16>
+    %9 = flamia.workspace workspace "k_deq" dims ["T", "2", "128"] : !flamia.global<?x2x128xbf16>
+    %10 = flamia.workspace workspace "v_deq" dims ["T", "2", "128"] : !flamia.global<?x2x128xbf16>
+    %11 = flamia.workspace schedule "block_info" dims ["NB", "2"] : !flamia.global<?x2xi32>
+    %12 = flamia.workspace schedule "items" dims ["NUM_ITEMS", "8"] : !flamia.global<?x8xi32>
+    %13 = flamia.workspace schedule "counter" dims ["1"] : !flamia.global<1xi32>
     %14 = flamia.runtime_value "NUM_ITEMS" : i32
     %15 = flamia.runtime_value "softmax_scale_log2" : f32
     %16 = flamia.runtime_value "T" : i32

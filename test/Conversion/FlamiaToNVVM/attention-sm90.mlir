@@ -1,7 +1,7 @@
 // RUN: flamia-opt %s --convert-flamia-to-nvvm | FileCheck %s
 // RUN: flamia-opt %s --convert-flamia-to-nvvm --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa | FileCheck %s --check-prefix=PTX
 // The sm_90a attention program flamia-tile writes (tile.mlir), lowered.
-flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.param = "q_deq"}, %arg1: !flamia.global<?x2x128xbf16> {flamia.param = "k_deq"}, %arg2: !flamia.global<?x2x128xbf16> {flamia.param = "v_deq"}, %arg3: !flamia.global<?x8x128xbf16> {flamia.param = "q"}, %arg4: !flamia.global<?x2x128xbf16> {flamia.param = "k"}, %arg5: !flamia.global<?x2x128xbf16> {flamia.param = "v"}, %arg6: !flamia.global<?x8x128xbf16> {flamia.param = "o"}, %arg7: !flamia.global<8x?xf32> {flamia.param = "lse"}, %arg8: !flamia.global<?x8xi32> {flamia.param = "items"}, %arg9: i32 {flamia.param = "num_items"}, %arg10: !flamia.global<1xi32> {flamia.param = "counter"}, %arg11: f32 {flamia.param = "softmax_scale_log2"}, %arg12: i32 {flamia.param = "T"}) attributes {launch = "persistent", schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_90a", safe_block = 128 : i64}, target = #flamia.target<sm_90a>, threads = 384 : i64, tile = {block_m = 128 : i64, block_n = 128 : i64, stages = 2 : i64}} {
+flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.param = "q_deq"}, %arg1: !flamia.global<?x2x128xbf16> {flamia.param = "k_deq"}, %arg2: !flamia.global<?x2x128xbf16> {flamia.param = "v_deq"}, %arg3: !flamia.global<?x8x128xbf16> {flamia.param = "q"}, %arg4: !flamia.global<?x2x128xbf16> {flamia.param = "k"}, %arg5: !flamia.global<?x2x128xbf16> {flamia.param = "v"}, %arg6: !flamia.global<?x8x128xbf16> {flamia.param = "o"}, %arg7: !flamia.global<8x?xf32> {flamia.param = "lse"}, %arg8: !flamia.global<?x8xi32> {flamia.param = "items"}, %arg9: i32 {flamia.param = "num_items"}, %arg10: !flamia.global<1xi32> {flamia.param = "counter"}, %arg11: f32 {flamia.param = "softmax_scale_log2"}, %arg12: i32 {flamia.param = "T"}) attributes {launch = #flamia.launch<persistent>, schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_90a", safe_block = 128 : i64}, target = #flamia.target<sm_90a>, threads = 384 : i64, tile = {block_m = 128 : i64, block_n = 128 : i64, stages = 2 : i64}} {
   %0 = flamia.smem.alloc : !flamia.smem<1x128x128xbf16>
   %1 = flamia.smem.alloc : !flamia.smem<1x128x128xbf16>
   %2 = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
@@ -13,7 +13,7 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
     %c0_i32 = arith.constant 0 : i32
     %c0_i32_0 = arith.constant 0 : i32
     %7:3 = scf.while (%arg13 = %c0_i32, %arg14 = %c0_i32_0) : (i32, i32) -> (i32, i32, i32) {
-      %8 = flamia.queue.next "fetch" %6[%arg13]
+      %8 = flamia.queue.next fetch %6[%arg13]
       %9 = arith.cmpi slt, %8, %arg9 : i32
       scf.condition(%9) %arg13, %arg14, %8 : i32, i32, i32
     } do {
@@ -22,7 +22,7 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
       %8 = arith.subi %doc_end, %doc_start : i32
       %c1_i32 = arith.constant 1 : i32
       %9 = arith.addi %q_tile, %c1_i32 : i32
-      %10 = flamia.pipeline.acquire "producer" %4[%arg13] : !flamia.pipeline<1>
+      %10 = flamia.pipeline.acquire producer %4[%arg13] : !flamia.pipeline<1>
       flamia.pipeline.expect %4[%10] bytes 65536 : !flamia.pipeline<1>
       %c128_i32 = arith.constant 128 : i32
       %11 = arith.muli %q_head, %c128_i32 : i32
@@ -33,7 +33,7 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
       %c1_i32_2 = arith.constant 1 : i32
       %c0_i32_3 = arith.constant 0 : i32
       %13 = scf.for %arg16 = %c0_i32_3 to %9 step %c1_i32_2 iter_args(%arg17 = %arg14) -> (i32)  : i32 {
-        %15 = flamia.pipeline.acquire "producer" %5[%arg17] : !flamia.pipeline<2>
+        %15 = flamia.pipeline.acquire producer %5[%arg17] : !flamia.pipeline<2>
         flamia.pipeline.expect %5[%15] bytes 65536 : !flamia.pipeline<2>
         %c128_i32_5 = arith.constant 128 : i32
         %16 = arith.muli %arg16, %c128_i32_5 : i32
@@ -64,12 +64,12 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
     %c1_i32 = arith.constant 1 : i32
     %8 = arith.cmpi eq, %7, %c1_i32 : i32
     scf.if %8 {
-      flamia.turn "give" among 2
+      flamia.turn give among 2
     }
     %c0_i32 = arith.constant 0 : i32
     %c0_i32_0 = arith.constant 0 : i32
     %9:3 = scf.while (%arg13 = %c0_i32, %arg14 = %c0_i32_0) : (i32, i32) -> (i32, i32, i32) {
-      %10 = flamia.queue.next "receive" %6[%arg13]
+      %10 = flamia.queue.next receive %6[%arg13]
       %11 = arith.cmpi slt, %10, %arg9 : i32
       scf.condition(%11) %arg13, %arg14, %10 : i32, i32, i32
     } do {
@@ -78,7 +78,7 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
       %10 = arith.subi %doc_end, %doc_start : i32
       %c1_i32_1 = arith.constant 1 : i32
       %11 = arith.addi %q_tile, %c1_i32_1 : i32
-      %12 = flamia.pipeline.acquire "consumer" %4[%arg13] : !flamia.pipeline<1>
+      %12 = flamia.pipeline.acquire consumer %4[%arg13] : !flamia.pipeline<1>
       %c64_i32 = arith.constant 64 : i32
       %13 = arith.muli %7, %c64_i32 : i32
       %c128_i32 = arith.constant 128 : i32
@@ -90,13 +90,13 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
       %c1_i32_2 = arith.constant 1 : i32
       %c0_i32_3 = arith.constant 0 : i32
       %19:4 = scf.for %arg16 = %c0_i32_3 to %11 step %c1_i32_2 iter_args(%arg17 = %arg14, %arg18 = %16, %arg19 = %17, %arg20 = %18) -> (i32, !flamia.rows<64 x f32>, !flamia.rows<64 x f32>, !flamia.frag<64x128xf32>)  : i32 {
-        %21 = flamia.pipeline.acquire "consumer" %5[%arg17] : !flamia.pipeline<2>
+        %21 = flamia.pipeline.acquire consumer %5[%arg17] : !flamia.pipeline<2>
         %c1_i32_5 = arith.constant 1 : i32
         %22 = arith.divsi %q_tile, %c1_i32_5 : i32
         %c1_i32_6 = arith.constant 1 : i32
         %23 = arith.divsi %arg16, %c1_i32_6 : i32
         %24 = arith.cmpi eq, %23, %22 : i32
-        flamia.turn "take" among 2
+        flamia.turn take among 2
         %25 = scf.if %24 -> (!flamia.frag<64x128xf32>) {
           %39 = flamia.wg.mma %1[%12], %2[%21] : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
           scf.yield %39 : !flamia.frag<64x128xf32>
@@ -104,7 +104,7 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
           %39 = flamia.wg.mma %0[%12], %2[%21] : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
           scf.yield %39 : !flamia.frag<64x128xf32>
         }
-        flamia.turn "give" among 2
+        flamia.turn give among 2
         %c1_i32_7 = arith.constant 1 : i32
         %26 = arith.subi %11, %c1_i32_7 : i32
         %27 = arith.cmpi eq, %arg16, %26 : i32
@@ -129,9 +129,9 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
         %34 = arith.xori %24, %true : i1
         %35 = flamia.frag.quantize %p quantized %34 {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
         %36 = flamia.frag.scale_rows %arg20 by %alpha : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
-        flamia.turn "take" among 2
+        flamia.turn take among 2
         %37 = flamia.wg.mma %35, %3[%21] acc(%36 : !flamia.frag<64x128xf32>) {b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
-        flamia.turn "give" among 2
+        flamia.turn give among 2
         flamia.pipeline.release %5[%21] : !flamia.pipeline<2>
         %c1_i32_10 = arith.constant 1 : i32
         %38 = arith.addi %arg17, %c1_i32_10 : i32

@@ -4,7 +4,7 @@
 // op), and the verifier messages that stop the ones IR cannot reach.
 
 // sm_90a's P V MMA reads P as bf16 pairs only.
-flamia.kernel @sm_90a_quantize_to_codes() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_quantize_to_codes() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %p = flamia.frag.zero : !flamia.frag<64x16xf32>
     %true = arith.constant true
@@ -19,7 +19,7 @@ flamia.kernel @sm_90a_quantize_to_codes() attributes {launch = "grid", target = 
 
 // P's precision must be E4M3 (the verifier allows any fixed-scale precision
 // with a bf16 result).
-flamia.kernel @sm_90a_quantize_f4() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_quantize_f4() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %p = flamia.frag.zero : !flamia.frag<64x16xf32>
     %true = arith.constant true
@@ -32,7 +32,7 @@ flamia.kernel @sm_90a_quantize_f4() attributes {launch = "grid", target = #flami
 
 // -----
 
-flamia.kernel @sm_100a_quantize_e5m2() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_quantize_e5m2() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %p = flamia.frag.zero : !flamia.frag<128x16xf32>
     %true = arith.constant true
@@ -48,7 +48,7 @@ flamia.kernel @sm_100a_quantize_e5m2() attributes {launch = "grid", target = #fl
 // The sm_100a attn.store error (a row of O not a multiple of 8 columns)
 // cannot be reached: fragment types already require columns in multiples of
 // 8, and attn.store's verifier ties O's D to them.
-flamia.kernel @sm_100a_attn_store_narrow(%o: !flamia.global<?x2x4xbf16> {flamia.param = "o"}, %lse: !flamia.global<2x?xf32> {flamia.param = "lse"}, %x: i32 {flamia.param = "x"}) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_attn_store_narrow(%o: !flamia.global<?x2x4xbf16> {flamia.param = "o"}, %lse: !flamia.global<2x?xf32> {flamia.param = "lse"}, %x: i32 {flamia.param = "x"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     // expected-error @+1 {{fragment columns must be a positive multiple of 8, got 4}}
     %acc = flamia.frag.zero : !flamia.frag<128x4xf32>
@@ -59,7 +59,7 @@ flamia.kernel @sm_100a_attn_store_narrow(%o: !flamia.global<?x2x4xbf16> {flamia.
 // -----
 
 // A shared-memory A operand is split among the role's warpgroups.
-flamia.kernel @sm_90a_wg_mma_outside_role() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_wg_mma_outside_role() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   %q = flamia.smem.alloc : !flamia.smem<1x64x64xbf16>
   %k = flamia.smem.alloc : !flamia.smem<1x16x64xbf16>
   %c0 = arith.constant 0 : i32
@@ -71,7 +71,7 @@ flamia.kernel @sm_90a_wg_mma_outside_role() attributes {launch = "grid", target 
 
 // -----
 
-flamia.kernel @sm_90a_wg_mma_e4m3() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_wg_mma_e4m3() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   %q = flamia.smem.alloc : !flamia.smem<1x64x64xf8E4M3FN>
   %k = flamia.smem.alloc : !flamia.smem<1x16x64xf8E4M3FN>
   flamia.role "consumer" warpgroups[0, 1) registers 240 {
@@ -85,7 +85,7 @@ flamia.kernel @sm_90a_wg_mma_e4m3() attributes {launch = "grid", target = #flami
 
 // -----
 
-flamia.kernel @sm_90a_wg_mma_regs_not_transposed() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_wg_mma_regs_not_transposed() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   %v = flamia.smem.alloc : !flamia.smem<1x64x16xbf16>
   flamia.role "consumer" warpgroups[0, 1) registers 240 {
     %c0 = arith.constant 0 : i32
@@ -102,7 +102,7 @@ flamia.kernel @sm_90a_wg_mma_regs_not_transposed() attributes {launch = "grid", 
 // -----
 
 // A transposed (MN-major) B needs N in whole 128-byte swizzle atoms.
-flamia.kernel @sm_90a_wg_mma_narrow_v() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_wg_mma_narrow_v() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   %v = flamia.smem.alloc : !flamia.smem<1x16x16xbf16>
   flamia.role "consumer" warpgroups[0, 1) registers 240 {
     %c0 = arith.constant 0 : i32
@@ -120,9 +120,9 @@ flamia.kernel @sm_90a_wg_mma_narrow_v() attributes {launch = "grid", target = #f
 
 // TurnLowering's "is not inside a flamia.role" cannot be reached: the
 // verifier rejects a turn outside a role first (so does smem.zero_rows').
-flamia.kernel @sm_90a_turn_outside_role() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_turn_outside_role() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   // expected-error @+1 {{'flamia.turn' op takes turns among the warpgroups of a flamia.role but is not inside one}}
-  flamia.turn "give" among 2
+  flamia.turn give among 2
   flamia.return
 }
 
@@ -130,7 +130,7 @@ flamia.kernel @sm_90a_turn_outside_role() attributes {launch = "grid", target = 
 
 // Tensor memory has no sm_90a lowering: only the conversion's generic
 // failure (no target-specific message).
-flamia.kernel @sm_90a_tmem_load(%t: i32 {flamia.param = "tmem"}) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_tmem_load(%t: i32 {flamia.param = "tmem"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     // expected-error @+1 {{failed to legalize operation 'flamia.tmem.load' that was explicitly marked illegal}}
     %a = flamia.tmem.load %t[0] : !flamia.frag<128x8xf32>
@@ -142,7 +142,7 @@ flamia.kernel @sm_90a_tmem_load(%t: i32 {flamia.param = "tmem"}) attributes {lau
 
 // The kernel plan: shared memory past the target's opt-in limit.
 // expected-error @+1 {{'flamia.kernel' op needs 262144 bytes of shared memory, more than the target's 232448}}
-flamia.kernel @sm_90a_smem_limit() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_smem_limit() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   %q = flamia.smem.alloc : !flamia.smem<2x128x512xbf16>
   flamia.return
 }

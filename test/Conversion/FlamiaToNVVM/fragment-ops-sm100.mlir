@@ -12,7 +12,7 @@
 // CHECK-COUNT-8: llvm.insertvalue
 // CHECK-NOT: llvm.insertvalue
 // CHECK: llvm.return
-flamia.kernel @sm_100a_frag_zero() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_frag_zero() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %z = flamia.frag.zero : !flamia.frag<128x8xf32>
   }
@@ -28,7 +28,7 @@ flamia.kernel @sm_100a_frag_zero() attributes {launch = "grid", target = #flamia
 // CHECK-NEXT: llvm.insertvalue %[[V]], %[[U]][0] : !llvm.struct<(f32)>
 // CHECK-NOT: llvm.insertvalue
 // CHECK: llvm.return
-flamia.kernel @sm_100a_rows_fill() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_rows_fill() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %r = flamia.rows.fill 0xFF800000 : !flamia.rows<128 x f32>
   }
@@ -67,7 +67,7 @@ flamia.kernel @sm_100a_rows_fill() attributes {launch = "grid", target = #flamia
 // No per-element key arithmetic, no shuffles.
 // CHECK-NOT: llvm.or
 // CHECK: llvm.return
-flamia.kernel @sm_100a_frag_mask_causal(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.param = "k"}, %lim: i32 {flamia.param = "lim"}) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_frag_mask_causal(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.param = "k"}, %lim: i32 {flamia.param = "lim"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %z = flamia.frag.zero : !flamia.frag<128x8xf32>
     %m = flamia.frag.mask %z query %q key %k limit %lim {causal} : !flamia.frag<128x8xf32>
@@ -87,7 +87,7 @@ flamia.kernel @sm_100a_frag_mask_causal(%q: i32 {flamia.param = "q"}, %k: i32 {f
 // CHECK-COUNT-8: llvm.icmp "sge" %{{.*}}, %[[FIRST]] : i32
 // CHECK-NOT: llvm.icmp
 // CHECK: llvm.return
-flamia.kernel @sm_100a_frag_mask(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.param = "k"}, %lim: i32 {flamia.param = "lim"}) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_frag_mask(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.param = "k"}, %lim: i32 {flamia.param = "lim"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %z = flamia.frag.zero : !flamia.frag<128x8xf32>
     %m = flamia.frag.mask %z query %q key %k limit %lim : !flamia.frag<128x8xf32>
@@ -118,7 +118,7 @@ flamia.kernel @sm_100a_frag_mask(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.p
 // CHECK-NOT: nvvm.shfl.sync
 // CHECK-NOT: llvm.inline_asm
 // CHECK: llvm.return
-flamia.kernel @sm_100a_softmax_update(%scale: f32 {flamia.param = "scale"}) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_softmax_update(%scale: f32 {flamia.param = "scale"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %s = flamia.frag.zero : !flamia.frag<128x8xf32>
     %m = flamia.rows.fill 0xFF800000 : !flamia.rows<128 x f32>
@@ -148,7 +148,7 @@ flamia.kernel @sm_100a_softmax_update(%scale: f32 {flamia.param = "scale"}) attr
 // CHECK-NEXT: llvm.bitcast
 // CHECK-NEXT: llvm.mlir.undef : !llvm.struct<(i32, i32, i32, i32)>
 // CHECK: llvm.return
-flamia.kernel @sm_100a_frag_quantize_bf16(%flag: i32 {flamia.param = "flag"}) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_frag_quantize_bf16(%flag: i32 {flamia.param = "flag"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %p = flamia.frag.zero : !flamia.frag<128x8xf32>
     %c0 = arith.constant 0 : i32
@@ -184,7 +184,7 @@ flamia.kernel @sm_100a_frag_quantize_bf16(%flag: i32 {flamia.param = "flag"}) at
 // CHECK-NOT: nvvm.convert
 // CHECK-NOT: llvm.cond_br
 // CHECK: llvm.return
-flamia.kernel @sm_100a_frag_quantize_e4m3() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_frag_quantize_e4m3() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %p = flamia.frag.zero : !flamia.frag<128x8xf32>
     %true = arith.constant true
@@ -202,7 +202,7 @@ flamia.kernel @sm_100a_frag_quantize_e4m3() attributes {launch = "grid", target 
 // CHECK-NEXT: llvm.mlir.undef : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
 // CHECK-NOT: llvm.fmul
 // CHECK: llvm.return
-flamia.kernel @sm_100a_frag_scale_rows() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_frag_scale_rows() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %acc = flamia.frag.zero : !flamia.frag<128x8xf32>
     %r = flamia.rows.fill 5.000000e-01 : !flamia.rows<128 x f32>
@@ -243,7 +243,7 @@ flamia.kernel @sm_100a_frag_scale_rows() attributes {launch = "grid", target = #
 // CHECK-NEXT: llvm.br ^[[DONE]]
 // CHECK-NOT: llvm.store
 // CHECK: llvm.return
-flamia.kernel @sm_100a_attn_store(%o: !flamia.global<?x2x16xbf16> {flamia.param = "o"}, %lse: !flamia.global<2x?xf32> {flamia.param = "lse"}, %qs: i32 {flamia.param = "q_start"}, %rb: i32 {flamia.param = "row_base"}, %qr: i32 {flamia.param = "q_rows"}, %h: i32 {flamia.param = "head"}, %t: i32 {flamia.param = "T"}) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_attn_store(%o: !flamia.global<?x2x16xbf16> {flamia.param = "o"}, %lse: !flamia.global<2x?xf32> {flamia.param = "lse"}, %qs: i32 {flamia.param = "q_start"}, %rb: i32 {flamia.param = "row_base"}, %qr: i32 {flamia.param = "q_rows"}, %h: i32 {flamia.param = "head"}, %t: i32 {flamia.param = "T"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %acc = flamia.frag.zero : !flamia.frag<128x16xf32>
     %m = flamia.rows.fill 0xFF800000 : !flamia.rows<128 x f32>

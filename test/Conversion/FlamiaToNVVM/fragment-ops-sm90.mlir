@@ -12,7 +12,7 @@
 // CHECK-COUNT-8: llvm.insertvalue
 // CHECK-NOT: llvm.insertvalue
 // CHECK: llvm.return
-flamia.kernel @sm_90a_frag_zero() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_frag_zero() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %z = flamia.frag.zero : !flamia.frag<64x16xf32>
   }
@@ -29,7 +29,7 @@ flamia.kernel @sm_90a_frag_zero() attributes {launch = "grid", target = #flamia.
 // CHECK-NEXT: llvm.insertvalue %[[V]], %[[R0]][1]
 // CHECK-NOT: llvm.insertvalue
 // CHECK: llvm.return
-flamia.kernel @sm_90a_rows_fill() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_rows_fill() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %r = flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>
   }
@@ -96,7 +96,7 @@ flamia.kernel @sm_90a_rows_fill() attributes {launch = "grid", target = #flamia.
 // CHECK: llvm.select
 // CHECK-NOT: llvm.select
 // CHECK: llvm.return
-flamia.kernel @sm_90a_frag_mask_causal(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.param = "k"}, %lim: i32 {flamia.param = "lim"}) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_frag_mask_causal(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.param = "k"}, %lim: i32 {flamia.param = "lim"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %z = flamia.frag.zero : !flamia.frag<64x16xf32>
     %m = flamia.frag.mask %z query %q key %k limit %lim {causal} : !flamia.frag<64x16xf32>
@@ -115,7 +115,7 @@ flamia.kernel @sm_90a_frag_mask_causal(%q: i32 {flamia.param = "q"}, %k: i32 {fl
 // CHECK-NOT: llvm.or
 // CHECK-NOT: llvm.select
 // CHECK: llvm.return
-flamia.kernel @sm_90a_frag_mask(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.param = "k"}, %lim: i32 {flamia.param = "lim"}) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_frag_mask(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.param = "k"}, %lim: i32 {flamia.param = "lim"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %z = flamia.frag.zero : !flamia.frag<64x16xf32>
     %m = flamia.frag.mask %z query %q key %k limit %lim : !flamia.frag<64x16xf32>
@@ -182,7 +182,7 @@ flamia.kernel @sm_90a_frag_mask(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.pa
 // No pinning move: the sum needs the shuffles anyway.
 // CHECK-NOT: llvm.inline_asm
 // CHECK: llvm.return
-flamia.kernel @sm_90a_softmax_update(%scale: f32 {flamia.param = "scale"}) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_softmax_update(%scale: f32 {flamia.param = "scale"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %s = flamia.frag.zero : !flamia.frag<64x16xf32>
     %m = flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>
@@ -221,7 +221,7 @@ flamia.kernel @sm_90a_softmax_update(%scale: f32 {flamia.param = "scale"}) attri
 // CHECK-COUNT-4: nvvm.convert.f32x2.to.bf16x2 {{.*}}{{[[:space:]]+}}{{.*}}llvm.bitcast
 // CHECK-NEXT: llvm.mlir.undef : !llvm.struct<(i32, i32, i32, i32)>
 // CHECK: llvm.return
-flamia.kernel @sm_90a_frag_quantize(%flag: i32 {flamia.param = "flag"}) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_frag_quantize(%flag: i32 {flamia.param = "flag"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %p = flamia.frag.zero : !flamia.frag<64x16xf32>
     %c0 = arith.constant 0 : i32
@@ -248,7 +248,7 @@ flamia.kernel @sm_90a_frag_quantize(%flag: i32 {flamia.param = "flag"}) attribut
 // CHECK-NEXT: llvm.fmul %{{.*}}, %[[F1]] : f32
 // CHECK-NEXT: llvm.fmul %[[A7]], %[[F1]] : f32
 // CHECK-NEXT: llvm.mlir.undef : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
-flamia.kernel @sm_90a_frag_scale_rows() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_frag_scale_rows() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %acc = flamia.frag.zero : !flamia.frag<64x16xf32>
     %r = flamia.rows.fill 5.000000e-01 : !flamia.rows<64 x f32>
@@ -308,7 +308,7 @@ flamia.kernel @sm_90a_frag_scale_rows() attributes {launch = "grid", target = #f
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr
 // CHECK-NOT: llvm.store
 // CHECK: llvm.return
-flamia.kernel @sm_90a_attn_store(%o: !flamia.global<?x2x16xbf16> {flamia.param = "o"}, %lse: !flamia.global<2x?xf32> {flamia.param = "lse"}, %qs: i32 {flamia.param = "q_start"}, %rb: i32 {flamia.param = "row_base"}, %qr: i32 {flamia.param = "q_rows"}, %h: i32 {flamia.param = "head"}, %t: i32 {flamia.param = "T"}) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_attn_store(%o: !flamia.global<?x2x16xbf16> {flamia.param = "o"}, %lse: !flamia.global<2x?xf32> {flamia.param = "lse"}, %qs: i32 {flamia.param = "q_start"}, %rb: i32 {flamia.param = "row_base"}, %qr: i32 {flamia.param = "q_rows"}, %h: i32 {flamia.param = "head"}, %t: i32 {flamia.param = "T"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %acc = flamia.frag.zero : !flamia.frag<64x16xf32>
     %m = flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>

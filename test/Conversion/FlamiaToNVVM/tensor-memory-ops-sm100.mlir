@@ -40,7 +40,7 @@
 // CHECK-NEXT: %[[PTR:.*]] = llvm.inttoptr %[[BASE]] : i32 to !llvm.ptr<6>
 // CHECK-NEXT: nvvm.tcgen05.dealloc %[[PTR]], %[[DCOLS]] : !llvm.ptr<6>, i32
 // CHECK: llvm.return
-flamia.kernel @sm_100a_tmem_alloc() attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 256 : i64} {
+flamia.kernel @sm_100a_tmem_alloc() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 256 : i64} {
   %t = flamia.tmem.alloc columns 256 by_warpgroup 1
   flamia.role "softmax" warpgroups[1, 2) registers 240 {
     flamia.tmem.dealloc %t columns 256
@@ -82,7 +82,7 @@ flamia.kernel @sm_100a_tmem_alloc() attributes {launch = "grid", target = #flami
 // CHECK-NEXT: nvvm.tcgen05.wait <load>
 // CHECK-NOT: nvvm.tcgen05.ld
 // CHECK: llvm.return
-flamia.kernel @sm_100a_tmem_load(%t: i32 {flamia.param = "tmem"}) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_tmem_load(%t: i32 {flamia.param = "tmem"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %a = flamia.tmem.load %t[64] : !flamia.frag<128x64xf32>
     %b = flamia.tmem.load %t[8] : !flamia.frag<128x8xf32>
@@ -131,7 +131,7 @@ flamia.kernel @sm_100a_tmem_load(%t: i32 {flamia.param = "tmem"}) attributes {la
 // CHECK-NEXT: nvvm.tcgen05.wait <store>
 // CHECK-NOT: nvvm.tcgen05.st
 // CHECK: llvm.return
-flamia.kernel @sm_100a_tmem_store(%t: i32 {flamia.param = "tmem"}) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_tmem_store(%t: i32 {flamia.param = "tmem"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
     %f = flamia.frag.zero : !flamia.frag<128x8xf32>
     flamia.tmem.store %f, %t[16] : !flamia.frag<128x8xf32>
@@ -203,7 +203,7 @@ flamia.kernel @sm_100a_tmem_store(%t: i32 {flamia.param = "tmem"}) attributes {l
 // CHECK: nvvm.tcgen05.mma %{{.*}}, %[[A1]], %{{.*}} : (!llvm.ptr<6>, !llvm.ptr<6>, i64, i32, i1)
 // CHECK-NOT: nvvm.tcgen05.mma
 // CHECK: llvm.return
-flamia.kernel @sm_100a_umma(%t: i32 {flamia.param = "tmem"}, %sa: i32 {flamia.param = "scale_a"}, %sb: i32 {flamia.param = "scale_b"}) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_umma(%t: i32 {flamia.param = "tmem"}, %sa: i32 {flamia.param = "scale_a"}, %sb: i32 {flamia.param = "scale_b"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   %q = flamia.smem.alloc : !flamia.smem<1x128x64xbf16>
   %k = flamia.smem.alloc : !flamia.smem<2x16x64xbf16>
   %qf = flamia.smem.alloc : !flamia.smem<1x128x64xf8E4M3FN>
@@ -243,11 +243,11 @@ flamia.kernel @sm_100a_umma(%t: i32 {flamia.param = "tmem"}, %sa: i32 {flamia.pa
 // CHECK-NEXT: nvvm.tcgen05.commit %[[EMPTY]] : !llvm.ptr<3>
 // CHECK-NOT: nvvm.tcgen05.commit
 // CHECK: llvm.return
-flamia.kernel @sm_100a_umma_commit(%s: i32 {flamia.param = "stage"}) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_umma_commit(%s: i32 {flamia.param = "stage"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   %pipe = flamia.pipeline.create consumers 1 : !flamia.pipeline<2>
   flamia.role "mma" warpgroups[0, 1) registers 104 single_thread {
-    flamia.umma.commit "full" %pipe[%s] : !flamia.pipeline<2>
-    flamia.umma.commit "empty" %pipe[%s] : !flamia.pipeline<2>
+    flamia.umma.commit full %pipe[%s] : !flamia.pipeline<2>
+    flamia.umma.commit empty %pipe[%s] : !flamia.pipeline<2>
   }
   flamia.return
 }
@@ -288,13 +288,13 @@ flamia.kernel @sm_100a_umma_commit(%s: i32 {flamia.param = "stage"}) attributes 
 // CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3> -> i64
 // CHECK-NOT: nvvm.tcgen05.fence
 // CHECK: llvm.return
-flamia.kernel @sm_100a_pipeline(%it: i32 {flamia.param = "it"}) attributes {launch = "grid", target = #flamia.target<sm_100a>, threads = 128 : i64} {
+flamia.kernel @sm_100a_pipeline(%it: i32 {flamia.param = "it"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
   %pipe = flamia.pipeline.create consumers 128 : !flamia.pipeline<2>
   %pp = flamia.pipeline.create consumers 1 producers 128 : !flamia.pipeline<1>
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
-    %s = flamia.pipeline.acquire "consumer" %pipe[%it] : !flamia.pipeline<2>
+    %s = flamia.pipeline.acquire consumer %pipe[%it] : !flamia.pipeline<2>
     flamia.pipeline.release %pipe[%s] : !flamia.pipeline<2>
-    %t = flamia.pipeline.acquire "producer" %pp[%it] : !flamia.pipeline<1>
+    %t = flamia.pipeline.acquire producer %pp[%it] : !flamia.pipeline<1>
     flamia.pipeline.arrive %pp[%t] : !flamia.pipeline<1>
   }
   flamia.return
@@ -316,13 +316,13 @@ flamia.kernel @sm_100a_pipeline(%it: i32 {flamia.param = "it"}) attributes {laun
 // CHECK: nvvm.mbarrier.arrive
 // CHECK-NOT: nvvm.tcgen05
 // CHECK: llvm.return
-flamia.kernel @sm_90a_pipeline(%it: i32 {flamia.param = "it"}) attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_pipeline(%it: i32 {flamia.param = "it"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   %pipe = flamia.pipeline.create consumers 128 : !flamia.pipeline<2>
   %pp = flamia.pipeline.create consumers 1 producers 128 : !flamia.pipeline<1>
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
-    %s = flamia.pipeline.acquire "consumer" %pipe[%it] : !flamia.pipeline<2>
+    %s = flamia.pipeline.acquire consumer %pipe[%it] : !flamia.pipeline<2>
     flamia.pipeline.release %pipe[%s] : !flamia.pipeline<2>
-    %t = flamia.pipeline.acquire "producer" %pp[%it] : !flamia.pipeline<1>
+    %t = flamia.pipeline.acquire producer %pp[%it] : !flamia.pipeline<1>
     flamia.pipeline.arrive %pp[%t] : !flamia.pipeline<1>
   }
   flamia.return

@@ -36,7 +36,7 @@
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: nvvm.wgmma
 // CHECK: llvm.return
-flamia.kernel @sm_90a_wg_mma_smem() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 256 : i64} {
+flamia.kernel @sm_90a_wg_mma_smem() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 256 : i64} {
   %q = flamia.smem.alloc : !flamia.smem<1x128x64xbf16>
   %k = flamia.smem.alloc : !flamia.smem<2x16x64xbf16>
   flamia.role "consumer" warpgroups[1, 2) registers 232 {
@@ -58,7 +58,7 @@ flamia.kernel @sm_90a_wg_mma_smem() attributes {launch = "grid", target = #flami
 // CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-flamia.kernel @sm_90a_wg_mma_smem_acc() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_wg_mma_smem_acc() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   %q = flamia.smem.alloc : !flamia.smem<1x64x64xbf16>
   %k = flamia.smem.alloc : !flamia.smem<1x16x64xbf16>
   flamia.role "consumer" warpgroups[0, 1) registers 232 {
@@ -89,7 +89,7 @@ flamia.kernel @sm_90a_wg_mma_smem_acc() attributes {launch = "grid", target = #f
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: llvm.return
-flamia.kernel @sm_90a_wg_mma_regs() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_wg_mma_regs() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   %v = flamia.smem.alloc : !flamia.smem<1x16x64xbf16>
   flamia.role "consumer" warpgroups[0, 1) registers 232 {
     %c0 = arith.constant 0 : i32
@@ -126,7 +126,7 @@ flamia.kernel @sm_90a_wg_mma_regs() attributes {launch = "grid", target = #flami
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "{{(=f,){32}0}},1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,r,r,r,r" {{.*}} : ({{(f32, ){32}i}}32, i32, i32, i32) -> !llvm.struct<({{(f32, ){31}f}}32)>
 // CHECK-NOT: nvvm.wgmma
 // CHECK: llvm.return
-flamia.kernel @sm_90a_wg_mma_async() attributes {launch = "grid", target = #flamia.target<sm_90a>, threads = 128 : i64} {
+flamia.kernel @sm_90a_wg_mma_async() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   %q = flamia.smem.alloc : !flamia.smem<1x64x64xbf16>
   %k = flamia.smem.alloc : !flamia.smem<1x16x64xbf16>
   %v = flamia.smem.alloc : !flamia.smem<1x16x64xbf16>
