@@ -2,6 +2,7 @@
 // RUN: flamia-opt %s --flamia-tile | FileCheck %s --check-prefixes=NOTURNS,OVERLAP
 // RUN: flamia-opt %s --flamia-tile=overlap-softmax=false | FileCheck %s --check-prefix=SERIAL
 // RUN: not flamia-opt %s --flamia-tile=target=sm_100a -o /dev/null 2>&1 | FileCheck %s --check-prefix=WRONG
+// RUN: not flamia-opt %s --flamia-tile=target=sm_80 -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // The persistent kernel flamia-varlen-schedule{target=sm_90a} writes (GQA: 8
 // query heads, 2 key/value heads, D = 128), expanded into the warp-specialized program.
 flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.param = "q_deq"}, %arg1: !flamia.global<?x2x128xbf16> {flamia.param = "k_deq"}, %arg2: !flamia.global<?x2x128xbf16> {flamia.param = "v_deq"}, %arg3: !flamia.global<?x8x128xbf16> {flamia.param = "q"}, %arg4: !flamia.global<?x2x128xbf16> {flamia.param = "k"}, %arg5: !flamia.global<?x2x128xbf16> {flamia.param = "v"}, %arg6: !flamia.global<?x8x128xbf16> {flamia.param = "o"}, %arg7: !flamia.global<8x?xf32> {flamia.param = "lse"}, %arg8: !flamia.global<?x8xi32> {flamia.param = "items"}, %arg9: i32 {flamia.param = "num_items"}, %arg10: !flamia.global<1xi32> {flamia.param = "counter"}, %arg11: f32 {flamia.param = "softmax_scale_log2"}, %arg12: i32 {flamia.param = "T"}) attributes {launch = #flamia.launch<persistent>, schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_90a", safe_block = 128 : i64}, target = #flamia.target<sm_90a>, threads = 128 : i64} {
@@ -85,6 +86,7 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // CHECK: flamia.attn.store {{.*}} to %arg6, %arg7 {{.*}} {fixed_scale = 8 : i64}
 
 // WRONG: error: 'flamia.kernel' op flamia-tile was asked for target sm_100a but the kernel targets #flamia.target<sm_90a>
+// UNKNOWN: error: flamia-tile: unknown target 'sm_80' (expected sm_90a or sm_100a)
 
 // By default the warpgroups do not take turns.
 // NOTURNS-LABEL: flamia.kernel @attn_attention_fwd
