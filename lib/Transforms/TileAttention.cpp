@@ -20,6 +20,8 @@
 //===----------------------------------------------------------------------===//
 #include "TileAttention.h"
 
+#include "flamia/Numerics/RecipeRegistry.h"
+
 #include "flamia/Transforms/Passes.h"
 #include "flamia/Transforms/PassOrder.h"
 
@@ -108,11 +110,19 @@ LogicalResult checkTileShape(AttentionTileOp at, int64_t blockM, int64_t blockN)
   return success();
 }
 
-LogicalResult checkHeadDim(AttentionTileOp at, StringRef target, int64_t d) {
-  if (d != 64 && d != 128)
-    return at.emitOpError() << "flamia-tile: head dim " << d
-                            << " is not implemented on " << target
-                            << " (64, 128)";
+LogicalResult checkKernelsExist(AttentionTileOp at, StringRef target,
+                                int64_t d) {
+  namespace num = ::flamia::numerics;
+  RecipeAttr recipe = at.getRecipe();
+  const num::RecipeKind *kind = num::findRecipeKindByDialectName(
+      stringifyRecipeKind(recipe.getKind()).str());
+  num::Status s =
+      kind ? num::checkKernels(*kind, recipe.getStrict(), target.str(), d)
+           : num::Status::error("recipe " +
+                                stringifyRecipeKind(recipe.getKind()).str() +
+                                " is not in the recipe registry");
+  if (!s)
+    return at.emitOpError() << "flamia-tile: " << s.message;
   return success();
 }
 
@@ -177,7 +187,7 @@ using namespace mlir::flamia::tile;
 
 namespace {
 
-struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
+struct TilePass : public mlir::flamia::impl::FlamiaTileBase<TilePass> {
   using Base::Base;
 
   LogicalResult tile(KernelOp kernel, AttentionTileOp at) {
@@ -194,7 +204,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                                  "q, k, v (one operand each)";
     auto qType = cast<GlobalType>(at.getQ()[0].getType());
     int64_t d = qType.getShape()[2];
-    if (failed(checkHeadDim(at, "sm_90a", d)))
+    if (failed(checkKernelsExist(at, "sm_90a", d)))
       return failure();
     bool causal = at.getCausal();
     bool safe = safeBlock > 0;

@@ -65,8 +65,9 @@ SoftmaxUpdateOp maskedSoftmaxStep(OpBuilder &b, Location loc, Value s, Value kt,
 /// implement 128 x 128) and a safe block of whole key tiles.
 LogicalResult checkTileShape(AttentionTileOp at, int64_t blockM, int64_t blockN);
 
-/// The head dims the programs implement (64, 128), named for `target`.
-LogicalResult checkHeadDim(AttentionTileOp at, StringRef target, int64_t d);
+/// That the recipe registry lists kernels for the tile's recipe on `target`
+/// at head dim `d` (else an error saying what is missing).
+LogicalResult checkKernelsExist(AttentionTileOp at, StringRef target, int64_t d);
 
 /// flamia.smem.zero_rows of the rows of `tile`[`stage`] (key rows
 /// `keyBase` + r) at or past `docLen`, when the tile reaches past it: those

@@ -114,7 +114,7 @@ LogicalResult Sm100Program::build() {
     return at.emitOpError() << "flamia-tile: sm_100a reads E4M3 payloads, got "
                             << payload;
   d = payload.getShape()[2];
-  if (failed(checkHeadDim(at, "sm_100a", d)))
+  if (failed(checkKernelsExist(at, "sm_100a", d)))
     return failure();
   for (Value sf : {at.getQ()[1], at.getK()[1], at.getV()[1]}) {
     auto t = cast<GlobalType>(sf.getType());

@@ -15,8 +15,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "flamia/Dialect/GemmRoles.h"
+#include "flamia/Numerics/RecipeRegistry.h"
 #include "flamia/Transforms/Passes.h"
 #include "flamia/Transforms/PassOrder.h"
+#include "flamia/Transforms/RecipeLayouts.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -434,13 +436,29 @@ void buildLaunchPlan(OpBuilder &mb, const ForwardPlan &plan,
 }
 
 struct VarlenSchedulePass
-    : public flamia::impl::FlamiaVarlenScheduleBase<VarlenSchedulePass> {
+    : public mlir::flamia::impl::FlamiaVarlenScheduleBase<VarlenSchedulePass> {
   using Base::Base;
 
   /// The operands the kernels implement: Q per token, K and V in
   /// document-local 32x32 token blocks, all MXFP8 E4M3 from flamia.quantize
   /// of function arguments; safe-block originals are function arguments.
   LogicalResult checkSupported(AttentionFwdOp fwd) {
+    namespace num = ::flamia::numerics;
+    // Kernels for the recipe on this target (the recipe registry), and the
+    // operand layouts its contract prescribes.
+    RecipeAttr recipe = fwd.getRecipe();
+    FailureOr<num::RecipeConfig> contract = getContractRecipe(fwd, recipe);
+    if (failed(contract))
+      return failure();
+    if (symbolizeChip(target)) { // else ForwardPlan::get names the target
+      const num::RecipeKind *kind = num::findRecipeKindByDialectName(
+          stringifyRecipeKind(recipe.getKind()).str());
+      int64_t headDim = cast<QTensorType>(fwd.getQ().getType()).getHeadDim();
+      if (num::Status s =
+              num::checkKernels(*kind, recipe.getStrict(), target, headDim);
+          !s)
+        return fwd.emitOpError() << "flamia-varlen-schedule: " << s.message;
+    }
     auto expect = [&](Value v, StringRef name, int64_t tokenBlock) -> LogicalResult {
       auto q = v.getDefiningOp<QuantizeOp>();
       auto type = dyn_cast<QTensorType>(v.getType());
@@ -464,15 +482,12 @@ struct VarlenSchedulePass
                << name << " is " << type;
       return success();
     };
-    if (fwd.getRecipe().getKind() != RecipeKind::mxfp8 ||
-        fwd.getRecipe().getStrict())
-      return fwd.emitOpError()
-             << "flamia-varlen-schedule: kernels exist for the non-strict "
-                "mxfp8 recipe only, got "
-             << fwd.getRecipe();
-    if (failed(expect(fwd.getQ(), "q", 1)) ||
-        failed(expect(fwd.getK(), "k", 32)) ||
-        failed(expect(fwd.getV(), "v", 32)))
+    if (failed(expect(fwd.getQ(), "q",
+                      getContractTokenBlock(*contract, Gemm::QK, AttnTensor::Q))) ||
+        failed(expect(fwd.getK(), "k",
+                      getContractTokenBlock(*contract, Gemm::QK, AttnTensor::K))) ||
+        failed(expect(fwd.getV(), "v",
+                      getContractTokenBlock(*contract, Gemm::PV, AttnTensor::V))))
       return failure();
     if (!fwd.getP().getFixedScale() ||
         !isa<Float8E4M3FNType>(fwd.getP().getElementType()))

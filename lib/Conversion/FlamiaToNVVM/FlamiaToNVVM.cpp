@@ -174,7 +174,7 @@ void lowerRoles(KernelOp kernel) {
 }
 
 struct ConvertFlamiaToNVVMPass
-    : public flamia::impl::ConvertFlamiaToNVVMBase<ConvertFlamiaToNVVMPass> {
+    : public mlir::flamia::impl::ConvertFlamiaToNVVMBase<ConvertFlamiaToNVVMPass> {
   using Base::Base;
 
   /// One gpu.module per kernel (one PTX/cubin file per kernel), named
