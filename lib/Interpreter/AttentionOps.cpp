@@ -245,7 +245,7 @@ LogicalResult mapDs(Operation *op, PrecisionAttr ds, num::RecipeConfig &r) {
 
 /// Shapes, documents and scalars of one attention call.
 struct Problem {
-  num::DocumentLayout docs;
+  ::flamia::DocumentLayout docs;
   num::AttentionInputs in;
   std::vector<int64_t> starts;
 };

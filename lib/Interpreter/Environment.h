@@ -10,7 +10,7 @@
 #include "flamia/Dialect/FlamiaOps.h"
 #include "flamia/Interpreter/GraphInterpreter.h"
 #include "flamia/Interpreter/HostValues.h"
-#include "flamia/Numerics/DocumentLayout.h"
+#include "flamia/Schedule/DocumentLayout.h"
 #include "flamia/Numerics/Quantizer.h"
 #include "flamia/Numerics/ScaleLayout.h"
 
@@ -37,7 +37,7 @@ private:
 
 /// The document starts given by the optional cu_seqlens operand `cu` of `op`
 /// over `numTokens` tokens ([0, T] without one). Emits an error on `op` if
-/// cu_seqlens is not valid for T (the message of numerics::DocumentLayout).
+/// cu_seqlens is not valid for T (the message of flamia::DocumentLayout).
 FailureOr<std::vector<int64_t>> getDocumentStarts(Operation *op,
                                                   const Environment &env,
                                                   Value cu, int64_t numTokens);
@@ -61,7 +61,7 @@ std::optional<::flamia::numerics::QuantFormat> getQuantFormat(QTensorType type);
 ::flamia::numerics::ScaleLayout getNumericsLayout(ScaleLayoutAttr layout);
 
 /// The document layout of validated document starts.
-::flamia::numerics::DocumentLayout makeDocumentLayout(ArrayRef<int64_t> starts);
+::flamia::DocumentLayout makeDocumentLayout(ArrayRef<int64_t> starts);
 
 /// flamia.attention, attention_grad, attention_fwd, attention_bwd
 /// (AttentionOps.cpp).

@@ -53,14 +53,15 @@ interp::getDocumentStarts(Operation *op, const Environment &env, Value cu,
   if (!t || t->element != HostElement::I32 || t->shape.size() != 1)
     return op->emitOpError() << "cannot be interpreted: cu_seqlens is not a "
                                 "rank-1 i32 tensor";
-  num::DocumentLayout docs;
+  ::flamia::DocumentLayout docs;
   if (num::Status s =
-          num::DocumentLayout::fromCuSeqlens(t->ints, numTokens, docs);
+          ::flamia::DocumentLayout::fromCuSeqlens(t->ints, numTokens, docs);
       !s)
     return op->emitOpError() << "cannot be interpreted: cu_seqlens is not "
                                 "valid for "
                              << numTokens << " tokens: " << s.message;
-  return docs.cuSeqlens();
+  return std::vector<int64_t>(docs.cuSeqlens().begin(),
+                              docs.cuSeqlens().end());
 }
 
 LogicalResult interp::checkResultShape(Operation *op, unsigned index,
@@ -124,11 +125,11 @@ num::ScaleLayout interp::getNumericsLayout(ScaleLayoutAttr layout) {
                                   layout.getChannelBlock());
 }
 
-num::DocumentLayout interp::makeDocumentLayout(ArrayRef<int64_t> starts) {
+::flamia::DocumentLayout interp::makeDocumentLayout(ArrayRef<int64_t> starts) {
   std::vector<int32_t> cu(starts.begin(), starts.end());
-  num::DocumentLayout docs;
+  ::flamia::DocumentLayout docs;
   // The starts were validated when they were made.
-  (void)num::DocumentLayout::fromCuSeqlens(cu, starts.back(), docs);
+  (void)::flamia::DocumentLayout::fromCuSeqlens(cu, starts.back(), docs);
   return docs;
 }
 

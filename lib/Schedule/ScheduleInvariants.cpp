@@ -3,6 +3,7 @@
 
 #include "flamia/Schedule/DocumentLayout.h"
 #include "flamia/Schedule/VarlenSchedule.h"
+#include "flamia/Support/Validation.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -37,7 +38,7 @@ bool checkScheduleCoverage(const int32_t *cu, size_t count,
                            const VarlenScheduleParams &params,
                            const VarlenWorkItem *items, size_t numItems,
                            std::string &error) {
-  if (!validateCuSeqlens(cu, count, -1, error))
+  if (!validation::validateCuSeqlens(cu, count, -1, error))
     return false;
   if (!validateScheduleParams(params, error))
     return false;
@@ -146,7 +147,7 @@ bool checkScheduleDocumentBounds(const VarlenScheduleParams &params,
 bool checkScaleBlockBases(const int32_t *cu, size_t count,
                           const VarlenWorkItem *items, size_t numItems,
                           const int32_t *docBlockBase, std::string &error) {
-  if (!validateCuSeqlens(cu, count, -1, error))
+  if (!validation::validateCuSeqlens(cu, count, -1, error))
     return false;
   std::vector<int64_t> base(count, 0);
   for (size_t d = 0; d + 1 < count; ++d)
@@ -196,7 +197,7 @@ bool checkLptOrder(const std::vector<double> &costs, std::string &error) {
 }
 
 bool checkVarlenSchedule(const VarlenSchedule &s, std::string &error) {
-  const std::vector<int32_t> &cu = s.docs.cuSeqlens;
+  const std::vector<int32_t> &cu = s.docs.cuSeqlens();
   if (s.costs.size() != s.items.size()) {
     error = std::to_string(s.items.size()) + " items but " +
             std::to_string(s.costs.size()) + " costs";
@@ -207,7 +208,7 @@ bool checkVarlenSchedule(const VarlenSchedule &s, std::string &error) {
          checkScheduleDocumentBounds(s.params, s.items.data(), s.items.size(),
                                      error) &&
          checkScaleBlockBases(cu.data(), cu.size(), s.items.data(),
-                              s.items.size(), s.docs.blockBase.data(), error) &&
+                              s.items.size(), s.docs.scaleBlocksBefore().data(), error) &&
          (s.params.order != ScheduleOrder::LongestFirst ||
           checkLptOrder(s.costs, error));
 }

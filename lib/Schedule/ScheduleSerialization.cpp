@@ -31,7 +31,7 @@ bool serializeVarlenSchedule(const VarlenSchedule &s, std::vector<uint8_t> &out,
     return false;
   }
   const int64_t numItems = static_cast<int64_t>(s.items.size());
-  const int64_t numDocs = static_cast<int64_t>(s.docs.numDocs());
+  const int64_t numDocs = s.docs.numDocuments();
   const int64_t itemsOffset = alignUp(sizeof(VarlenScheduleHeader));
   const int64_t baseOffset = alignUp(
       itemsOffset + numItems * static_cast<int64_t>(sizeof(VarlenWorkItem)));
@@ -49,8 +49,8 @@ bool serializeVarlenSchedule(const VarlenSchedule &s, std::vector<uint8_t> &out,
   h.item_bytes = sizeof(VarlenWorkItem);
   h.num_items = static_cast<int32_t>(numItems);
   h.num_docs = static_cast<int32_t>(numDocs);
-  h.total_tokens = s.docs.totalTokens();
-  h.total_scale_blocks = s.docs.totalScaleBlocks();
+  h.total_tokens = static_cast<int32_t>(s.docs.numTokens());
+  h.total_scale_blocks = s.docs.numScaleBlocks();
   h.num_q_heads = p.numQHeads;
   h.num_kv_heads = p.numKVHeads;
   h.head_dim = p.headDim;
@@ -69,8 +69,9 @@ bool serializeVarlenSchedule(const VarlenSchedule &s, std::vector<uint8_t> &out,
   if (numItems)
     std::memcpy(out.data() + itemsOffset, s.items.data(),
                 s.items.size() * sizeof(VarlenWorkItem));
-  std::memcpy(out.data() + baseOffset, s.docs.blockBase.data(),
-              s.docs.blockBase.size() * sizeof(int32_t));
+  const std::vector<int32_t> &bases = s.docs.scaleBlocksBefore();
+  std::memcpy(out.data() + baseOffset, bases.data(),
+              bases.size() * sizeof(int32_t));
   return true;
 }
 

@@ -35,15 +35,15 @@ bool buildVarlenSchedule(const int32_t *cuSeqlens, size_t count,
   if (!validateScheduleParams(params, error))
     return false;
   DocumentLayout docs;
-  if (!buildDocumentLayout(cuSeqlens, count, params.blockM, docs, error))
-    return false;
-  constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
-  if (static_cast<int64_t>(docs.numDocs()) > kInt32Max) {
-    error = "too many documents (" + std::to_string(docs.numDocs()) +
-            "): at most 2^31 - 1";
+  if (Status s = DocumentLayout::fromCuSeqlens(
+          cuSeqlens, static_cast<int64_t>(count), std::nullopt, docs,
+          params.blockM);
+      !s) {
+    error = s.message;
     return false;
   }
-  int64_t numGroups = docs.totalQueryTiles();
+  constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+  int64_t numGroups = docs.numQueryTiles();
   int64_t numItems = numGroups * params.numQHeads;
   if (numItems > kInt32Max) {
     error = "too many work items (" + std::to_string(numItems) +
@@ -55,9 +55,9 @@ bool buildVarlenSchedule(const int32_t *cuSeqlens, size_t count,
   CostModel model = params.costModel();
   std::vector<TileGroup> groups;
   groups.reserve(static_cast<size_t>(numGroups));
-  for (size_t d = 0; d < docs.numDocs(); ++d) {
-    int64_t length = docs.docLength(d);
-    for (int64_t t = 0; t < docs.numQueryTiles(d); ++t)
+  for (int d = 0; d < docs.numDocuments(); ++d) {
+    int64_t length = docs.length(d);
+    for (int64_t t = 0; t < docs.queryTilesIn(d); ++t)
       groups.push_back({model.itemCost(length, t), static_cast<int32_t>(d),
                         static_cast<int32_t>(t)});
   }
@@ -78,14 +78,16 @@ bool buildVarlenSchedule(const int32_t *cuSeqlens, size_t count,
   out.items.reserve(static_cast<size_t>(numItems));
   out.costs.reserve(static_cast<size_t>(numItems));
   for (const TileGroup &g : groups) {
-    int32_t docStart = docs.docStart(g.doc), docEnd = docs.docEnd(g.doc);
+    // Validated cu_seqlens: the bounds are int32.
+    int32_t docStart = static_cast<int32_t>(docs.begin(g.doc)),
+            docEnd = static_cast<int32_t>(docs.end(g.doc));
     int32_t qStart = docStart + g.tile * params.blockM;
     VarlenWorkItem item;
     item.q_start = qStart;
     item.q_rows = std::min(params.blockM, docEnd - qStart);
     item.doc_start = docStart;
     item.doc_end = docEnd;
-    item.doc_block_base = docs.blockBase[g.doc];
+    item.doc_block_base = docs.scaleBlocksBefore(g.doc);
     item.q_tile_in_doc = g.tile;
     for (int32_t h = 0; h < params.numQHeads; ++h) {
       item.q_head = h;

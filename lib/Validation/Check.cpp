@@ -57,9 +57,9 @@ Status referenceRecipe(const runtime::Manifest &m, nm::RecipeConfig &recipe) {
   return Status::success();
 }
 
-Status documentsOf(const BatchView &b, nm::DocumentLayout &docs) {
-  nm::Status s = nm::DocumentLayout::fromCuSeqlens(b.cu, b.numDocs + 1, b.T,
-                                                   docs);
+Status documentsOf(const BatchView &b, DocumentLayout &docs) {
+  nm::Status s =
+      DocumentLayout::fromCuSeqlens(b.cu, b.numDocs + 1, b.T, docs);
   if (!s)
     return runtime::invalidArgument(s.message);
   return Status::success();

@@ -236,7 +236,7 @@ Status checkQuantizedCopies(const BatchView &b, const runtime::Manifest &m,
     out.push_back({"quantized copies", 0, 0, Verdict::Skip, rs.message});
     return Status::success();
   }
-  nm::DocumentLayout docs;
+  DocumentLayout docs;
   FLAMIA_RETURN_IF_ERROR(documentsOf(b, docs));
   QuantizedReference reference(b, docs);
 

@@ -162,7 +162,7 @@ Status checkReference(const BatchView &b, const runtime::Manifest &m,
   nm::Status ns = nm::recipeFromName("none", exact);
   if (!ns)
     return runtime::invalidArgument(ns.message);
-  nm::DocumentLayout docs;
+  DocumentLayout docs;
   FLAMIA_RETURN_IF_ERROR(documentsOf(b, docs));
 
   // Heads compared: whole GQA groups.

@@ -74,7 +74,7 @@ bool checkTokenTensor(const NpyArray &a, const char *what,
 }
 
 bool loadCuSeqlens(const std::string &path, int64_t numTokens,
-                   numerics::DocumentLayout &out, std::string &error) {
+                   DocumentLayout &out, std::string &error) {
   NpyArray cu;
   if (!readNpy(path, cu, error)) {
     error = "cu_seqlens: " + error;
@@ -93,7 +93,7 @@ bool loadCuSeqlens(const std::string &path, int64_t numTokens,
     error = "cu_seqlens (" + path + "): " + error;
     return false;
   }
-  numerics::Status s = numerics::DocumentLayout::fromCuSeqlens(
+  Status s = DocumentLayout::fromCuSeqlens(
       cu.data<int32_t>(), cu.numElements(), numTokens, out);
   if (!s) {
     error = "cu_seqlens (" + path + "): " + s.message;

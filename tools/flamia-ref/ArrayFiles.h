@@ -8,7 +8,7 @@
 #ifndef FLAMIA_TOOLS_FLAMIAREF_ARRAYFILES_H
 #define FLAMIA_TOOLS_FLAMIAREF_ARRAYFILES_H
 
-#include "flamia/Numerics/DocumentLayout.h"
+#include "flamia/Schedule/DocumentLayout.h"
 #include "flamia/Support/Npy.h"
 
 #include <string>
@@ -32,7 +32,7 @@ bool checkTokenTensor(const NpyArray &a, const char *what, std::string &error);
 
 /// Reads cu_seqlens (int32 [num_docs + 1]) and validates it against T.
 bool loadCuSeqlens(const std::string &path, int64_t numTokens,
-                   numerics::DocumentLayout &out, std::string &error);
+                   DocumentLayout &out, std::string &error);
 
 /// Writes every (path, array) all or nothing (temporary files renamed into
 /// place; on failure nothing is left behind and existing files are kept).

@@ -275,12 +275,14 @@ int runScheduleCommand(int argc, char **argv) {
 
   const DocumentLayout &docs = schedule.docs;
   const CostWeights &w = params.weights;
-  std::printf("input: %s, %d tokens\n", inputLine.c_str(), docs.totalTokens());
-  std::printf("documents: %zu (%zu empty), longest %d, query tiles %lld, "
+  std::printf("input: %s, %lld tokens\n", inputLine.c_str(),
+              static_cast<long long>(docs.numTokens()));
+  std::printf("documents: %d (%d empty), longest %lld, query tiles %lld, "
               "scale blocks %d\n",
-              docs.numDocs(), docs.numEmptyDocuments(), docs.longestDocument(),
-              static_cast<long long>(docs.totalQueryTiles()),
-              docs.totalScaleBlocks());
+              docs.numDocuments(), docs.numEmptyDocuments(),
+              static_cast<long long>(docs.longestDocument()),
+              static_cast<long long>(docs.numQueryTiles()),
+              docs.numScaleBlocks());
   std::printf("kernel: %d query heads, %d kv heads, head dim %d, %s, block_m "
               "%d, block_n %d, safe_block %d\n",
               params.numQHeads, params.numKVHeads, params.headDim,

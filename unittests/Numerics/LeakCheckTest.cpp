@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 
 using namespace flamia::numerics;
+using flamia::DocumentLayout;
 
 namespace {
 

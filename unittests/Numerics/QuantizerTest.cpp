@@ -10,6 +10,7 @@
 #include <vector>
 
 using namespace flamia::numerics;
+using flamia::DocumentLayout;
 
 namespace {
 
@@ -316,40 +317,6 @@ TEST(Quantize, RejectsBadLayouts) {
   s = quantize(x.data(), 4, 1, 48, DocumentLayout::singleDocument(5),
                ScaleLayout::perToken(16), kMXFP8E4M3, q);
   EXPECT_FALSE(s.ok());
-}
-
-TEST(DocumentLayout, ValidatesCuSeqlens) {
-  DocumentLayout docs;
-  Status s = DocumentLayout::fromCuSeqlens({1, 5, 10}, 10, docs);
-  // The wording is flamia::validation's, shared by every tool.
-  EXPECT_EQ(s.message, "cu_seqlens[0] = 1; it must be 0");
-  s = DocumentLayout::fromCuSeqlens({0, 6, 5, 10}, 10, docs);
-  EXPECT_EQ(s.message, "cu_seqlens[2] = 5 is less than cu_seqlens[1] = 6 (it "
-                       "must be non-decreasing)");
-  s = DocumentLayout::fromCuSeqlens({0, 5, 9}, 10, docs);
-  EXPECT_EQ(s.message, "cu_seqlens[2] = 9 but the batch has T = 10 tokens "
-                       "(the last entry must be T)");
-  s = DocumentLayout::fromCuSeqlens({0}, 0, docs);
-  EXPECT_FALSE(s.ok());
-  EXPECT_EQ(s.message, "cu_seqlens has 1 entries; it needs num_docs + 1 >= 2 "
-                       "(0, then each document's end)");
-  s = DocumentLayout::fromCuSeqlens(nullptr, 3, 10, docs);
-  EXPECT_EQ(s.message, "cu_seqlens is null");
-  s = DocumentLayout::fromCuSeqlens({0, 0}, -1, docs);
-  EXPECT_EQ(s.message, "the batch has T = -1 tokens; T must be >= 0");
-  for (std::vector<int32_t> cu :
-       {std::vector<int32_t>{}, {4, 10}, {0, 7, 3, 10}, {0, 3, 11}}) {
-    std::string shared;
-    EXPECT_FALSE(
-        flamia::validation::validateCuSeqlens(cu.data(), cu.size(), 10,
-                                              shared));
-    EXPECT_EQ(DocumentLayout::fromCuSeqlens(cu, 10, docs).message, shared);
-  }
-  ASSERT_TRUE(DocumentLayout::fromCuSeqlens({0, 0, 4, 4, 10}, 10, docs).ok());
-  EXPECT_EQ(docs.numDocuments(), 4);
-  EXPECT_EQ(docs.length(0), 0);
-  EXPECT_EQ(docs.documentOf(3), 1);
-  EXPECT_EQ(docs.documentOf(4), 3);
 }
 
 } // namespace

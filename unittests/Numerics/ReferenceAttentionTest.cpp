@@ -20,6 +20,7 @@
 #include <random>
 
 using namespace flamia::numerics;
+using flamia::DocumentLayout;
 
 namespace {
 

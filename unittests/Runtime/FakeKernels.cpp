@@ -21,7 +21,7 @@
 
 #include "FakeCuda.h"
 
-#include "flamia/Numerics/DocumentLayout.h"
+#include "flamia/Schedule/DocumentLayout.h"
 #include "flamia/Numerics/Formats.h"
 #include "flamia/Numerics/Quantizer.h"
 #include "flamia/Numerics/RecipeConfig.h"
@@ -63,7 +63,8 @@ std::vector<float> bf16ToFloats(const uint16_t *x, size_t n) {
 }
 
 void quantizeInto(const std::vector<float> &x, int64_t T, int64_t H, int64_t D,
-                  const nm::DocumentLayout &docs, const nm::ScaleLayout &layout,
+                  const ::flamia::DocumentLayout &docs,
+                  const nm::ScaleLayout &layout,
                   uint8_t *codes, uint8_t *scales, uint16_t *deq) {
   nm::QuantizedTensor qt;
   if (!nm::quantize(x.data(), T, H, D, docs, layout, nm::kMXFP8E4M3, qt)) {
@@ -89,8 +90,8 @@ void fakeQuantize(const FakeLaunch *, void **p) {
   const int32_t *cu = devicePointer<int32_t>(p, 3);
   const int64_t T = i32(p, 4), Hq = i32(p, 5), Hkv = i32(p, 6), D = i32(p, 7),
                 numDocs = i32(p, 8);
-  nm::DocumentLayout docs;
-  if (!nm::DocumentLayout::fromCuSeqlens(cu, numDocs + 1, T, docs))
+  ::flamia::DocumentLayout docs;
+  if (!::flamia::DocumentLayout::fromCuSeqlens(cu, numDocs + 1, T, docs))
     abort();
   const std::vector<float> qf = bf16ToFloats(q, T * Hq * D),
                            kf = bf16ToFloats(k, T * Hkv * D),
@@ -125,8 +126,8 @@ void fakeAttentionForward(const FakeLaunch *, void **p) {
   const float scale = f32(p, 10);
   const int64_t T = i32(p, 11), Hq = i32(p, 12), Hkv = i32(p, 13),
                 D = i32(p, 14), numDocs = i32(p, 15);
-  nm::DocumentLayout docs;
-  if (!nm::DocumentLayout::fromCuSeqlens(cu, numDocs + 1, T, docs))
+  ::flamia::DocumentLayout docs;
+  if (!::flamia::DocumentLayout::fromCuSeqlens(cu, numDocs + 1, T, docs))
     abort();
   const char *recipeName = getenv("FAKE_CUDA_FWD_RECIPE");
   nm::RecipeConfig recipe;

@@ -19,6 +19,7 @@ protected:
     ASSERT_TRUE(buildVarlenSchedule(cu.data(), cu.size(), p, s, err)) << err;
     ASSERT_EQ(s.items.size(), 16u);
     ASSERT_TRUE(checkVarlenSchedule(s, err)) << err;
+    bases = s.docs.scaleBlocksBefore();
   }
   bool coverage(std::string &err) {
     return checkScheduleCoverage(cu.data(), cu.size(), p, s.items.data(),
@@ -29,11 +30,13 @@ protected:
   }
   bool blocks(std::string &err) {
     return checkScaleBlockBases(cu.data(), cu.size(), s.items.data(),
-                                s.items.size(), s.docs.blockBase.data(), err);
+                                s.items.size(), bases.data(), err);
   }
   std::vector<int32_t> cu = {0, 300, 300, 350};
   VarlenScheduleParams p;
   VarlenSchedule s;
+  /// doc_block_base as the schedule stores it (corrupted by a test).
+  std::vector<int32_t> bases;
 };
 } // namespace
 
@@ -101,7 +104,7 @@ TEST_F(ScheduleInvariants, ScaleBlockBases) {
                  "0, tile 0): doc_block_base is 9, the quantizer numbers 10 "
                  "blocks before document 2");
   SetUp();
-  s.docs.blockBase[3] = 13; // NB is 10 + ceil(50 / 32) = 12
+  bases[3] = 13; // NB is 10 + ceil(50 / 32) = 12
   EXPECT_FALSE(blocks(err));
   EXPECT_EQ(err, "doc_block_base[3] is 13, the quantizer numbers 12 blocks "
                  "before document 3");

@@ -86,7 +86,7 @@ TEST(ScheduleSerialization, RoundTrip) {
   EXPECT_EQ(std::memcmp(parsed.items.data(), s.items.data(),
                         s.items.size() * sizeof(VarlenWorkItem)),
             0);
-  EXPECT_EQ(parsed.docBlockBase, s.docs.blockBase);
+  EXPECT_EQ(parsed.docBlockBase, s.docs.scaleBlocksBefore());
 }
 
 // No items (all documents empty): the block-base array still follows the

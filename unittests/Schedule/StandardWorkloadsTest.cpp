@@ -3,6 +3,7 @@
 
 #include "flamia/Schedule/DeterministicRandom.h"
 #include "flamia/Schedule/DocumentLayout.h"
+#include "flamia/Support/Validation.h"
 
 #include "gtest/gtest.h"
 
@@ -87,7 +88,7 @@ TEST(StandardWorkloads, LognormalIsPinned) {
   std::vector<int32_t> big;
   ASSERT_TRUE(
       makeStandardWorkload(StandardWorkload::Lognormal1k, 1 << 20, big, err));
-  ASSERT_TRUE(validateCuSeqlens(big.data(), big.size(), 1 << 20, err)) << err;
+  ASSERT_TRUE(validation::validateCuSeqlens(big.data(), big.size(), 1 << 20, err)) << err;
   for (size_t d = 0; d + 2 < big.size(); ++d)
     EXPECT_GE(big[d + 1] - big[d], 64);
   for (size_t d = 0; d + 1 < cu.size() - 1; ++d)

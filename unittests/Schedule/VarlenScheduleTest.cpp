@@ -49,8 +49,8 @@ countByKey(const VarlenSchedule &s) {
   std::map<std::tuple<int32_t, int32_t, int32_t>, int> seen;
   for (const VarlenWorkItem &it : s.items) {
     int32_t doc = -1;
-    for (size_t d = 0; d < s.docs.numDocs(); ++d)
-      if (s.docs.docStart(d) == it.doc_start && s.docs.docEnd(d) == it.doc_end)
+    for (int d = 0; d < s.docs.numDocuments(); ++d)
+      if (s.docs.begin(d) == it.doc_start && s.docs.end(d) == it.doc_end)
         doc = static_cast<int32_t>(d);
     ++seen[{doc, it.q_tile_in_doc, it.q_head}];
   }
@@ -77,7 +77,8 @@ TEST(VarlenSchedule, SmallBatchItemByItem) {
   expectItem(s.items[15], 300, 50, 300, 350, 3, 1, 10, 0);
   EXPECT_EQ(s.totalWork(), 60.0);
   EXPECT_EQ(s.largestItem(), 5.0);
-  EXPECT_EQ(s.docs.blockBase, (std::vector<int32_t>{0, 10, 10, 12}));
+  EXPECT_EQ(s.docs.scaleBlocksBefore(),
+            (std::vector<int32_t>{0, 10, 10, 12}));
   std::string err;
   EXPECT_TRUE(checkVarlenSchedule(s, err)) << err;
 }
@@ -126,8 +127,9 @@ TEST(VarlenSchedule, ZeroLengthDocumentsProduceNothing) {
   ASSERT_EQ(s.items.size(), 2u);
   expectItem(s.items[0], 0, 10, 0, 10, 0, 0, 0, 0);
   expectItem(s.items[1], 0, 10, 0, 10, 1, 1, 0, 0);
-  EXPECT_EQ(s.docs.numEmptyDocuments(), 4u);
-  EXPECT_EQ(s.docs.blockBase, (std::vector<int32_t>{0, 0, 0, 1, 1, 1}));
+  EXPECT_EQ(s.docs.numEmptyDocuments(), 4);
+  EXPECT_EQ(s.docs.scaleBlocksBefore(),
+            (std::vector<int32_t>{0, 0, 0, 1, 1, 1}));
 
   VarlenSchedule none = build({0, 0, 0}, params(2, 2));
   EXPECT_TRUE(none.items.empty());
@@ -157,7 +159,7 @@ TEST(VarlenSchedule, OneDocumentCoveringTheBatch) {
   EXPECT_EQ(s.costs.back(), 3.0);
   // sum over t of (3 + t), times 16 heads.
   EXPECT_EQ(s.totalWork(), 16.0 * (256 * 3 + 255 * 256 / 2));
-  EXPECT_EQ(s.docs.totalScaleBlocks(), 1024);
+  EXPECT_EQ(s.docs.numScaleBlocks(), 1024);
   std::string err;
   EXPECT_TRUE(checkVarlenSchedule(s, err)) << err;
 }
@@ -176,7 +178,7 @@ TEST(VarlenSchedule, ManyTinyDocuments) {
     expectItem(s.items[k], 34 * d, 34, 34 * d, 34 * d + 34, h, h, 2 * d, 0);
     EXPECT_EQ(s.costs[k], 3.0);
   }
-  EXPECT_EQ(s.docs.totalScaleBlocks(), 16384);
+  EXPECT_EQ(s.docs.numScaleBlocks(), 16384);
   std::string err;
   EXPECT_TRUE(checkVarlenSchedule(s, err)) << err;
 }

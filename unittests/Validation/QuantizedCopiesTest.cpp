@@ -41,7 +41,7 @@ BufferContents holds(HeldPart part, HeldTensor tensor, HeldLayout layout) {
 struct Ones : ::testing::Test {
   OwnedBatch batch = makeBatch({0, 20, 64}, 2, 1, 64, 1.0f);
   BatchView view = batch.view();
-  numerics::DocumentLayout docs;
+  DocumentLayout docs;
   void SetUp() override { ASSERT_TRUE(documentsOf(view, docs).ok()); }
 };
 
@@ -168,7 +168,7 @@ TEST(QuantizedCopies, DequantizedNaNMatchesNaN) {
   OwnedBatch batch = makeBatch({0, 1}, 1, 1, 32, 1.0f); // one token
   batch.q[5] = 0x7FC0;
   BatchView view = batch.view();
-  numerics::DocumentLayout docs;
+  DocumentLayout docs;
   ASSERT_TRUE(documentsOf(view, docs).ok());
   QuantizedReference ref(view, docs);
   const numerics::QuantizedTensor *q = nullptr;

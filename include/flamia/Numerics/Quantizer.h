@@ -20,7 +20,7 @@
 #ifndef FLAMIA_NUMERICS_QUANTIZER_H
 #define FLAMIA_NUMERICS_QUANTIZER_H
 
-#include "flamia/Numerics/DocumentLayout.h"
+#include "flamia/Schedule/DocumentLayout.h"
 #include "flamia/Numerics/Formats.h"
 #include "flamia/Numerics/ScaleLayout.h"
 #include "flamia/Numerics/Status.h"

@@ -16,7 +16,7 @@
 #ifndef FLAMIA_NUMERICS_REFERENCEATTENTION_H
 #define FLAMIA_NUMERICS_REFERENCEATTENTION_H
 
-#include "flamia/Numerics/DocumentLayout.h"
+#include "flamia/Schedule/DocumentLayout.h"
 #include "flamia/Numerics/RecipeConfig.h"
 #include "flamia/Numerics/Status.h"
 

@@ -24,7 +24,7 @@
 #ifndef FLAMIA_NUMERICS_SCALELAYOUT_H
 #define FLAMIA_NUMERICS_SCALELAYOUT_H
 
-#include "flamia/Numerics/DocumentLayout.h"
+#include "flamia/Schedule/DocumentLayout.h"
 #include "flamia/Numerics/Status.h"
 
 #include <cstdint>

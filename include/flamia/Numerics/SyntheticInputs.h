@@ -24,7 +24,7 @@
 #ifndef FLAMIA_NUMERICS_SYNTHETICINPUTS_H
 #define FLAMIA_NUMERICS_SYNTHETICINPUTS_H
 
-#include "flamia/Numerics/DocumentLayout.h"
+#include "flamia/Schedule/DocumentLayout.h"
 #include "flamia/Numerics/ReferenceAttention.h"
 
 #include <cstdint>

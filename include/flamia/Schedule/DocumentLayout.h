@@ -1,24 +1,36 @@
-//===- DocumentLayout.h - Validated cu_seqlens, offsets ---------*- C++ -*-===//
+//===- DocumentLayout.h - Packed documents from cu_seqlens -------*- C++ -*-===//
 //
-// The packed batch as the scheduler sees it: documents given by cu_seqlens
-// (int32, num_docs + 1 entries, starting at 0, non-decreasing; zero-length
-// documents allowed), with two prefix sums computed once:
-//   - query tiles before each document (tiles start at the document's first
-//     token and are clipped at its last), so item groups are numbered without
-//     scanning cu_seqlens per item;
-//   - 32-token scale blocks before each document, in the quantizer's
-//     numbering (docs/design.md section 4: NB = sum over documents of ceil(L/32),
-//     blocks in document order), so a kernel finds a document's K/V scales.
+// A packed tensor [T, H, D] holds documents back to back; cu_seqlens (int32,
+// num_docs + 1 entries, starting at 0, non-decreasing, ending at T) gives
+// their boundaries: document d is the token range [cu[d], cu[d+1]).
+// Zero-length documents are allowed.
 //
-// Plain C++17, no exceptions: errors are returned as `false` plus a message.
+// The one class for it: the CPU reference, the quantizer, the leak checks,
+// the validation library, the interpreter, the scheduler and the runtime's
+// schedule buffers all read documents through it. Besides the boundaries it
+// holds two prefix sums, computed once in O(num_docs):
+//   - scale blocks before each document: 32-token blocks in the quantizer's
+//     numbering (docs/design.md section 4: NB = sum over documents of
+//     ceil(L/32), blocks in document order), so a kernel finds a document's
+//     K/V scales (always computed);
+//   - query tiles before each document (tiles of `queryTile` rows start at
+//     the document's first token and are clipped at its last), so the
+//     scheduler numbers item groups without scanning cu_seqlens per item
+//     (computed when a query tile size is given).
+// documentOf(t) is a binary search over the documents (O(log num_docs)): no
+// T-sized map for callers that never ask.
+//
+// Plain C++17, no exceptions: errors are returned as a flamia::Status.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLAMIA_SCHEDULE_DOCUMENTLAYOUT_H
 #define FLAMIA_SCHEDULE_DOCUMENTLAYOUT_H
 
+#include "flamia/Support/Status.h"
+
 #include <cstddef>
 #include <cstdint>
-#include <string>
+#include <optional>
 #include <vector>
 
 namespace flamia {
@@ -27,50 +39,70 @@ namespace flamia {
 /// docs/design.md section 4.
 constexpr int32_t kVarlenScaleBlock = 32;
 
-/// Checks cu_seqlens with the rule every tool and the runtime share
-/// (flamia::validation::validateCuSeqlens, whose message this returns):
-/// num_docs + 1 >= 2 entries, cu[0] == 0, non-decreasing, and, when
-/// `expectedTokens` >= 0, cu[count - 1] == expectedTokens.
-bool validateCuSeqlens(const int32_t *cuSeqlens, size_t count,
-                       int64_t expectedTokens, std::string &error);
+class DocumentLayout {
+public:
+  /// Validates cu_seqlens (`count` entries) with the rule every tool and the
+  /// runtime share (flamia::validation::validateCuSeqlens: at least two
+  /// entries, starts at 0, non-decreasing, and, when `numTokens` is given,
+  /// ends at T = numTokens >= 0), and its message. Without `numTokens`, T is
+  /// cu_seqlens' last entry. With `queryTile` (> 0, else "query tile size
+  /// must be positive, got N") the query-tile prefix sums are computed too.
+  static Status fromCuSeqlens(const int32_t *cu, int64_t count,
+                              std::optional<int64_t> numTokens,
+                              DocumentLayout &out,
+                              std::optional<int32_t> queryTile = std::nullopt);
+  static Status fromCuSeqlens(const std::vector<int32_t> &cu,
+                              std::optional<int64_t> numTokens,
+                              DocumentLayout &out,
+                              std::optional<int32_t> queryTile = std::nullopt) {
+    return fromCuSeqlens(cu.data(), static_cast<int64_t>(cu.size()),
+                         numTokens, out, queryTile);
+  }
+  /// The whole tensor as one document (0 <= numTokens <= INT32_MAX).
+  static DocumentLayout singleDocument(int64_t numTokens);
 
-struct DocumentLayout {
+  /// Documents and tokens.
+  int numDocuments() const { return static_cast<int>(cu_.size()) - 1; }
+  int64_t numTokens() const { return cu_.back(); }
+  int64_t begin(int doc) const { return cu_[doc]; }
+  int64_t end(int doc) const { return cu_[doc + 1]; }
+  int64_t length(int doc) const { return end(doc) - begin(doc); }
+  /// The document holding token t (0 <= t < T): never a zero-length one.
+  int documentOf(int64_t t) const;
   /// cu_seqlens as given (num_docs + 1 entries).
-  std::vector<int32_t> cuSeqlens;
-  /// tileBase[d]: query tiles (of blockM rows) in documents < d; the last
-  /// entry is the number of (document, query tile) pairs.
-  std::vector<int64_t> tileBase;
-  /// blockBase[d]: 32-token scale blocks in documents < d; the last entry is
-  /// NB.
-  std::vector<int32_t> blockBase;
-  int32_t blockM = 0;
+  const std::vector<int32_t> &cuSeqlens() const { return cu_; }
+  int64_t longestDocument() const;
+  int numEmptyDocuments() const;
 
-  size_t numDocs() const {
-    return cuSeqlens.empty() ? 0 : cuSeqlens.size() - 1;
+  /// 32-token scale blocks in documents < doc (doc in [0, num_docs]).
+  int32_t scaleBlocksBefore(int doc) const { return scaleBlocksBefore_[doc]; }
+  /// All of them (num_docs + 1 entries): the schedule's doc_block_base.
+  const std::vector<int32_t> &scaleBlocksBefore() const {
+    return scaleBlocksBefore_;
   }
-  int32_t totalTokens() const {
-    return cuSeqlens.empty() ? 0 : cuSeqlens.back();
+  /// NB, the scale blocks of all documents.
+  int32_t numScaleBlocks() const { return scaleBlocksBefore_.back(); }
+
+  /// Whether the query-tile prefix sums were computed, and their tile size
+  /// (0 when not).
+  bool hasQueryTiles() const { return queryTile_ > 0; }
+  int32_t queryTile() const { return queryTile_; }
+  /// Query tiles in documents < doc (doc in [0, num_docs]); needs
+  /// hasQueryTiles().
+  int64_t queryTilesBefore(int doc) const { return queryTilesBefore_[doc]; }
+  /// Query tiles of document `doc` (ceil(length / queryTile)).
+  int64_t queryTilesIn(int doc) const {
+    return queryTilesBefore(doc + 1) - queryTilesBefore(doc);
   }
-  int32_t docStart(size_t d) const { return cuSeqlens[d]; }
-  int32_t docEnd(size_t d) const { return cuSeqlens[d + 1]; }
-  int32_t docLength(size_t d) const { return cuSeqlens[d + 1] - cuSeqlens[d]; }
-  int64_t numQueryTiles(size_t d) const {
-    return tileBase[d + 1] - tileBase[d];
-  }
-  int64_t totalQueryTiles() const {
-    return tileBase.empty() ? 0 : tileBase.back();
-  }
-  int32_t totalScaleBlocks() const {
-    return blockBase.empty() ? 0 : blockBase.back();
-  }
-  int32_t longestDocument() const;
-  size_t numEmptyDocuments() const;
+  /// The number of (document, query tile) pairs.
+  int64_t numQueryTiles() const { return queryTilesBefore_.back(); }
+
+private:
+  std::vector<int32_t> cu_{0};
+  std::vector<int32_t> scaleBlocksBefore_{0};
+  std::vector<int64_t> queryTilesBefore_{0};
+  int32_t queryTile_ = 0;
 };
-
-/// Validates `cuSeqlens` (as validateCuSeqlens with no expected total) and
-/// computes the prefix sums for query tiles of `blockM` rows. O(num_docs).
-bool buildDocumentLayout(const int32_t *cuSeqlens, size_t count, int32_t blockM,
-                         DocumentLayout &out, std::string &error);
 
 } // namespace flamia
 

@@ -25,7 +25,7 @@
 #ifndef FLAMIA_VALIDATION_CHECK_H
 #define FLAMIA_VALIDATION_CHECK_H
 
-#include "flamia/Numerics/DocumentLayout.h"
+#include "flamia/Schedule/DocumentLayout.h"
 #include "flamia/Numerics/RecipeConfig.h"
 #include "flamia/Runtime/Manifest.h"
 #include "flamia/Runtime/Status.h"
@@ -82,7 +82,7 @@ runtime::Status referenceRecipe(const runtime::Manifest &manifest,
 
 /// The batch's documents (an invalid-argument error for a bad cu_seqlens).
 runtime::Status documentsOf(const BatchView &batch,
-                            numerics::DocumentLayout &docs);
+                            DocumentLayout &docs);
 
 /// "outputs written (no NaN)": O and LSE hold no NaN (they were filled with
 /// NaN before the run, so a NaN is an unwritten element or a NaN computed).

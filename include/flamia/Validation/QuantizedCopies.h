@@ -26,7 +26,7 @@ namespace flamia::validation::device {
 class QuantizedReference {
 public:
   /// `batch` (q, k, v and cu_seqlens) and `docs` must outlive this object.
-  QuantizedReference(const BatchView &batch, const numerics::DocumentLayout &docs)
+  QuantizedReference(const BatchView &batch, const DocumentLayout &docs)
       : batch_(batch), docs_(docs) {}
 
   /// The copy of `tensor` with per-token (1x32) or per-token-block
@@ -36,7 +36,7 @@ public:
 
 private:
   const BatchView &batch_;
-  const numerics::DocumentLayout &docs_;
+  const DocumentLayout &docs_;
   std::map<std::pair<runtime::HeldTensor, runtime::HeldLayout>,
            numerics::QuantizedTensor>
       cache_;
