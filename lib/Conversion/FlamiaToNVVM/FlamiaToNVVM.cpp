@@ -350,7 +350,15 @@ struct ConvertFlamiaToNVVMPass
                              << chip;
         return signalPassFailure();
       }
-      FailureOr<KernelPlan> plan = KernelPlan::build(kernel, TargetInfo::get(c).getSmemLimitBytes());
+      const TargetInfo &targetInfo = TargetInfo::get(c);
+      if (kernel.walk([&](Operation *op) {
+                  return failed(targetInfo.checkLowers(op))
+                             ? WalkResult::interrupt()
+                             : WalkResult::advance();
+                }).wasInterrupted())
+        return signalPassFailure();
+      FailureOr<KernelPlan> plan =
+          KernelPlan::build(kernel, targetInfo.getSmemLimitBytes());
       if (failed(plan))
         return signalPassFailure();
       lowerRoles(kernel);

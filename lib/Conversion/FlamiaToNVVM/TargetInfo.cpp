@@ -1,6 +1,8 @@
 //===- TargetInfo.cpp - sm_90a and sm_100a ---------------------------------===//
 #include "TargetInfo.h"
 
+#include "flamia/Dialect/FlamiaOps.h"
+
 using namespace mlir;
 using namespace mlir::flamia;
 
@@ -16,4 +18,18 @@ const TargetInfo &TargetInfo::get(Chip chip) {
                                 getSm100RowPerThreadLayout(),
                                 /*tensorMemory=*/true);
   return chip == Chip::sm_90a ? sm90 : sm100;
+}
+
+LogicalResult TargetInfo::checkLowers(Operation *op) const {
+  bool tcgen05 = isa<TmemAllocOp, TmemDeallocOp, TmemLoadOp, TmemStoreOp,
+                     TmemFillOp, UmmaScalesOp, UmmaOp, UmmaCommitOp>(op);
+  bool wgmma = isa<WarpgroupMmaOp, WarpgroupWaitOp>(op);
+  if (tcgen05 && !tensorMemory)
+    return op->emitOpError() << "is a tensor-memory (tcgen05) op, which "
+                             << name << " does not have";
+  if (wgmma && tensorMemory)
+    return op->emitOpError() << "is a wgmma op, which the " << name
+                             << " lowering does not implement (its MMAs are "
+                                "tcgen05: flamia.umma)";
+  return success();
 }

@@ -15,6 +15,7 @@
 
 #include "flamia/Dialect/FlamiaAttrs.h"
 
+#include "mlir/IR/Operation.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir::flamia {
@@ -39,6 +40,13 @@ public:
   /// Whether P can be rounded to E4M3 codes packed four per register (the
   /// A operand layout the chip's MMA reads them in).
   bool packsE4M3Fragments() const { return tensorMemory; }
+  /// Whether the chip has tensor memory and tcgen05 (flamia.tmem.*,
+  /// flamia.umma*); else its MMAs are wgmma (flamia.wg.mma, wg.wait).
+  bool hasTensorMemory() const { return tensorMemory; }
+  /// An error on `op` when it is an op of the other target's MMA family
+  /// (tensor memory on a chip without it, wgmma on one with tcgen05):
+  /// without it the conversion would only say "failed to legalize".
+  LogicalResult checkLowers(Operation *op) const;
 
 private:
   TargetInfo(Chip chip, llvm::StringRef name, llvm::StringRef ptxFeatures,

@@ -128,12 +128,26 @@ flamia.kernel @sm_90a_turn_outside_role() attributes {launch = #flamia.launch<gr
 
 // -----
 
-// Tensor memory has no sm_90a lowering: only the conversion's generic
-// failure (no target-specific message).
+// Tensor memory has no sm_90a lowering, wgmma no sm_100a one: the target
+// says so (TargetInfo::checkLowers) before the conversion starts.
 flamia.kernel @sm_90a_tmem_load(%t: i32 {flamia.param = "tmem"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
-    // expected-error @+1 {{failed to legalize operation 'flamia.tmem.load' that was explicitly marked illegal}}
+    // expected-error @+1 {{'flamia.tmem.load' op is a tensor-memory (tcgen05) op, which sm_90a does not have}}
     %a = flamia.tmem.load %t[0] : !flamia.frag<128x8xf32>
+  }
+  flamia.return
+}
+
+// -----
+
+flamia.kernel @sm_100a_wg_mma() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 256 : i64} {
+  %q = flamia.smem.alloc : !flamia.smem<1x128x64xbf16>
+  %k = flamia.smem.alloc : !flamia.smem<2x16x64xbf16>
+  flamia.role "consumer" warpgroups[1, 2) registers 232 {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    // expected-error @+1 {{'flamia.wg.mma' op is a wgmma op, which the sm_100a lowering does not implement (its MMAs are tcgen05: flamia.umma)}}
+    %s = flamia.wg.mma %q[%c0], %k[%c1] : !flamia.smem<1x128x64xbf16>, !flamia.smem<2x16x64xbf16> -> !flamia.frag<64x16xf32>
   }
   flamia.return
 }
