@@ -23,24 +23,9 @@ namespace vd = flamia::validation::device;
 
 namespace {
 
-Verdict toVerdict(vd::Verdict v) {
-  switch (v) {
-  case vd::Verdict::Pass:
-    return Verdict::Pass;
-  case vd::Verdict::Fail:
-    return Verdict::Fail;
-  case vd::Verdict::Info:
-    return Verdict::Info;
-  case vd::Verdict::Skip:
-    return Verdict::Skip;
-  }
-  return Verdict::Info;
-}
-
 void addAll(const std::vector<vd::Check> &checks, Report &report) {
   for (const vd::Check &c : checks)
-    report.add({c.name, c.compared, c.maxAbsDiff, toVerdict(c.verdict),
-                c.detail});
+    report.add(c);
 }
 
 vd::BatchView view(const HostBatch &b) {

@@ -6,20 +6,6 @@
 
 namespace flamia::run {
 
-const char *verdictName(Verdict v) {
-  switch (v) {
-  case Verdict::Pass:
-    return "PASS";
-  case Verdict::Fail:
-    return "FAIL";
-  case Verdict::Info:
-    return "info";
-  case Verdict::Skip:
-    return "skip";
-  }
-  return "?";
-}
-
 bool Report::pass() const { return failures() == 0; }
 
 int Report::failures() const {
@@ -32,7 +18,7 @@ int Report::failures() const {
 void Report::print(FILE *out) const {
   size_t width = 5;
   for (const CheckRow &r : rows_)
-    width = std::max(width, r.check.size());
+    width = std::max(width, r.name.size());
   fprintf(out, "%-*s  %12s  %12s  %-7s %s\n", static_cast<int>(width), "check",
           "compared", "max abs diff", "verdict", "detail");
   fprintf(out, "%s\n", std::string(width + 50, '-').c_str());
@@ -43,7 +29,7 @@ void Report::print(FILE *out) const {
     else
       snprintf(diff, sizeof diff, "%.3g", r.maxAbsDiff);
     fprintf(out, "%-*s  %12lld  %12s  %-7s %s\n", static_cast<int>(width),
-            r.check.c_str(), static_cast<long long>(r.compared), diff,
+            r.name.c_str(), static_cast<long long>(r.compared), diff,
             verdictName(r.verdict), r.detail.c_str());
   }
 }

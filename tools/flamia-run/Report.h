@@ -2,23 +2,18 @@
 #ifndef FLAMIA_TOOLS_FLAMIARUN_REPORT_H
 #define FLAMIA_TOOLS_FLAMIARUN_REPORT_H
 
-#include <cstdint>
+#include "flamia/Validation/Check.h"
+
 #include <cstdio>
-#include <string>
 #include <vector>
 
 namespace flamia::run {
 
-enum class Verdict { Pass, Fail, Info, Skip };
-const char *verdictName(Verdict v);
-
-struct CheckRow {
-  std::string check;
-  int64_t compared = 0;
-  double maxAbsDiff = 0.0;
-  Verdict verdict = Verdict::Info;
-  std::string detail;
-};
+/// A row of the table is a FlamiaValidation result (the self-test writes
+/// its own rows in the same type).
+using Verdict = validation::device::Verdict;
+using CheckRow = validation::device::Check;
+using validation::device::verdictName;
 
 class Report {
 public:

@@ -73,7 +73,7 @@ template <typename T> T at(const std::vector<uint8_t> &bytes, size_t offset) {
 CheckRow row(const std::string &check, int64_t compared, bool pass,
              const std::string &detail) {
   CheckRow r;
-  r.check = "selftest: " + check;
+  r.name = "selftest: " + check;
   r.compared = compared;
   r.verdict = pass ? Verdict::Pass : Verdict::Fail;
   r.detail = detail;
