@@ -7,6 +7,8 @@
 
 #include "Checks.h"
 
+#include "flamia/Numerics/SyntheticInputs.h"
+
 #include "flamia/Support/FileOutput.h"
 #include "flamia/Support/Npy.h"
 #include "flamia/Validation/Leaks.h"
@@ -146,9 +148,9 @@ Status checkLeaks(Session &session, HostBatch &b, const RunOptions &options,
       fill(b.k, b.Hkv);
       fill(b.v, b.Hkv);
     } else {
-      perturbTokens(b.q, b.Hq, b.D, p.begin, p.end, p.seed ^ 0x51, true);
-      perturbTokens(b.k, b.Hkv, b.D, p.begin, p.end, p.seed ^ 0x4B, true);
-      perturbTokens(b.v, b.Hkv, b.D, p.begin, p.end, p.seed ^ 0x56, true);
+      numerics::perturbPackedBf16Tokens(b.q, b.Hq, b.D, p.begin, p.end, p.seed ^ 0x51, true);
+      numerics::perturbPackedBf16Tokens(b.k, b.Hkv, b.D, p.begin, p.end, p.seed ^ 0x4B, true);
+      numerics::perturbPackedBf16Tokens(b.v, b.Hkv, b.D, p.begin, p.end, p.seed ^ 0x56, true);
     }
     FLAMIA_RETURN_IF_ERROR(session.uploadTokens(p.begin, p.end));
     Status s = session.forward();

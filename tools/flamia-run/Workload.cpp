@@ -223,25 +223,6 @@ bool loadNpyInputs(const RunOptions &o, HostBatch &b, std::string &error) {
   return true; // validated by the runtime (as a caller's would be)
 }
 
-void perturbTokens(std::vector<uint16_t> &x, int64_t H, int64_t D,
-                   int64_t begin, int64_t end, uint64_t seed, bool outlier) {
-  if (begin >= end)
-    return;
-  DeterministicRandom r(numerics::mixSeed(seed, static_cast<uint64_t>(begin),
-                                          static_cast<uint64_t>(end)));
-  float maxMagnitude = 0.0f;
-  if (outlier)
-    for (uint16_t bits : x)
-      maxMagnitude = std::max(maxMagnitude, std::fabs(bf16ToFloat(bits)));
-  for (int64_t i = begin * H * D; i < end * H * D; ++i)
-    x[i] = floatToBf16(static_cast<float>(r.normal()));
-  if (outlier) {
-    const float big = std::min(maxMagnitude * 1000.0f, 3.38953139e38f);
-    for (int64_t i = 0; i < H * D; ++i)
-      x[begin * H * D + i] = floatToBf16((i % 2 ? -big : big));
-  }
-}
-
 double forwardFlops(const std::vector<int32_t> &cu, int64_t Hq, int64_t D,
                     bool causal) {
   double flops = 0;

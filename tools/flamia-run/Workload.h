@@ -54,13 +54,6 @@ void generateInputs(HostBatch &batch, uint64_t seed, bool outliers);
 bool loadNpyInputs(const RunOptions &options, HostBatch &batch,
                    std::string &error);
 
-/// Replaces tokens [begin, end) of a [T, H, D] bf16 tensor with fresh
-/// N(0, 1) samples from `seed`, and (if `outlier`) token `begin` with values
-/// 1000 times the tensor's largest magnitude (saturated to the largest finite
-/// bf16).
-void perturbTokens(std::vector<uint16_t> &x, int64_t H, int64_t D,
-                   int64_t begin, int64_t end, uint64_t seed, bool outlier);
-
 /// FLOPs of the forward: sum over documents of 2 L^2 D Hq (causal; half of
 /// 4 L^2 D Hq), or 4 L^2 D Hq without the causal mask (docs/design.md section 6).
 double forwardFlops(const std::vector<int32_t> &cu, int64_t Hq, int64_t D,

@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -87,6 +88,44 @@ TEST(SyntheticInputs, FillBf16NormalIsChunkedByStream) {
   EXPECT_EQ(x, q);
   fillBf16Normal(x.data(), x.size(), 1, 2);
   EXPECT_EQ(x, k);
+}
+
+} // namespace
+
+namespace {
+
+TEST(SyntheticInputs, PerturbPackedBf16Tokens) {
+  const int64_t T = 40, H = 2, D = 32;
+  std::vector<uint16_t> x(T * H * D, floatToBf16(0.5f));
+  x[7] = floatToBf16(-3.0f); // the tensor's largest magnitude
+  std::vector<uint16_t> y = x;
+  perturbPackedBf16Tokens(y, H, D, 10, 13, 99, /*outlier=*/true);
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t i = 0; i < H * D; ++i) {
+      size_t at = static_cast<size_t>(t * H * D + i);
+      if (t < 10 || t >= 13) {
+        ASSERT_EQ(y[at], x[at]) << "token " << t << " changed";
+      }
+    }
+  // Token `begin` holds +-1000 x max |x|, alternating.
+  EXPECT_EQ(bf16ToFloat(y[10 * H * D]), bf16ToFloat(floatToBf16(3000.0f)));
+  EXPECT_EQ(bf16ToFloat(y[10 * H * D + 1]), bf16ToFloat(floatToBf16(-3000.0f)));
+  // The other perturbed tokens are fresh samples, the same for the same
+  // seed and range, others for another seed.
+  EXPECT_NE(y[11 * H * D], x[11 * H * D]);
+  std::vector<uint16_t> again = x, other = x;
+  perturbPackedBf16Tokens(again, H, D, 10, 13, 99, true);
+  perturbPackedBf16Tokens(other, H, D, 10, 13, 100, true);
+  EXPECT_EQ(again, y);
+  EXPECT_NE(other, y);
+  // Without the outlier token `begin` is a sample too; an empty range is a
+  // no-op.
+  std::vector<uint16_t> plain = x;
+  perturbPackedBf16Tokens(plain, H, D, 10, 13, 99, false);
+  EXPECT_LT(std::fabs(bf16ToFloat(plain[10 * H * D])), 10.0f);
+  std::vector<uint16_t> none = x;
+  perturbPackedBf16Tokens(none, H, D, 5, 5, 99, true);
+  EXPECT_EQ(none, x);
 }
 
 } // namespace

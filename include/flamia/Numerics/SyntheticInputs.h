@@ -87,6 +87,16 @@ void makePackedBf16Inputs(int64_t numTokens, int64_t numHeads,
                           bool outliers, std::vector<uint16_t> &q,
                           std::vector<uint16_t> &k, std::vector<uint16_t> &v);
 
+/// The perturbation of the L1/L2 leak checks: replaces tokens [begin, end)
+/// of a packed [T, H, D] bf16 tensor (bit patterns) with fresh N(0, 1)
+/// samples from DeterministicRandom(mixSeed(seed, begin, end)), and (if
+/// `outlier`) token `begin` with +-1000 times the tensor's largest magnitude
+/// (saturated to the largest finite bf16). flamia-run and the Python package
+/// perturb device inputs with it, so the two agree bit for bit.
+void perturbPackedBf16Tokens(std::vector<uint16_t> &x, int64_t H, int64_t D,
+                             int64_t begin, int64_t end, uint64_t seed,
+                             bool outlier);
+
 } // namespace flamia::numerics
 
 #endif // FLAMIA_NUMERICS_SYNTHETICINPUTS_H

@@ -20,8 +20,8 @@
 namespace flamia::validation::device {
 
 /// Tokens [begin, end) of q, k and v replaced: by fresh N(0, 1) values from
-/// `seed` with an outlier at `begin` (flamia-run: perturbTokens of
-/// tools/flamia-run/Workload.h), or, with `allNaN`, every element a quiet
+/// `seed` with an outlier at `begin` (numerics::perturbPackedBf16Tokens,
+/// flamia/Numerics/SyntheticInputs.h), or, with `allNaN`, every element a quiet
 /// NaN (bf16 0x7FC0).
 struct Perturbation {
   int64_t begin = 0, end = 0;
