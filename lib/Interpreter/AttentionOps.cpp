@@ -164,13 +164,12 @@ void addSafeOperands(const Environment &env, OperandRange safe,
 /// The registry's numerics preset of `recipe` (kind, strict, safe block):
 /// an error when the numerics library does not implement the kind.
 FailureOr<num::RecipeConfig> registryRecipe(Operation *op, RecipeAttr recipe) {
-  std::string dialectName = stringifyRecipeKind(recipe.getKind()).str();
-  const num::RecipeKind *kind = num::findRecipeKindByDialectName(dialectName);
+  const num::RecipeKind *kind = nullptr;
   num::RecipeConfig r;
-  num::Status s = kind ? num::contractRecipe(*kind, recipe.getStrict(),
-                                             recipe.getSafeBlock(), r)
-                       : num::Status::error("recipe " + dialectName +
-                                            " is not in the recipe registry");
+  num::Status s = num::lookupRecipeKindByDialectName(
+      stringifyRecipeKind(recipe.getKind()).str(), kind);
+  if (s)
+    s = num::contractRecipe(*kind, recipe.getStrict(), recipe.getSafeBlock(), r);
   if (!s)
     return op->emitOpError() << "cannot be interpreted: " << s.message;
   return r;

@@ -33,21 +33,33 @@ const RecipeKind *findRecipeKindByDialectName(const std::string &dialectName) {
   return nullptr;
 }
 
-std::string recipeKindNames() {
-  std::string names;
-  for (const RecipeKind &k : recipeKinds())
-    names += (names.empty() ? "" : ", ") + k.name;
-  return names;
+Status lookupRecipeKindByDialectName(const std::string &dialectName,
+                                     const RecipeKind *&out) {
+  out = findRecipeKindByDialectName(dialectName);
+  if (!out)
+    return Status::error("recipe " + dialectName +
+                         " is not in the recipe registry");
+  return Status::success();
 }
 
-/// "mxfp8" or "mxfp8, ...": the kinds with a numerics preset.
-static std::string implementedKinds() {
-  std::string names;
-  for (const RecipeKind &k : recipeKinds())
-    if (!k.preset.empty())
-      names += (names.empty() ? "" : ", ") + k.name;
-  return names;
+/// "a, b, c".
+static std::string joined(const std::vector<std::string> &items) {
+  std::string s;
+  for (const std::string &i : items)
+    s += (s.empty() ? "" : ", ") + i;
+  return s;
 }
+
+/// The names of the kinds, all or only those with a numerics preset.
+static std::string kindNames(bool withPresetOnly) {
+  std::vector<std::string> names;
+  for (const RecipeKind &k : recipeKinds())
+    if (!withPresetOnly || !k.preset.empty())
+      names.push_back(k.name);
+  return joined(names);
+}
+
+std::string recipeKindNames() { return kindNames(/*withPresetOnly=*/false); }
 
 Status contractRecipe(const RecipeKind &kind, bool strict, int64_t safeBlock,
                       RecipeConfig &out) {
@@ -57,7 +69,7 @@ Status contractRecipe(const RecipeKind &kind, bool strict, int64_t safeBlock,
                          (strict ? " (strict)" : "") +
                          " is not implemented by the numerics library (it "
                          "implements " +
-                         implementedKinds() + ")");
+                         kindNames(/*withPresetOnly=*/true) + ")");
   RecipeConfig r;
   if (Status s = recipeFromName(preset, r); !s)
     return s;
@@ -80,13 +92,6 @@ const std::vector<std::string> &kernelTargets() {
     return t;
   }();
   return targets;
-}
-
-static std::string joined(const std::vector<std::string> &items) {
-  std::string s;
-  for (const std::string &i : items)
-    s += (s.empty() ? "" : ", ") + i;
-  return s;
 }
 
 Status checkKernels(const RecipeKind &kind, bool strict,
@@ -118,11 +123,12 @@ Status checkKernels(const RecipeKind &kind, bool strict,
   for (int64_t d : kernels->headDims)
     if (d == headDim)
       return Status::success();
-  std::string dims;
+  std::vector<std::string> dims;
   for (int64_t d : kernels->headDims)
-    dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    dims.push_back(std::to_string(d));
   return Status::error("head dim " + std::to_string(headDim) +
-                       " is not implemented by the kernels (" + dims + ")");
+                       " is not implemented by the kernels (" + joined(dims) +
+                       ")");
 }
 
 } // namespace flamia::numerics

@@ -28,15 +28,23 @@ num::OperandUse mlir::flamia::getOperandUse(Gemm gemm, AttnTensor tensor) {
   return num::OperandUse::QInQK;
 }
 
+FailureOr<const num::RecipeKind *>
+mlir::flamia::getRecipeKind(Operation *op, RecipeAttr recipe) {
+  const num::RecipeKind *kind = nullptr;
+  if (num::Status s = num::lookupRecipeKindByDialectName(
+          stringifyRecipeKind(recipe.getKind()).str(), kind);
+      !s)
+    return op->emitOpError() << s.message;
+  return kind;
+}
+
 FailureOr<num::RecipeConfig> mlir::flamia::getContractRecipe(Operation *op,
                                                              RecipeAttr recipe) {
-  std::string dialectName = stringifyRecipeKind(recipe.getKind()).str();
-  const num::RecipeKind *kind = num::findRecipeKindByDialectName(dialectName);
-  if (!kind)
-    return op->emitOpError() << "recipe " << dialectName
-                             << " is not in the recipe registry";
+  FailureOr<const num::RecipeKind *> kind = getRecipeKind(op, recipe);
+  if (failed(kind))
+    return failure();
   num::RecipeConfig contract;
-  if (num::Status s = num::contractRecipe(*kind, recipe.getStrict(),
+  if (num::Status s = num::contractRecipe(**kind, recipe.getStrict(),
                                           recipe.getSafeBlock(), contract);
       !s)
     return op->emitOpError() << s.message;

@@ -21,6 +21,7 @@
 #include "TileAttention.h"
 
 #include "flamia/Numerics/RecipeRegistry.h"
+#include "flamia/Transforms/RecipeLayouts.h"
 
 #include "flamia/Transforms/Passes.h"
 #include "flamia/Transforms/PassOrder.h"
@@ -95,7 +96,8 @@ SoftmaxUpdateOp maskedSoftmaxStep(OpBuilder &b, Location loc, Value s, Value kt,
 }
 
 LogicalResult checkTileShape(AttentionTileOp at, int64_t blockM, int64_t blockN) {
-  if (at.getBlockM() != blockM || at.getBlockN() != blockN)
+  if (static_cast<int64_t>(at.getBlockM()) != blockM ||
+      static_cast<int64_t>(at.getBlockN()) != blockN)
     return at.emitOpError() << "flamia-tile: " << blockM << " x " << blockN
                             << " tiles only, got " << at.getBlockM() << " x "
                             << at.getBlockN();
@@ -114,14 +116,12 @@ LogicalResult checkKernelsExist(AttentionTileOp at, StringRef target,
                                 int64_t d) {
   namespace num = ::flamia::numerics;
   RecipeAttr recipe = at.getRecipe();
-  const num::RecipeKind *kind = num::findRecipeKindByDialectName(
-      stringifyRecipeKind(recipe.getKind()).str());
-  num::Status s =
-      kind ? num::checkKernels(*kind, recipe.getStrict(), target.str(), d)
-           : num::Status::error("recipe " +
-                                stringifyRecipeKind(recipe.getKind()).str() +
-                                " is not in the recipe registry");
-  if (!s)
+  FailureOr<const num::RecipeKind *> kind = getRecipeKind(at, recipe);
+  if (failed(kind))
+    return failure();
+  if (num::Status s =
+          num::checkKernels(**kind, recipe.getStrict(), target.str(), d);
+      !s)
     return at.emitOpError() << "flamia-tile: " << s.message;
   return success();
 }
@@ -239,7 +239,6 @@ struct TilePass : public mlir::flamia::impl::FlamiaTileBase<TilePass> {
     kernel.setThreads(384);
 
     OpBuilder b = OpBuilder::atBlockEnd(&body);
-    I32Builder ib{b, loc};
     Value qd = SmemAllocOp::create(b, loc, tileType(1));
     Value qs = safe ? SmemAllocOp::create(b, loc, tileType(1)).getResult() : Value();
     // K/V ring depth: as deep as shared memory allows (two 128 x D bf16

@@ -447,15 +447,14 @@ struct VarlenSchedulePass
     // Kernels for the recipe on this target (the recipe registry), and the
     // operand layouts its contract prescribes.
     RecipeAttr recipe = fwd.getRecipe();
+    FailureOr<const num::RecipeKind *> kind = getRecipeKind(fwd, recipe);
     FailureOr<num::RecipeConfig> contract = getContractRecipe(fwd, recipe);
-    if (failed(contract))
+    if (failed(kind) || failed(contract))
       return failure();
     if (symbolizeChip(target)) { // else ForwardPlan::get names the target
-      const num::RecipeKind *kind = num::findRecipeKindByDialectName(
-          stringifyRecipeKind(recipe.getKind()).str());
       int64_t headDim = cast<QTensorType>(fwd.getQ().getType()).getHeadDim();
       if (num::Status s =
-              num::checkKernels(*kind, recipe.getStrict(), target, headDim);
+              num::checkKernels(**kind, recipe.getStrict(), target, headDim);
           !s)
         return fwd.emitOpError() << "flamia-varlen-schedule: " << s.message;
     }

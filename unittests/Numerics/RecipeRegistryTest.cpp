@@ -21,6 +21,13 @@ TEST(RecipeRegistry, SpellingsOfEveryKind) {
   EXPECT_EQ(findRecipeKindByDialectName("nvfp4-mixed"), nullptr);
   EXPECT_EQ(findRecipeKind("MXFP8"), nullptr);
   EXPECT_EQ(recipeKindNames(), "mxfp8, nvfp4-mixed");
+  const RecipeKind *found = nullptr;
+  ASSERT_TRUE(lookupRecipeKindByDialectName("nvfp4_mixed", found));
+  EXPECT_EQ(found, nv);
+  Status s = lookupRecipeKindByDialectName("fp6", found);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(found, nullptr);
+  EXPECT_EQ(s.message, "recipe fp6 is not in the recipe registry");
 }
 
 TEST(RecipeRegistry, ContractOfMxfp8IsThePreset) {

@@ -54,6 +54,10 @@ const std::vector<RecipeKind> &recipeKinds();
 const RecipeKind *findRecipeKind(const std::string &name);
 /// The kind spelled `dialectName` in #flamia.recipe; null if none.
 const RecipeKind *findRecipeKindByDialectName(const std::string &dialectName);
+/// The same, or an error naming `dialectName` when the registry has no such
+/// kind (for the passes and the interpreter, which hold a #flamia.recipe).
+Status lookupRecipeKindByDialectName(const std::string &dialectName,
+                                     const RecipeKind *&out);
 /// "mxfp8, nvfp4-mixed": for messages.
 std::string recipeKindNames();
 

@@ -11,11 +11,17 @@
 
 #include "flamia/Dialect/GemmRoles.h"
 #include "flamia/Numerics/RecipeConfig.h"
+#include "flamia/Numerics/RecipeRegistry.h"
 
 namespace mlir::flamia {
 
 /// The numerics library's operand use of `tensor` in `gemm`.
 ::flamia::numerics::OperandUse getOperandUse(Gemm gemm, AttnTensor tensor);
+
+/// The recipe registry's entry of `recipe`'s kind; fails with an error on
+/// `op` when the registry has none.
+FailureOr<const ::flamia::numerics::RecipeKind *> getRecipeKind(Operation *op,
+                                                                RecipeAttr recipe);
 
 /// What `recipe` (its kind, strict flag and safe block) quantizes how: the
 /// kind's numerics preset from the recipe registry
