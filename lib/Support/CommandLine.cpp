@@ -50,24 +50,28 @@ CommandLine &CommandLine::addFlag(std::initializer_list<std::string> names,
   return add(std::move(s));
 }
 
-CommandLine &CommandLine::addString(const std::string &name,
-                                    std::string metavar, std::string help) {
+/// The declaration of a value option `name` (one name) of `kind`.
+static OptionSpec valueOption(const std::string &name, ValueKind kind,
+                              std::string metavar, std::string help) {
   OptionSpec s;
   s.names = {name};
-  s.kind = ValueKind::String;
+  s.kind = kind;
   s.metavar = std::move(metavar);
   s.help = std::move(help);
-  return add(std::move(s));
+  return s;
+}
+
+CommandLine &CommandLine::addString(const std::string &name,
+                                    std::string metavar, std::string help) {
+  return add(valueOption(name, ValueKind::String, std::move(metavar),
+                         std::move(help)));
 }
 
 CommandLine &CommandLine::addInteger(const std::string &name,
                                      std::string metavar, int64_t min,
                                      int64_t max, std::string help) {
-  OptionSpec s;
-  s.names = {name};
-  s.kind = ValueKind::Integer;
-  s.metavar = std::move(metavar);
-  s.help = std::move(help);
+  OptionSpec s = valueOption(name, ValueKind::Integer, std::move(metavar),
+                             std::move(help));
   s.min = min;
   s.max = max;
   return add(std::move(s));
@@ -75,22 +79,15 @@ CommandLine &CommandLine::addInteger(const std::string &name,
 
 CommandLine &CommandLine::addReal(const std::string &name, std::string metavar,
                                   std::string help) {
-  OptionSpec s;
-  s.names = {name};
-  s.kind = ValueKind::Real;
-  s.metavar = std::move(metavar);
-  s.help = std::move(help);
-  return add(std::move(s));
+  return add(valueOption(name, ValueKind::Real, std::move(metavar),
+                         std::move(help)));
 }
 
 CommandLine &CommandLine::addRealAtLeast(const std::string &name,
                                          std::string metavar, double min,
                                          std::string help) {
-  OptionSpec s;
-  s.names = {name};
-  s.kind = ValueKind::Real;
-  s.metavar = std::move(metavar);
-  s.help = std::move(help);
+  OptionSpec s = valueOption(name, ValueKind::Real, std::move(metavar),
+                             std::move(help));
   s.hasMin = true;
   s.realMin = min;
   return add(std::move(s));
