@@ -123,4 +123,14 @@ double CostModel::itemCost(int64_t docLength, int64_t qTile) const {
   return headDimScale() * (weights.itemOverhead + tiles);
 }
 
+double kvTileCost(int64_t docLength, int64_t keyTile, int32_t blockN,
+                  int32_t queryStep, bool causal, int32_t queryHeadsPerKVHead) {
+  int64_t queryTiles = (docLength + queryStep - 1) / queryStep;
+  // Causal: tiles [floor(first key / queryStep), queryTiles) hold a query at
+  // or after the key tile's first key.
+  int64_t skipped = causal ? keyTile * blockN / queryStep : 0;
+  return static_cast<double>(queryHeadsPerKVHead) *
+         static_cast<double>(queryTiles - skipped);
+}
+
 } // namespace flamia

@@ -213,4 +213,69 @@ bool checkVarlenSchedule(const VarlenSchedule &s, std::string &error) {
           checkLptOrder(s.costs, error));
 }
 
+bool checkKvTileSchedule(const VarlenSchedule &s, std::string &error) {
+  const std::vector<int32_t> &cu = s.docs.cuSeqlens();
+  const VarlenScheduleParams &p = s.params;
+  if (s.costs.size() != s.items.size()) {
+    error = std::to_string(s.items.size()) + " items but " +
+            std::to_string(s.costs.size()) + " costs";
+    return false;
+  }
+  if (!validation::validateCuSeqlens(cu.data(), cu.size(), -1, error) ||
+      !validateScheduleParams(p, error))
+    return false;
+  // Slot of (document, key tile, kv head): (tileBase[d] + t) * Hkv + h.
+  std::vector<int64_t> tileBase(cu.size(), 0);
+  for (size_t d = 0; d + 1 < cu.size(); ++d)
+    tileBase[d + 1] =
+        tileBase[d] + ceilDivNonNegative(cu[d + 1] - cu[d], p.blockN);
+  int64_t expected = tileBase.back() * p.numKVHeads;
+  if (static_cast<int64_t>(s.items.size()) != expected) {
+    error = std::to_string(s.items.size()) + " key-tile items, expected " +
+            std::to_string(expected) + " (key tiles x kv heads)";
+    return false;
+  }
+  std::vector<bool> seen(static_cast<size_t>(expected), false);
+  for (size_t k = 0; k < s.items.size(); ++k) {
+    const VarlenWorkItem &it = s.items[k];
+    int64_t d = findDocument(cu.data(), cu.size(), it.doc_start, it.doc_end);
+    if (d < 0) {
+      error =
+          describe(k, it) + " does not name a non-empty document of cu_seqlens";
+      return false;
+    }
+    int64_t tiles = tileBase[d + 1] - tileBase[d];
+    int64_t keyStart = it.doc_start + int64_t{it.q_tile_in_doc} * p.blockN;
+    int64_t keyEnd = std::min<int64_t>(it.doc_end, keyStart + p.blockN);
+    if (it.q_tile_in_doc < 0 || it.q_tile_in_doc >= tiles ||
+        it.q_start != keyStart || it.q_start + int64_t{it.q_rows} != keyEnd) {
+      error = describe(k, it) + ": keys [" + std::to_string(it.q_start) + ", " +
+              std::to_string(int64_t{it.q_start} + it.q_rows) +
+              ") are not key tile " + std::to_string(it.q_tile_in_doc) +
+              " of its document (" + std::to_string(tiles) +
+              " tiles), clipped at its end";
+      return false;
+    }
+    if (it.kv_head < 0 || it.kv_head >= p.numKVHeads ||
+        it.q_head != it.kv_head * p.queryHeadsPerKVHead()) {
+      error = describe(k, it) + ": kv_head " + std::to_string(it.kv_head) +
+              " not in [0, " + std::to_string(p.numKVHeads) +
+              ") or q_head not its group's first query head";
+      return false;
+    }
+    size_t slot = static_cast<size_t>(
+        (tileBase[d] + it.q_tile_in_doc) * p.numKVHeads + it.kv_head);
+    if (seen[slot]) {
+      error = describe(k, it) + " is scheduled twice";
+      return false;
+    }
+    seen[slot] = true;
+  }
+  return checkScaleBlockBases(cu.data(), cu.size(), s.items.data(),
+                              s.items.size(), s.docs.scaleBlocksBefore().data(),
+                              error) &&
+         (p.order != ScheduleOrder::LongestFirst ||
+          checkLptOrder(s.costs, error));
+}
+
 } // namespace flamia

@@ -93,6 +93,32 @@ struct CostModel {
   double itemCost(int64_t docLength, int64_t qTile) const;
 };
 
+/// Query tile of the backward dK/dV kernel (flamia_attention_dkdv, sm_90a):
+/// one consumer warpgroup's 64 query rows per step of its loop over queries.
+/// Not in the manifest (its schedule section has the forward's block_m, which
+/// the dQ kernel shares): a constant of the kernel set, like the 32-token
+/// scale block.
+constexpr int32_t kKvTileQueryStep = 64;
+
+/// The cost of one key-tile item of the dK/dV kernel (document, kv head, key
+/// tile `keyTile` of `blockN` keys of a document of `docLength` tokens), in
+/// units of one (queryStep-query x blockN-key) tile pair of one query head:
+///
+///   causal:     G * (query tiles of queryStep rows that intersect
+///                    [keyTile * blockN, docLength))
+///   non-causal: G * ceil(docLength / queryStep)
+///
+/// with G = queryHeadsPerKVHead (the item loops over the query heads of its
+/// GQA group). Causally, the queries before the key tile's first key see none
+/// of its keys, so their tiles are skipped; a query tile that straddles that
+/// key is visited whole (the MMA runs on the whole tile). The forward's safe
+/// block does not change the count: its cost split (bf16 vs FP8 MMA) is left
+/// out until the backward kernels are measured. Every length is
+/// document-local; keyTile < ceil(docLength / blockN), blockN and queryStep
+/// > 0.
+double kvTileCost(int64_t docLength, int64_t keyTile, int32_t blockN,
+                  int32_t queryStep, bool causal, int32_t queryHeadsPerKVHead);
+
 } // namespace flamia
 
 #endif // FLAMIA_SCHEDULE_COSTMODEL_H

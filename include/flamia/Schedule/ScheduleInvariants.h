@@ -58,6 +58,13 @@ bool checkLptOrder(const std::vector<double> &costs, std::string &error);
 /// LongestFirst order).
 bool checkVarlenSchedule(const VarlenSchedule &schedule, std::string &error);
 
+/// The key-tile items of buildKvTileSchedule against their cu_seqlens:
+/// every (non-empty document, kv head, key tile of block_n keys) exactly once
+/// and nothing else; each item's keys exactly its tile, clipped at doc_end;
+/// q_head the group's first query head (kv_head * Hq / Hkv); the scale-block
+/// bases as above; and (LongestFirst) non-increasing costs.
+bool checkKvTileSchedule(const VarlenSchedule &schedule, std::string &error);
+
 } // namespace flamia
 
 #endif // FLAMIA_SCHEDULE_SCHEDULEINVARIANTS_H

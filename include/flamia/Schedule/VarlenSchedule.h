@@ -51,6 +51,22 @@ bool buildVarlenSchedule(const int32_t *cuSeqlens, size_t count,
                          const VarlenScheduleParams &params,
                          VarlenSchedule &out, std::string &error);
 
+/// The key-tile items of the backward dK/dV kernel (docs/runtime-abi.md,
+/// "kv_items"): one item per (document, kv head, key tile of
+/// params.blockN keys), key tiles document-local and clipped at the
+/// document's end, zero-length documents contributing nothing. The fields of
+/// VarlenWorkItem are read as: q_start = global index of the tile's first
+/// key, q_rows = keys in the tile, doc_start/doc_end/doc_block_base as for
+/// query items, q_head = the first query head of the GQA group (kv_head *
+/// Hq / Hkv), kv_head, q_tile_in_doc = the key tile's index in its document.
+/// Ordered LPT by kvTileCost (CostModel.h; query step kKvTileQueryStep),
+/// ties by (document, key tile, kv head) ascending; ScheduleOrder::
+/// DocumentOrder keeps (document, key tile, kv head). Same validation and
+/// messages as buildVarlenSchedule; `out.docs` has the key-tile prefix sums.
+bool buildKvTileSchedule(const int32_t *cuSeqlens, size_t count,
+                         const VarlenScheduleParams &params,
+                         VarlenSchedule &out, std::string &error);
+
 } // namespace flamia
 
 #endif // FLAMIA_SCHEDULE_VARLENSCHEDULE_H
