@@ -20,6 +20,7 @@ constexpr SymbolInfo kSymbols[kNumSymbols] = {
     {Symbol::NB, "NB"},
     {Symbol::NumItems, "NUM_ITEMS"},
     {Symbol::NumSms, "NUM_SMS"},
+    {Symbol::NumKvItems, "NUM_KV_ITEMS"},
 };
 /// Expressions are short; this bounds the recursion of parse and evaluate.
 constexpr int kMaxNesting = 64;

@@ -92,6 +92,8 @@ const char *heldPartName(HeldPart part) {
     return "scale_tiles";
   case HeldPart::Scratch:
     return "scratch";
+  case HeldPart::Delta:
+    return "delta";
   }
   return "?";
 }
@@ -104,6 +106,8 @@ const char *heldTensorName(HeldTensor tensor) {
     return "k";
   case HeldTensor::V:
     return "v";
+  case HeldTensor::GradO:
+    return "grad_o";
   }
   return "?";
 }
@@ -128,6 +132,18 @@ const char *heldFormatName(HeldFormat format) {
     return "e8m0";
   case HeldFormat::BF16:
     return "bf16";
+  case HeldFormat::F32:
+    return "f32";
+  }
+  return "?";
+}
+
+const char *kernelPhaseName(KernelPhase phase) {
+  switch (phase) {
+  case KernelPhase::Forward:
+    return "forward";
+  case KernelPhase::Backward:
+    return "backward";
   }
   return "?";
 }
@@ -159,6 +175,12 @@ const std::vector<ArgumentBinding> &argumentBindings() {
       {"cu_seqlens", BufferRole::Input, DType::I32},
       {"o", BufferRole::Output, DType::BF16},
       {"lse", BufferRole::Output, DType::F32},
+      // The backward (training step): the gradient of O in, those of Q, K,
+      // V out.
+      {"grad_o", BufferRole::Input, DType::BF16},
+      {"dq", BufferRole::Output, DType::BF16, true},
+      {"dk", BufferRole::Output, DType::BF16, true},
+      {"dv", BufferRole::Output, DType::BF16, true},
   };
   return bindings;
 }
@@ -168,6 +190,13 @@ int Manifest::findBuffer(const std::string &name) const {
     if (buffers[i].name == name)
       return static_cast<int>(i);
   return -1;
+}
+
+bool Manifest::hasBackward() const {
+  for (const ManifestKernel &k : kernels)
+    if (k.phase == KernelPhase::Backward)
+      return true;
+  return false;
 }
 
 bool Manifest::kernelUsesBuffer(size_t kernel, int buffer) const {
@@ -354,15 +383,26 @@ private:
                               "an integer, found ") +
                       v.kindName());
     }
-    if (!scheduleAvailable_ && out.uses(Symbol::NumItems))
-      return fail(v, path,
-                  "'" + out.text() +
-                      "' uses NUM_ITEMS but the manifest has no \"schedule\"");
+    FLAMIA_RETURN_IF_ERROR(checkScheduleSymbols(v, path, out));
     int64_t c;
     if (out.constantValue(c) && c < 0)
       return fail(v, path,
                   "'" + out.text() + "' is negative (" + std::to_string(c) +
                       ")");
+    return Status::success();
+  }
+
+  /// NUM_ITEMS and NUM_KV_ITEMS count the schedule's items: without a
+  /// "schedule" section there are none.
+  Status checkScheduleSymbols(const JsonValue &v, const std::string &path,
+                              const Expression &e) const {
+    if (scheduleAvailable_)
+      return Status::success();
+    for (Symbol s : {Symbol::NumItems, Symbol::NumKvItems})
+      if (e.uses(s))
+        return fail(v, path,
+                    "'" + e.text() + "' uses " + symbolName(s) +
+                        " but the manifest has no \"schedule\"");
     return Status::success();
   }
 
@@ -700,7 +740,8 @@ Status ManifestReader::readBuffer(const JsonValue &v, const std::string &path,
   if (b.role == BufferRole::Input || b.role == BufferRole::Output) {
     // Callers' tensors are described by the arguments alone.
     for (size_t i = 0; i < b.shape.size(); ++i)
-      for (Symbol s : {Symbol::NB, Symbol::NumItems, Symbol::NumSms})
+      for (Symbol s : {Symbol::NB, Symbol::NumItems, Symbol::NumSms,
+                       Symbol::NumKvItems})
         if (b.shape[i].uses(s))
           return fail(x->array[i], path + ".shape[" + std::to_string(i) + "]",
                       std::string(bufferRoleName(b.role)) + " buffer '" +
@@ -720,27 +761,32 @@ Status ManifestReader::readBuffer(const JsonValue &v, const std::string &path,
                   std::string(bufferRoleName(b.role)) + " buffer '" + b.name +
                       "' is not an argument of flamia_attention_args (" +
                       bufferRoleName(b.role) + "s: " + names + ")");
-    if (binding->dtype != b.dtype)
+    if (binding->dtype != b.dtype &&
+        !(binding->orF32 && b.dtype == DType::F32))
       return fail(*dtypeValue, path + ".dtype",
                   std::string("buffer '") + b.name + "' must be " +
                       dtypeName(binding->dtype) +
+                      (binding->orF32 ? " or f32" : "") +
                       " (flamia_attention_args), "
                       "not " +
                       dtypeName(b.dtype));
   }
   if (b.role == BufferRole::Schedule) {
     if (b.name != kBlockInfoBuffer && b.name != kItemsBuffer &&
-        b.name != kCounterBuffer)
+        b.name != kCounterBuffer && b.name != kKvItemsBuffer)
       return fail(*roleValue, path,
                   "unknown schedule buffer '" + b.name +
-                      "' (the runtime fills block_info, items, counter)");
+                      "' (the runtime fills block_info, items, kv_items, "
+                      "counter)");
     if (b.dtype != DType::I32)
       return fail(*dtypeValue, path + ".dtype",
                   "schedule buffer '" + b.name + "' must be i32");
-    if (b.name == kItemsBuffer && !m.schedule.present)
+    if ((b.name == kItemsBuffer || b.name == kKvItemsBuffer) &&
+        !m.schedule.present)
       return fail(*roleValue, path,
-                  "schedule buffer 'items' needs the manifest's \"schedule\" "
-                  "section (block sizes and cost model)");
+                  "schedule buffer '" + b.name +
+                      "' needs the manifest's \"schedule\" "
+                      "section (block sizes and cost model)");
   }
   return Status::success();
 }
@@ -754,7 +800,7 @@ Status ManifestReader::readHolds(const JsonValue &v, const std::string &path,
   FLAMIA_RETURN_IF_ERROR(readEnum(
       *x, path + ".part", "part", heldPartName,
       {HeldPart::Payload, HeldPart::Scales, HeldPart::Dequantized,
-       HeldPart::ScaleTiles, HeldPart::Scratch},
+       HeldPart::ScaleTiles, HeldPart::Scratch, HeldPart::Delta},
       h.part));
   if (h.part == HeldPart::Scratch)
     return checkKeys(v, path, {"part"});
@@ -768,19 +814,32 @@ Status ManifestReader::readHolds(const JsonValue &v, const std::string &path,
   FLAMIA_RETURN_IF_ERROR(require(v, path, "tensor", x));
   FLAMIA_RETURN_IF_ERROR(readEnum(*x, path + ".tensor", "tensor",
                                   heldTensorName,
-                                  {HeldTensor::Q, HeldTensor::K, HeldTensor::V},
+                                  {HeldTensor::Q, HeldTensor::K, HeldTensor::V,
+                                   HeldTensor::GradO},
                                   h.tensor));
+  if (h.part == HeldPart::Delta && h.tensor != HeldTensor::GradO)
+    return fail(*x, path + ".tensor",
+                std::string("workspace buffer '") + b.name +
+                    "' holds delta of tensor " + heldTensorName(h.tensor) +
+                    "; delta (rowsum(dO * O)) is of tensor grad_o");
   FLAMIA_RETURN_IF_ERROR(require(v, path, "layout", x));
   FLAMIA_RETURN_IF_ERROR(
       readEnum(*x, path + ".layout", "layout", heldLayoutName,
                {HeldLayout::PerToken, HeldLayout::TokenBlock}, h.layout));
+  if (h.part == HeldPart::Delta && h.layout != HeldLayout::PerToken)
+    return fail(*x, path + ".layout",
+                std::string("workspace buffer '") + b.name +
+                    "' holds delta in layout " + heldLayoutName(h.layout) +
+                    "; delta has one value per token and head (per_token)");
   FLAMIA_RETURN_IF_ERROR(require(v, path, "format", x));
   FLAMIA_RETURN_IF_ERROR(readEnum(
       *x, path + ".format", "format", heldFormatName,
-      {HeldFormat::E4M3, HeldFormat::E8M0, HeldFormat::BF16}, h.format));
+      {HeldFormat::E4M3, HeldFormat::E8M0, HeldFormat::BF16, HeldFormat::F32},
+      h.format));
   // The formats and dtypes each part has (the recipes the reader knows).
   HeldFormat format = h.part == HeldPart::Payload       ? HeldFormat::E4M3
                       : h.part == HeldPart::Dequantized ? HeldFormat::BF16
+                      : h.part == HeldPart::Delta       ? HeldFormat::F32
                                                         : HeldFormat::E8M0;
   if (h.format != format)
     return fail(*x, path + ".format",
@@ -788,7 +847,9 @@ Status ManifestReader::readHolds(const JsonValue &v, const std::string &path,
                     heldPartName(h.part) + " in format " +
                     heldFormatName(h.format) + "; " + heldPartName(h.part) +
                     " are " + heldFormatName(format));
-  DType dtype = h.part == HeldPart::Dequantized ? DType::BF16 : DType::U8;
+  DType dtype = h.part == HeldPart::Dequantized ? DType::BF16
+                : h.part == HeldPart::Delta       ? DType::F32
+                                                  : DType::U8;
   if (b.dtype != dtype)
     return fail(v, path,
                 std::string("workspace buffer '") + b.name + "' holds " +
@@ -811,7 +872,7 @@ Status ManifestReader::readKernel(const JsonValue &v, const std::string &path,
                                    {"name", "cubin", "ptx", "grid", "block",
                                     "cluster", "smem_bytes", "tmem_columns",
                                     "registers", "spill_bytes", "launch",
-                                    "params"}));
+                                    "phase", "params"}));
   const JsonValue *x;
   FLAMIA_RETURN_IF_ERROR(require(v, path, "name", x));
   FLAMIA_RETURN_IF_ERROR(readString(*x, path + ".name", k.name));
@@ -835,6 +896,11 @@ Status ManifestReader::readKernel(const JsonValue &v, const std::string &path,
     FLAMIA_RETURN_IF_ERROR(readString(*x, path + ".ptx", k.ptx));
   if ((x = v.find("launch"))) // informational
     FLAMIA_RETURN_IF_ERROR(readString(*x, path + ".launch", k.launch));
+  if ((x = v.find("phase"))) // absent: forward (manifests before the backward)
+    FLAMIA_RETURN_IF_ERROR(readEnum(*x, path + ".phase", "kernel phase",
+                                    kernelPhaseName,
+                                    {KernelPhase::Forward, KernelPhase::Backward},
+                                    k.phase));
 
   FLAMIA_RETURN_IF_ERROR(require(v, path, "grid", x));
   std::vector<Expression> grid;
@@ -965,10 +1031,7 @@ Status ManifestReader::readParam(const JsonValue &v, const std::string &path,
     Status s = Expression::parse(x->string, p.value);
     if (!s.ok())
       return fail(*x, path + ".value", s.message);
-    if (!scheduleAvailable_ && p.value.uses(Symbol::NumItems))
-      return fail(*x, path + ".value",
-                  "'" + p.value.text() +
-                      "' uses NUM_ITEMS but the manifest has no \"schedule\"");
+    FLAMIA_RETURN_IF_ERROR(checkScheduleSymbols(*x, path + ".value", p.value));
     return Status::success();
   }
   case ParamKind::TensorMap:

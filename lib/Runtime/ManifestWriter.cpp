@@ -268,6 +268,7 @@ void writeKernel(JsonWriter &j, const Manifest &m, const ManifestKernel &k) {
   j.endArray();
   if (!k.launch.empty())
     j.field("launch", k.launch);
+  j.field("phase", kernelPhaseName(k.phase));
   j.field("smem_bytes", k.smemBytes);
   if (k.tmemColumns >= 0)
     j.field("tmem_columns", k.tmemColumns);

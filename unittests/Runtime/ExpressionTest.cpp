@@ -91,7 +91,7 @@ TEST(Expression, Queries) {
 TEST(Expression, ParseErrorsNameTheProblemAndColumn) {
   EXPECT_EQ(parseError("Tq * D"),
             "unknown symbol 'Tq' at column 1 of 'Tq * D' (symbols: T, Hq, "
-            "Hkv, D, NUM_DOCS, NB, NUM_ITEMS, NUM_SMS)");
+            "Hkv, D, NUM_DOCS, NB, NUM_ITEMS, NUM_SMS, NUM_KV_ITEMS)");
   EXPECT_EQ(parseError(""), "empty expression at column 1 of ''");
   EXPECT_EQ(parseError("T +"),
             "expected a number, a symbol or '(', found the end at column 4 of "

@@ -234,12 +234,12 @@ TEST(Manifest, BufferErrors) {
   EXPECT_CONTAINS(errorAfter("{\"name\": \"o\", \"role\": \"output\"",
                              "{\"name\": \"out\", \"role\": \"output\""),
                   "output buffer 'out' is not an argument of "
-                  "flamia_attention_args (outputs: o, lse)");
+                  "flamia_attention_args (outputs: o, lse, dq, dk, dv)");
   EXPECT_CONTAINS(
       errorAfter("{\"name\": \"o\", \"role\": \"output\"",
                  "{\"name\": \"o\", \"role\": \"input\""),
       "input buffer 'o' is not an argument of flamia_attention_args "
-      "(inputs: q, k, v, cu_seqlens)");
+      "(inputs: q, k, v, cu_seqlens, grad_o)");
   EXPECT_CONTAINS(errorAfter("\"name\": \"lse\", \"role\": \"output\", "
                              "\"dtype\": \"f32\"",
                              "\"name\": \"lse\", \"role\": \"output\", "
@@ -252,7 +252,7 @@ TEST(Manifest, BufferErrors) {
                   "and outputs may use T, Hq, Hkv, D and NUM_DOCS only");
   EXPECT_CONTAINS(errorAfter("\"name\": \"counter\"", "\"name\": \"ticket\""),
                   "unknown schedule buffer 'ticket' (the runtime fills "
-                  "block_info, items, counter)");
+                  "block_info, items, kv_items, counter)");
   EXPECT_CONTAINS(errorAfter("\"name\": \"counter\", \"role\": \"schedule\", "
                              "\"dtype\": \"i32\"",
                              "\"name\": \"counter\", \"role\": \"schedule\", "

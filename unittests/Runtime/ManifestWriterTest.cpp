@@ -46,13 +46,16 @@ ManifestBuffer copy(const std::string &name, HeldTensor tensor,
                     HeldLayout layout, HeldPart part,
                     std::initializer_list<const char *> shape,
                     TileRows rows = TileRows::Tokens) {
-  DType dtype = part == HeldPart::Dequantized ? DType::BF16 : DType::U8;
+  DType dtype = part == HeldPart::Dequantized ? DType::BF16
+                : part == HeldPart::Delta       ? DType::F32
+                                                : DType::U8;
   ManifestBuffer b = buffer(name, BufferRole::Workspace, dtype, shape);
   b.holds.part = part;
   b.holds.tensor = tensor;
   b.holds.layout = layout;
   b.holds.format = part == HeldPart::Payload       ? HeldFormat::E4M3
                    : part == HeldPart::Dequantized ? HeldFormat::BF16
+                   : part == HeldPart::Delta       ? HeldFormat::F32
                                                    : HeldFormat::E8M0;
   b.holds.tileRows = rows;
   return b;
@@ -265,6 +268,7 @@ void expectEqual(const Manifest &a, const Manifest &b) {
     EXPECT_EQ(x.cubin, y.cubin);
     EXPECT_EQ(x.ptx, y.ptx);
     EXPECT_EQ(x.launch, y.launch);
+    EXPECT_EQ(x.phase, y.phase);
     for (int d = 0; d < 3; ++d) {
       expectSameExpression(x.grid[d], y.grid[d], "grid");
       EXPECT_EQ(x.block[d], y.block[d]);
@@ -353,7 +357,7 @@ TEST(ManifestWriter, EveryHoldsValueRoundTrips) {
   EXPECT_EQ(q.format, HeldFormat::BF16);
   EXPECT_EQ(back.buffers[back.findBuffer("scratch")].holds.part,
             HeldPart::Scratch);
-  int parts[5] = {};
+  int parts[6] = {};
   for (const ManifestBuffer &b : back.buffers)
     if (b.role == BufferRole::Workspace)
       ++parts[static_cast<int>(b.holds.part)];
@@ -483,7 +487,7 @@ TEST(ManifestHolds, InvalidValuesAreErrors) {
   };
   EXPECT_CONTAINS(with(R"("part": "data", "tensor": "q")"),
                   "buffers[6].holds.part: unknown part 'data' (expected one "
-                  "of: payload, scales, dequantized, scale_tiles, scratch)");
+                  "of: payload, scales, dequantized, scale_tiles, scratch, delta)");
   EXPECT_CONTAINS(with(R"("tensor": "q")"),
                   "buffers[6].holds: missing required key \"part\"");
   EXPECT_CONTAINS(with(R"("part": "payload", "layout": "per_token",
@@ -492,7 +496,7 @@ TEST(ManifestHolds, InvalidValuesAreErrors) {
   EXPECT_CONTAINS(with(R"("part": "payload", "tensor": "o",
                           "layout": "per_token", "format": "e4m3")"),
                   "buffers[6].holds.tensor: unknown tensor 'o' (expected one "
-                  "of: q, k, v)");
+                  "of: q, k, v, grad_o)");
   EXPECT_CONTAINS(with(R"("part": "payload", "tensor": "q",
                           "format": "e4m3")"),
                   "buffers[6].holds: missing required key \"layout\"");
@@ -506,7 +510,7 @@ TEST(ManifestHolds, InvalidValuesAreErrors) {
   EXPECT_CONTAINS(with(R"("part": "payload", "tensor": "q",
                           "layout": "per_token", "format": "e5m2")"),
                   "buffers[6].holds.format: unknown format 'e5m2' (expected "
-                  "one of: e4m3, e8m0, bf16)");
+                  "one of: e4m3, e8m0, bf16, f32)");
   EXPECT_CONTAINS(with(R"("part": "payload", "tensor": "q",
                           "layout": "per_token", "format": "e8m0")"),
                   "buffers[6].holds.format: workspace buffer 'q_pt' holds "
@@ -557,6 +561,230 @@ TEST(ManifestVersion, VersionOneIsRejected) {
                   "flamia_manifest_version: unsupported manifest version 1 "
                   "(this runtime reads version 2; compile the kernels again "
                   "with flamia-compile)");
+}
+
+// ---- The backward kernels (docs/runtime-abi.md, "The backward kernels of
+// recipe mxfp8 (sm_90a)"): phase, grad_o, the gradients, delta, kv_items,
+// NUM_KV_ITEMS.
+
+/// everyKind() extended to a training step: the gradient of O in, dq (f32),
+/// dk (bf16), dv (f32) out, grad_o's quantized copies, delta, Q's token-block
+/// dequantized copy, kv_items, and the three backward kernels.
+Manifest trainingStep() {
+  Manifest m = everyKind();
+  using BR = BufferRole;
+  using HT = HeldTensor;
+  using HL = HeldLayout;
+  using HP = HeldPart;
+  for (ManifestBuffer b :
+       {buffer("grad_o", BR::Input, DType::BF16, {"T", "Hq", "D"}),
+        buffer("dq", BR::Output, DType::F32, {"T", "Hq", "D"}),
+        buffer("dk", BR::Output, DType::BF16, {"T", "Hkv", "D"}),
+        buffer("dv", BR::Output, DType::F32, {"T", "Hkv", "D"}),
+        copy("q_tb_deq", HT::Q, HL::TokenBlock, HP::Dequantized,
+             {"T", "Hq", "D"}),
+        copy("do_tb", HT::GradO, HL::TokenBlock, HP::Payload, {"T", "Hq", "D"}),
+        copy("do_tb_scales", HT::GradO, HL::TokenBlock, HP::Scales,
+             {"NB", "Hq", "D / 32"}),
+        copy("do_deq", HT::GradO, HL::TokenBlock, HP::Dequantized,
+             {"T", "Hq", "D"}),
+        copy("delta", HT::GradO, HL::PerToken, HP::Delta, {"Hq", "T"}),
+        buffer("kv_items", BR::Schedule, DType::I32, {"NUM_KV_ITEMS", "8"})})
+    m.buffers.push_back(b);
+
+  auto kernel = [&](const char *name, const char *grid0,
+                    std::initializer_list<const char *> buffers) {
+    ManifestKernel k;
+    k.name = name;
+    k.cubin = std::string(name) + ".cubin";
+    k.phase = KernelPhase::Backward;
+    k.launch = std::string(grid0) == "NUM_SMS" ? "persistent" : "grid";
+    k.grid[0] = expr(grid0);
+    k.grid[1] = expr(std::string(grid0) == "NB" ? "Hq" : "1");
+    k.grid[2] = expr("1");
+    k.block[0] = std::string(grid0) == "NB" ? 128 : 384;
+    for (const char *b : buffers)
+      k.params.push_back(ptr(b, m, b));
+    return k;
+  };
+  m.kernels.push_back(kernel("flamia_quantize_grad", "NB",
+                             {"grad_o", "o", "block_info", "do_tb",
+                              "do_tb_scales", "do_deq", "delta"}));
+  ManifestKernel dq = kernel("flamia_attention_dq", "NUM_SMS",
+                             {"items", "counter", "do_deq", "delta", "lse",
+                              "dq"});
+  ManifestParam n;
+  n.name = "num_items";
+  n.kind = ParamKind::I32;
+  n.value = expr("NUM_ITEMS");
+  dq.params.push_back(n);
+  m.kernels.push_back(dq);
+  ManifestKernel dkdv = kernel("flamia_attention_dkdv", "NUM_SMS",
+                               {"kv_items", "counter", "q_tb_deq", "do_deq",
+                                "delta", "lse", "dk", "dv"});
+  n.name = "num_kv_items";
+  n.value = expr("NUM_KV_ITEMS");
+  dkdv.params.push_back(n);
+  m.kernels.push_back(dkdv);
+  return m;
+}
+
+std::string trainingStepWith(const std::string &from, const std::string &to) {
+  bool found = false;
+  std::string text =
+      replaceOnce(writeManifestJson(trainingStep()), from, to, &found);
+  EXPECT_TRUE(found) << "test bug: '" << from << "' not in the manifest";
+  return text;
+}
+
+TEST(ManifestBackward, TrainingStepRoundTrips) {
+  const Manifest m = trainingStep();
+  const std::string text = writeManifestJson(m);
+  Manifest back = parseOk(text);
+  expectEqual(m, back);
+  EXPECT_EQ(writeManifestJson(back), text); // a fixed point
+  ASSERT_EQ(back.kernels.size(), 5u);
+  EXPECT_EQ(back.kernels[0].phase, KernelPhase::Forward);
+  EXPECT_EQ(back.kernels[1].phase, KernelPhase::Forward);
+  for (size_t k = 2; k < 5; ++k)
+    EXPECT_EQ(back.kernels[k].phase, KernelPhase::Backward) << k;
+  EXPECT_TRUE(back.hasBackward());
+  EXPECT_FALSE(everyKind().hasBackward());
+  const ManifestBuffer &delta = back.buffers[back.findBuffer("delta")];
+  EXPECT_EQ(delta.dtype, DType::F32);
+  EXPECT_EQ(delta.holds.part, HeldPart::Delta);
+  EXPECT_EQ(delta.holds.tensor, HeldTensor::GradO);
+  EXPECT_EQ(delta.holds.layout, HeldLayout::PerToken);
+  EXPECT_EQ(delta.holds.format, HeldFormat::F32);
+  EXPECT_EQ(back.buffers[back.findBuffer("do_tb_scales")].holds.tensor,
+            HeldTensor::GradO);
+  EXPECT_EQ(back.buffers[back.findBuffer("dq")].dtype, DType::F32);
+  EXPECT_EQ(back.buffers[back.findBuffer("dk")].dtype, DType::BF16);
+  EXPECT_TRUE(back.buffers[back.findBuffer("kv_items")].shape[0].uses(
+      Symbol::NumKvItems));
+  EXPECT_TRUE(back.kernels[4].params.back().value.uses(Symbol::NumKvItems));
+  // The spellings on the page.
+  EXPECT_NE(text.find("\"phase\": \"backward\""), std::string::npos);
+  EXPECT_NE(text.find("\"tensor\": \"grad_o\""), std::string::npos);
+  EXPECT_NE(text.find("\"part\": \"delta\""), std::string::npos);
+  EXPECT_NE(text.find("\"format\": \"f32\""), std::string::npos);
+}
+
+TEST(ManifestBackward, PhaseIsAlwaysWrittenAndDefaultsToForward) {
+  const std::string text = writeManifestJson(everyKind());
+  EXPECT_NE(text.find("\"phase\": \"forward\""), std::string::npos);
+  // A manifest without "phase" (written before the backward): forward.
+  std::string old = text;
+  for (size_t at; (at = old.find("\"phase\": \"forward\",")) !=
+                  std::string::npos;)
+    old.erase(at, std::string("\"phase\": \"forward\",").size());
+  EXPECT_EQ(old.find("\"phase\""), std::string::npos);
+  Manifest m = parseOk(old);
+  for (const ManifestKernel &k : m.kernels)
+    EXPECT_EQ(k.phase, KernelPhase::Forward) << k.name;
+}
+
+TEST(ManifestBackward, UnknownPhaseIsAnError) {
+  EXPECT_CONTAINS(parseError(trainingStepWith("\"phase\": \"backward\"",
+                                              "\"phase\": \"sideways\"")),
+                  "kernels[2].phase: unknown kernel phase 'sideways' "
+                  "(expected one of: forward, backward)");
+  EXPECT_CONTAINS(parseError(trainingStepWith("\"phase\": \"backward\"",
+                                              "\"phase\": 1")),
+                  "kernels[2].phase: expected string");
+}
+
+TEST(ManifestBackward, DeltaHoldsAreChecked) {
+  const std::string delta = R"("part": "delta",
+        "tensor": "grad_o",
+        "layout": "per_token",
+        "format": "f32")";
+  auto with = [&](const std::string &holds) {
+    return parseError(trainingStepWith(delta, holds));
+  };
+  EXPECT_CONTAINS(with(R"("part": "delta", "tensor": "q",
+                          "layout": "per_token", "format": "f32")"),
+                  "holds.tensor: workspace buffer 'delta' holds delta of "
+                  "tensor q; delta (rowsum(dO * O)) is of tensor grad_o");
+  EXPECT_CONTAINS(with(R"("part": "delta", "tensor": "grad_o",
+                          "layout": "token_block", "format": "f32")"),
+                  "holds.layout: workspace buffer 'delta' holds delta in "
+                  "layout token_block; delta has one value per token and "
+                  "head (per_token)");
+  EXPECT_CONTAINS(with(R"("part": "delta", "tensor": "grad_o",
+                          "layout": "per_token", "format": "bf16")"),
+                  "holds.format: workspace buffer 'delta' holds delta in "
+                  "format bf16; delta are f32");
+  // An f32 format on a payload is not a payload.
+  EXPECT_CONTAINS(parseError(trainingStepWith(
+                      R"("part": "payload",
+        "tensor": "grad_o",
+        "layout": "token_block",
+        "format": "e4m3")",
+                      R"("part": "payload", "tensor": "grad_o",
+        "layout": "token_block", "format": "f32")")),
+                  "workspace buffer 'do_tb' holds payload in format f32; "
+                  "payload are e4m3");
+}
+
+TEST(ManifestBackward, GradientBuffersAreTyped) {
+  EXPECT_CONTAINS(parseError(trainingStepWith(R"("name": "dk",
+      "role": "output",
+      "dtype": "bf16")",
+                                              R"("name": "dk",
+      "role": "output",
+      "dtype": "i32")")),
+                  "buffer 'dk' must be bf16 or f32 (flamia_attention_args), "
+                  "not i32");
+  EXPECT_CONTAINS(parseError(trainingStepWith(R"("name": "grad_o",
+      "role": "input",
+      "dtype": "bf16")",
+                                              R"("name": "grad_o",
+      "role": "input",
+      "dtype": "f32")")),
+                  "buffer 'grad_o' must be bf16 (flamia_attention_args), not "
+                  "f32");
+  // An output's shape may not use the schedule's counts.
+  EXPECT_CONTAINS(parseError(trainingStepWith(R"("name": "dv",
+      "role": "output",
+      "dtype": "f32",
+      "shape": [
+        "T")",
+                                              R"("name": "dv",
+      "role": "output",
+      "dtype": "f32",
+      "shape": [
+        "NUM_KV_ITEMS")")),
+                  "output buffer 'dv' uses NUM_KV_ITEMS; inputs and outputs "
+                  "may use T, Hq, Hkv, D and NUM_DOCS only");
+}
+
+TEST(ManifestBackward, KvItemsNeedTheSchedule) {
+  // Without a schedule section NUM_KV_ITEMS has no value: the shape names it.
+  Manifest m = trainingStep();
+  m.schedule = ManifestSchedule();
+  m.buffers.erase(m.buffers.begin() + m.findBuffer("items"));
+  m.kernels.resize(1);
+  m.kernels[0].params.clear();
+  EXPECT_CONTAINS(parseError(writeManifestJson(m)),
+                  "buffers[32].shape[0]: 'NUM_KV_ITEMS' uses NUM_KV_ITEMS but "
+                  "the manifest has no \"schedule\"");
+  // With a constant shape the buffer itself is refused.
+  m.buffers[m.findBuffer("kv_items")].shape = exprs({"4", "8"});
+  EXPECT_CONTAINS(parseError(writeManifestJson(m)),
+                  "buffers[32]: schedule buffer 'kv_items' needs the "
+                  "manifest's \"schedule\" section (block sizes and cost "
+                  "model)");
+  // NUM_KV_ITEMS in a parameter.
+  m.buffers.erase(m.buffers.begin() + m.findBuffer("kv_items"));
+  ManifestParam n;
+  n.name = "num_kv_items";
+  n.kind = ParamKind::I32;
+  n.value = expr("NUM_KV_ITEMS");
+  m.kernels[0].params.push_back(n);
+  EXPECT_CONTAINS(parseError(writeManifestJson(m)),
+                  "kernels[0].params[0].value: 'NUM_KV_ITEMS' uses "
+                  "NUM_KV_ITEMS but the manifest has no \"schedule\"");
 }
 
 } // namespace

@@ -13,7 +13,8 @@
 // mathematical ceiling of a / b and needs b > 0. Symbols are resolved when the
 // expression is parsed (an unknown name is a parse error that lists the valid
 // ones); their values are supplied at evaluation, where a symbol without a
-// value (NUM_ITEMS when the manifest has no schedule) is an error.
+// value (NUM_ITEMS or NUM_KV_ITEMS when the manifest has no
+// schedule) is an error.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLAMIA_RUNTIME_EXPRESSION_H
@@ -36,14 +37,15 @@ enum class Symbol {
   NB,       // document-local 32-token scale blocks
   NumItems, // NUM_ITEMS: work items of the schedule
   NumSms,   // NUM_SMS: multiprocessors of the device
+  NumKvItems, // NUM_KV_ITEMS: key-tile items of the dK/dV schedule
 };
-constexpr int kNumSymbols = 8;
+constexpr int kNumSymbols = 9;
 
 /// The name as written in manifests: "T", "Hq", ..., "NUM_DOCS".
 const char *symbolName(Symbol symbol);
 /// Looks a name up; false if it is not a symbol.
 bool symbolFromName(const std::string &name, Symbol &out);
-/// "T, Hq, Hkv, D, NUM_DOCS, NB, NUM_ITEMS, NUM_SMS".
+/// "T, Hq, Hkv, D, NUM_DOCS, NB, NUM_ITEMS, NUM_SMS, NUM_KV_ITEMS".
 std::string symbolList();
 
 /// Values of the symbols for one evaluation; a symbol may be left unset.

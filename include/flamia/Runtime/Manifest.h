@@ -54,6 +54,8 @@ const char *bufferRoleName(BufferRole role);
 constexpr const char *kBlockInfoBuffer = "block_info";
 constexpr const char *kItemsBuffer = "items";
 constexpr const char *kCounterBuffer = "counter";
+/// The key-tile items of the backward dK/dV kernel (buildKvTileSchedule).
+constexpr const char *kKvItemsBuffer = "kv_items";
 
 /// What a workspace buffer holds: "holds" in the manifest (docs/runtime.md,
 /// "Buffers"). Every workspace buffer has it; other roles do not.
@@ -63,15 +65,17 @@ enum class HeldPart {
   Dequantized, // "dequantized": payload x scale, [T, H, D]
   ScaleTiles,  // "scale_tiles": the scales in the 128x4 MMA layout, [NB, H, 512]
   Scratch,     // "scratch": the kernels' own memory; nothing else applies
+  Delta,       // "delta": rowsum(dO * O) in f32, [Hq, T] (backward, grad_o)
 };
-/// Which input tensor a copy is of: "q", "k", "v".
-enum class HeldTensor { Q, K, V };
+/// Which input tensor a copy is of: "q", "k", "v", "grad_o" (the backward's
+/// incoming gradient of O).
+enum class HeldTensor { Q, K, V, GradO };
 /// Which scale blocks the copy uses: "per_token" (1 x 32 channels),
 /// "token_block" (32 document-local tokens x 32 channels).
 enum class HeldLayout { PerToken, TokenBlock };
 /// The element format of the values: "e4m3" (payloads), "e8m0" (scales and
-/// scale tiles), "bf16" (dequantized copies).
-enum class HeldFormat { E4M3, E8M0, BF16 };
+/// scale tiles), "bf16" (dequantized copies), "f32" (delta).
+enum class HeldFormat { E4M3, E8M0, BF16, F32 };
 /// Scale tiles only: what the 128 rows of a tile are, "tokens" (S = Q K^T's
 /// operands) or "channels" (V in O = P V, whose K-blocks are 4 token blocks).
 enum class TileRows { Tokens, Channels };
@@ -93,7 +97,7 @@ const char *heldTensorName(HeldTensor tensor);
 const char *heldLayoutName(HeldLayout layout);
 const char *heldFormatName(HeldFormat format);
 const char *tileRowsName(TileRows rows);
-/// 'q', 'k', 'v'.
+/// 'q', 'k', 'v', 'g' (grad_o).
 char heldTensorLetter(HeldTensor tensor);
 
 struct ManifestBuffer {
@@ -103,6 +107,13 @@ struct ManifestBuffer {
   std::vector<Expression> shape; // rank 1..8
   BufferContents holds;          // role Workspace only
 };
+
+/// When a kernel runs: "forward" (quantization and attention) or "backward"
+/// (the gradients; they read the forward's outputs). "phase" in the manifest,
+/// absent = forward.
+enum class KernelPhase { Forward, Backward };
+/// "forward", "backward".
+const char *kernelPhaseName(KernelPhase phase);
 
 enum class ParamKind { Ptr, I32, F32, TensorMap };
 /// "ptr", "i32", "f32", "tensormap".
@@ -139,6 +150,7 @@ struct ManifestKernel {
   std::string cubin;
   std::string ptx; // informational (optional)
   std::string launch; // informational: "grid", "persistent" (optional)
+  KernelPhase phase = KernelPhase::Forward;
   Expression grid[3];
   uint32_t block[3] = {1, 1, 1};
   uint32_t cluster[3] = {1, 1, 1};
@@ -197,6 +209,8 @@ struct Manifest {
   int findBuffer(const std::string &name) const;
   /// Whether kernel `k` has a parameter bound to buffer `buffer`.
   bool kernelUsesBuffer(size_t kernel, int buffer) const;
+  /// Whether any kernel is of the backward phase.
+  bool hasBackward() const;
 };
 
 /// Parses and validates the text of a manifest. `fileName` prefixes the
@@ -226,12 +240,15 @@ bool parseTarget(const std::string &name, ManifestTarget &out);
 bool targetRunsOn(const ManifestTarget &target, int major, int minor,
                   std::string &why);
 
-/// The argument names of flamia_attention_args that input/output buffers
-/// bind to, with the dtype each must have.
+/// The argument names that input/output buffers bind to (flamia_attention_args
+/// and, for the backward's grad_o, dq, dk, dv, runtime::AttentionArgs), with
+/// the dtype each must have; the gradients may be bf16 or f32 (`orF32`: the
+/// training function's result types choose).
 struct ArgumentBinding {
   const char *name;
   BufferRole role;
   DType dtype;
+  bool orF32 = false;
 };
 const std::vector<ArgumentBinding> &argumentBindings();
 
