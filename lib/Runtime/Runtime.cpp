@@ -33,6 +33,38 @@ struct NamedTensor {
   bool output;
 };
 
+// The backward's argument tensors, by buffer name: grad_o and dq have the
+// query heads, dk and dv the kv heads.
+struct GradientArgument {
+  const char *name;
+  CUdeviceptr AttentionArgs::*address;
+  uint64_t ArgumentExtents::*bytes;
+  bool kvHeads;
+  bool output;
+};
+constexpr GradientArgument kGradientArguments[] = {
+    {"grad_o", &AttentionArgs::gradO, &ArgumentExtents::gradO, false, false},
+    {"dq", &AttentionArgs::dq, &ArgumentExtents::dq, false, true},
+    {"dk", &AttentionArgs::dk, &ArgumentExtents::dk, true, true},
+    {"dv", &AttentionArgs::dv, &ArgumentExtents::dv, true, true},
+};
+
+// Every argument tensor the manifest binds: the forward's six, then the
+// gradients the manifest lists (extents of the others are 0).
+std::vector<NamedTensor> argumentTensors(const Manifest &m,
+                                         const AttentionArgs &a,
+                                         const ArgumentExtents &e) {
+  std::vector<NamedTensor> tensors = {
+      {"q", a.q, e.q, false}, {"k", a.k, e.k, false},
+      {"v", a.v, e.v, false}, {"cu_seqlens", a.cuSeqlens, e.cuSeqlens, false},
+      {"o", a.o, e.o, true},  {"lse", a.lse, e.lse, true},
+  };
+  for (const GradientArgument &g : kGradientArguments)
+    if (m.findBuffer(g.name) >= 0)
+      tensors.push_back({g.name, a.*g.address, e.*g.bytes, g.output});
+  return tensors;
+}
+
 } // namespace
 
 Status effectiveSoftmaxScale(const Manifest &manifest,
@@ -112,12 +144,20 @@ Status validateAttentionArgs(const Manifest &manifest, const AttentionArgs &a,
     return invalidArgument("lse byte size overflows int64");
   e.lse = static_cast<uint64_t>(n);
   e.cuSeqlens = static_cast<uint64_t>((a.numDocs + 1) * 4);
+  for (const GradientArgument &g : kGradientArguments) {
+    int index = manifest.findBuffer(g.name);
+    if (index < 0)
+      continue;
+    // dq, dk, dv are bf16 or f32, as the manifest says.
+    if (!product({a.numTokens, g.kvHeads ? a.numKVHeads : a.numQHeads,
+                  a.headDim, dtypeBytes(manifest.buffers[index].dtype)},
+                 n))
+      return invalidArgument(std::string(g.name) +
+                             " byte size overflows int64");
+    e.*g.bytes = static_cast<uint64_t>(n);
+  }
 
-  const NamedTensor tensors[] = {
-      {"q", a.q, e.q, false}, {"k", a.k, e.k, false},
-      {"v", a.v, e.v, false}, {"cu_seqlens", a.cuSeqlens, e.cuSeqlens, false},
-      {"o", a.o, e.o, true},  {"lse", a.lse, e.lse, true},
-  };
+  const std::vector<NamedTensor> tensors = argumentTensors(manifest, a, e);
   for (const NamedTensor &t : tensors) {
     const bool isCu = !strcmp(t.name, "cu_seqlens");
     if (t.address == 0) {
@@ -161,14 +201,21 @@ Status validateAttentionArgs(const Manifest &manifest, const AttentionArgs &a,
     if (b.role != BufferRole::Input && b.role != BufferRole::Output)
       continue;
     std::vector<int64_t> expected;
-    if (b.name == "q" || b.name == "o")
+    const char *layout = " is [T, Hq, D]";
+    if (b.name == "q" || b.name == "o" || b.name == "grad_o" ||
+        b.name == "dq") {
       expected = {a.numTokens, a.numQHeads, a.headDim};
-    else if (b.name == "k" || b.name == "v")
+    } else if (b.name == "k" || b.name == "v" || b.name == "dk" ||
+               b.name == "dv") {
       expected = {a.numTokens, a.numKVHeads, a.headDim};
-    else if (b.name == "cu_seqlens")
+      layout = " is [T, Hkv, D]";
+    } else if (b.name == "cu_seqlens") {
       expected = {a.numDocs + 1};
-    else if (b.name == "lse")
+      layout = " is [num_docs + 1]";
+    } else if (b.name == "lse") {
       expected = {a.numQHeads, a.numTokens};
+      layout = " is [Hq, T]";
+    }
     std::vector<int64_t> actual;
     for (const Expression &e : b.shape) {
       int64_t v;
@@ -184,12 +231,7 @@ Status validateAttentionArgs(const Manifest &manifest, const AttentionArgs &a,
       return invalidArgument(
           "buffer '" + b.name + "': the manifest's shape [" + text + "] is " +
           shapeString(actual) + " but flamia_attention_args " + "describes " +
-          shapeString(expected) + " (" + b.name +
-          (b.name == "lse"                  ? " is [Hq, T]"
-           : b.name == "cu_seqlens"         ? " is [num_docs + 1]"
-           : b.name == "k" || b.name == "v" ? " is [T, Hkv, D]"
-                                            : " is [T, Hq, D]") +
-          ")");
+          shapeString(expected) + " (" + b.name + layout + ")");
     }
   }
   if (extentsOut)
@@ -367,15 +409,7 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
 
   // 2. The pointers are device memory holding the whole tensors.
   if (options_.checkDevicePointers) {
-    const NamedTensor tensors[] = {
-        {"q", args.q, extents.q, false},
-        {"k", args.k, extents.k, false},
-        {"v", args.v, extents.v, false},
-        {"cu_seqlens", args.cuSeqlens, extents.cuSeqlens, false},
-        {"o", args.o, extents.o, true},
-        {"lse", args.lse, extents.lse, true},
-    };
-    for (const NamedTensor &t : tensors)
+    for (const NamedTensor &t : argumentTensors(m, args, extents))
       FLAMIA_RETURN_IF_ERROR(checkDevicePointer(t.name, t.address, t.bytes));
   }
 
@@ -413,6 +447,12 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
   else
     symbols_.setUnavailableReason(Symbol::NumItems,
                                   "the manifest has no \"schedule\"");
+  if (schedule_.hasKvItems)
+    symbols_.set(Symbol::NumKvItems,
+                 static_cast<int64_t>(schedule_.kvItems.size()));
+  else
+    symbols_.setUnavailableReason(Symbol::NumKvItems,
+                                  "the manifest has no \"kv_items\" buffer");
 
   // 5. Buffers: sizes, schedule buffer sizes, the arena.
   FLAMIA_RETURN_IF_ERROR(planBuffers(m, symbols_, plan_));
@@ -428,6 +468,9 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
     } else if (b.name == kItemsBuffer) {
       need = schedule_.items.size() * sizeof(VarlenWorkItem);
       what = "NUM_ITEMS x 8 int32";
+    } else if (b.name == kKvItemsBuffer) {
+      need = schedule_.kvItems.size() * sizeof(VarlenWorkItem);
+      what = "NUM_KV_ITEMS x 8 int32";
     } else {
       need = sizeof(int32_t);
       what = "one int32";
@@ -468,6 +511,9 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
       bb.address = args.o;
     else if (b.name == "lse")
       bb.address = args.lse;
+    for (const GradientArgument &g : kGradientArguments)
+      if (b.name == g.name)
+        bb.address = args.*g.address;
   }
 
   // 6. Device writes, ordered after the previous call's kernels.
@@ -487,6 +533,8 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
       src = schedule_.blockInfo.data();
     else if (b.name == kItemsBuffer)
       src = schedule_.items.data();
+    else if (b.name == kKvItemsBuffer)
+      src = schedule_.kvItems.data();
     if (src)
       FLAMIA_RETURN_IF_ERROR(d.check(
           d.memcpyHtoDAsync(bound_[i].address, src, plan_.bytes[i], stream),

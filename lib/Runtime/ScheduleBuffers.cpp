@@ -82,6 +82,21 @@ Status buildScheduleContents(const Manifest &manifest,
   out.hasItems = true;
   out.items = std::move(schedule.items);
   out.costs = std::move(schedule.costs);
+  if (manifest.findBuffer(kKvItemsBuffer) < 0)
+    return Status::success();
+
+  // The backward's key-tile items: the same parameters (block_n is the key
+  // tile), validated by the same builder code.
+  VarlenSchedule kv;
+  if (!buildKvTileSchedule(cuSeqlens.data(), cuSeqlens.size(), params, kv,
+                           error))
+    return invalidArgument("building the key-tile schedule: " + error);
+  if (checkInvariants && !checkKvTileSchedule(kv, error))
+    return Status::error(ErrorCode::Internal,
+                         "the key-tile schedule breaks an invariant: " + error);
+  out.hasKvItems = true;
+  out.kvItems = std::move(kv.items);
+  out.kvCosts = std::move(kv.costs);
   return Status::success();
 }
 

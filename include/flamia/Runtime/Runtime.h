@@ -45,7 +45,10 @@
 
 namespace flamia::runtime {
 
-/// One forward call: device pointers (packed layouts) and sizes.
+/// One call: device pointers (packed layouts) and sizes. A training-step
+/// manifest (backward kernels, docs/runtime-abi.md) also binds grad_o, dq, dk
+/// and dv; they are ignored (may be 0) when the manifest lists no such
+/// buffer.
 struct AttentionArgs {
   CUdeviceptr q = 0;         // bf16 [T, Hq, D]
   CUdeviceptr k = 0;         // bf16 [T, Hkv, D]
@@ -53,6 +56,10 @@ struct AttentionArgs {
   CUdeviceptr cuSeqlens = 0; // int32 [num_docs + 1]
   CUdeviceptr o = 0;         // bf16 [T, Hq, D]
   CUdeviceptr lse = 0;       // f32 [Hq, T]
+  CUdeviceptr gradO = 0;     // bf16 [T, Hq, D]: dL/dO (backward)
+  CUdeviceptr dq = 0;        // [T, Hq, D], bf16 or f32 (the manifest's dtype)
+  CUdeviceptr dk = 0;        // [T, Hkv, D], bf16 or f32
+  CUdeviceptr dv = 0;        // [T, Hkv, D], bf16 or f32
   int64_t numTokens = 0;     // T
   int64_t numQHeads = 0;     // Hq
   int64_t numKVHeads = 0;    // Hkv
@@ -79,6 +86,8 @@ struct RuntimeOptions {
 /// The bytes of each argument tensor (0 for T = 0), for validation.
 struct ArgumentExtents {
   uint64_t q = 0, k = 0, v = 0, cuSeqlens = 0, o = 0, lse = 0;
+  // The backward's tensors; 0 when the manifest does not list them.
+  uint64_t gradO = 0, dq = 0, dk = 0, dv = 0;
 };
 
 /// Host-only validation of `args` against `manifest` (no device call): sizes,

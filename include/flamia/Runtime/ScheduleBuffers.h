@@ -12,6 +12,10 @@
 //               FlamiaSchedule (include/flamia/Schedule/ScheduleMetadata.h) in
 //               execution order (LPT), built with the manifest's block_m,
 //               block_n, safe_block, causal flag and cost model
+//   kv_items    [NUM_KV_ITEMS, 8] int32: the backward dK/dV kernel's
+//               key-tile items (buildKvTileSchedule: document, kv head, key
+//               tile of block_n keys), LPT by their own cost; built only
+//               when the manifest lists the buffer
 //   counter     one int32, zeroed on the stream before every kernel that takes
 //               it (not computed here)
 //
@@ -49,13 +53,18 @@ struct ScheduleContents {
   bool hasItems = false;          // the manifest has a schedule section
   std::vector<VarlenWorkItem> items;
   std::vector<double> costs; // cost model's cost of each item
+  bool hasKvItems = false;   // the manifest lists a kv_items buffer
+  std::vector<VarlenWorkItem> kvItems;
+  std::vector<double> kvCosts;
 };
 
 /// Builds block_info and, when the manifest has a "schedule" section, the
 /// work items for Hq/Hkv query/kv heads (head dim and causal flag from the
-/// manifest). With `checkInvariants`, FlamiaSchedule's independent checks
-/// (coverage, document bounds, scale-block bases, LPT order) run on the
-/// result; a failure is an Internal error.
+/// manifest), and the key-tile items when it also lists kv_items (the same
+/// parameters and validation). With `checkInvariants`, FlamiaSchedule's
+/// independent checks (coverage, document bounds, scale-block bases, LPT
+/// order; checkKvTileSchedule for the key-tile items) run on the result; a
+/// failure is an Internal error.
 Status buildScheduleContents(const Manifest &manifest,
                              const std::vector<int32_t> &cuSeqlens,
                              int32_t numQHeads, int32_t numKVHeads,
