@@ -4,6 +4,8 @@
 
 #include "Text.h"
 
+#include "flamia/Validation/Gradients.h"
+
 #include "flamia/Numerics/Formats.h"
 #include "flamia/Target/ScaleFactorLayout.h"
 
@@ -25,10 +27,32 @@ Status QuantizedReference::get(runtime::HeldTensor tensor,
   auto it = cache_.find(key);
   if (it == cache_.end()) {
     const BatchView &b = batch_;
-    const uint16_t *x = tensor == runtime::HeldTensor::Q   ? b.q
-                        : tensor == runtime::HeldTensor::K ? b.k
-                                                           : b.v;
-    const int64_t H = tensor == runtime::HeldTensor::Q ? b.Hq : b.Hkv;
+    const uint16_t *x = nullptr;
+    switch (tensor) {
+    case runtime::HeldTensor::Q:
+      x = b.q;
+      break;
+    case runtime::HeldTensor::K:
+      x = b.k;
+      break;
+    case runtime::HeldTensor::V:
+      x = b.v;
+      break;
+    case runtime::HeldTensor::GradO:
+      x = b.gradO;
+      break;
+    }
+    if (!x)
+      return runtime::invalidArgument(
+          std::string("a workspace copy of ") +
+          runtime::heldTensorName(tensor) +
+          " is to be checked but the batch has no " +
+          runtime::heldTensorName(tensor));
+    // q and grad_o have the query heads.
+    const int64_t H = tensor == runtime::HeldTensor::Q ||
+                              tensor == runtime::HeldTensor::GradO
+                          ? b.Hq
+                          : b.Hkv;
     std::vector<float> xf =
         detail::toFloat(x, static_cast<size_t>(b.T * H * b.D));
     nm::ScaleLayout scales = layout == runtime::HeldLayout::TokenBlock
@@ -57,6 +81,8 @@ std::string copyCheckName(const std::string &buffer,
     return buffer + " (E8M0 scales)";
   case runtime::HeldPart::ScaleTiles:
     return buffer + " (scale-factor tiles, 128x4 layout)";
+  case runtime::HeldPart::Delta:
+    return buffer + " (delta = rowsum(dO * O), f32)";
   default:
     return buffer + " (E4M3 payload)";
   }
@@ -229,7 +255,8 @@ Check checkScaleTiles(const std::string &buffer,
 }
 
 Status checkQuantizedCopies(const BatchView &b, const runtime::Manifest &m,
-                            const FetchBuffer &fetch, std::vector<Check> &out) {
+                            const FetchBuffer &fetch, std::vector<Check> &out,
+                            const uint16_t *o) {
   nm::RecipeConfig recipe;
   Status rs = referenceRecipe(m, recipe);
   if (!rs.ok()) {
@@ -252,6 +279,19 @@ Status checkQuantizedCopies(const BatchView &b, const runtime::Manifest &m,
       continue;
     }
     std::vector<uint8_t> gpu;
+    if (holds.part == runtime::HeldPart::Delta) {
+      // rowsum(dO * O) of the run's own O: exact in the reference.
+      if (!o || !b.gradO) {
+        out.push_back({copyCheckName(buffer.name, holds), 0, 0, Verdict::Skip,
+                       "needs grad_o and the run's O"});
+        continue;
+      }
+      FLAMIA_RETURN_IF_ERROR(fetch(buffer.name, gpu));
+      out.push_back(checkDelta(buffer.name,
+                               referenceDelta(b.gradO, o, b.T, b.Hq, b.D),
+                               gpu.data(), gpu.size(), b.T, b.Hq));
+      continue;
+    }
     if (holds.part == runtime::HeldPart::ScaleTiles) {
       // sm_100a's scale-factor tiles: the same scales in the MMA's layout.
       const nm::QuantizedTensor *blocks = nullptr, *scales = nullptr;

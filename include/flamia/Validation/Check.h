@@ -57,12 +57,14 @@ int countFailures(const std::vector<Check> &checks);
 
 /// A packed batch on the host, as views (the caller owns the memory):
 /// cu_seqlens with numDocs + 1 entries, and bf16 bit patterns
-/// q [T, Hq, D], k and v [T, Hkv, D].
+/// q [T, Hq, D], k and v [T, Hkv, D]; for a training step also grad_o
+/// [T, Hq, D] (null otherwise).
 struct BatchView {
   const int32_t *cu = nullptr;
   int64_t numDocs = 0;
   int64_t T = 0, Hq = 0, Hkv = 0, D = 0;
   const uint16_t *q = nullptr, *k = nullptr, *v = nullptr;
+  const uint16_t *gradO = nullptr;
 
   int64_t docLength(int64_t d) const { return cu[d + 1] - cu[d]; }
 };

@@ -3,8 +3,10 @@
 // Every workspace buffer bit for bit against the numerics quantizer, by what
 // its manifest entry says it holds ("holds", include/flamia/Runtime/
 // Manifest.h): the E4M3 payload, the E8M0 scales, the bf16 dequantized copy
-// or sm_100a's scale-factor tiles of q, k or v, per token (1x32) or per
-// token block (32x32). Scratch buffers are listed (Info), not checked.
+// or sm_100a's scale-factor tiles of q, k, v or (a training step) grad_o, per
+// token (1x32) or per token block (32x32); delta (rowsum(dO * O)) against
+// the reference's D (Gradients.h). Scratch buffers are listed (Info), not
+// checked.
 // See Check.h for the library as a whole.
 //
 //===----------------------------------------------------------------------===//
@@ -22,7 +24,7 @@
 namespace flamia::validation::device {
 
 /// The CPU quantizer's MXFP8 (E4M3, 32-element blocks) copies of a batch's
-/// q, k and v, each (tensor, layout) made once, on first use.
+/// q, k, v and grad_o, each (tensor, layout) made once, on first use.
 class QuantizedReference {
 public:
   /// `batch` (q, k, v and cu_seqlens) and `docs` must outlive this object.
@@ -30,7 +32,8 @@ public:
       : batch_(batch), docs_(docs) {}
 
   /// The copy of `tensor` with per-token (1x32) or per-token-block
-  /// (document-local 32x32) scales. An error only if the quantizer fails.
+  /// (document-local 32x32) scales. An error if the quantizer fails or the
+  /// tensor is grad_o and the batch has none.
   runtime::Status get(runtime::HeldTensor tensor, runtime::HeldLayout layout,
                       const numerics::QuantizedTensor *&out);
 
@@ -81,12 +84,16 @@ using FetchBuffer = std::function<runtime::Status(const std::string &buffer,
 
 /// Every workspace buffer of `manifest`, in manifest order, one Check each
 /// (appended to `out`); a single Skip row "quantized copies" when the
-/// manifest's recipe has no CPU reference. Errors only from `fetch`, the
-/// documents or the quantizer.
+/// manifest's recipe has no CPU reference. A delta buffer is checked with
+/// checkDelta against referenceDelta(batch.gradO, `o`) (the run's O, bf16
+/// [T, Hq, D]); without `o` or grad_o it is a Skip row. Copies of grad_o
+/// need batch.gradO. Errors only from `fetch`, the documents, the quantizer,
+/// or a copy of grad_o without batch.gradO.
 runtime::Status checkQuantizedCopies(const BatchView &batch,
                                      const runtime::Manifest &manifest,
                                      const FetchBuffer &fetch,
-                                     std::vector<Check> &out);
+                                     std::vector<Check> &out,
+                                     const uint16_t *o = nullptr);
 
 } // namespace flamia::validation::device
 

@@ -1,0 +1,75 @@
+//===- Gradients.h - The backward's results vs the CPU reference -*- C++ -*-===//
+//
+// What the backward kernels of a training step computed (docs/runtime-abi.md,
+// "The backward kernels of recipe mxfp8 (sm_90a)"): dQ, dK and dV against the
+// CPU mxfp8 reference's backward (numerics::referenceBackward) fed with the
+// GPU's own O and LSE, so that the forward's differences do not count twice;
+// and the workspace buffer `delta` (holds part delta) bit for bit against the
+// reference's D_i = fl32(exact sum_d dO_id O_id). The quantized copies of
+// grad_o are QuantizedCopies.h's (tensor grad_o by "holds"). See Check.h for
+// the library as a whole and docs/runtime.md for the tolerance.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLAMIA_VALIDATION_GRADIENTS_H
+#define FLAMIA_VALIDATION_GRADIENTS_H
+
+#include "flamia/Validation/Check.h"
+#include "flamia/Validation/Reference.h"
+
+namespace flamia::validation::device {
+
+/// dQ, dK, dV: relative L2 error to the CPU mxfp8 reference (fed the GPU's O
+/// and LSE) at most this (docs/runtime.md, "Tolerances of the backward").
+constexpr double kMaxRelL2Grad = 1e-2;
+
+/// A gradient buffer as float32: `bytes` of bf16 (2 per element) or f32 (4),
+/// the manifest's dtype of dq, dk or dv. Other dtypes give an empty vector.
+std::vector<float> gradientValues(const uint8_t *bytes, size_t n,
+                                  runtime::DType dtype);
+
+/// The GPU's gradients as float32: dq [T, Hq, D], dk, dv [T, Hkv, D].
+struct GradientsView {
+  const float *dq = nullptr, *dk = nullptr, *dv = nullptr;
+};
+
+/// D_i of the reference's backward, [Hq, T]: delta[h, t] = fl32(the exact
+/// sum over d of dO[t, h, d] * O[t, h, d]), dO and O bf16 bits [T, Hq, D]
+/// (the GPU's O: the reference reads the forward's output as an input).
+std::vector<float> referenceDelta(const uint16_t *gradO, const uint16_t *o,
+                                  int64_t T, int64_t Hq, int64_t D);
+
+/// A delta buffer ([Hq, T] f32, `bytes` bytes) bit for bit against
+/// `expected` (referenceDelta). Pass: every element's bits equal
+/// ("bit-identical"). Fail: the size differs, or "N of M differ; first
+/// [h=.., t=..] gpu .. ref ..; max rel ..", max abs diff the largest
+/// difference (a NaN: infinity).
+Check checkDelta(const std::string &buffer, const std::vector<float> &expected,
+                 const uint8_t *gpu, size_t bytes, int64_t T, int64_t Hq);
+
+/// What checkGradients computed (flamia-run --dump).
+struct GradientArrays {
+  bool skipped = false;
+  int64_t heads = 0;                    // query heads compared
+  std::vector<float> refDq, refDk, refDv; // [T, heads | heads / G, D]
+};
+
+/// Three checks, appended to `out`: "dQ vs CPU mxfp8 reference", "dK ...",
+/// "dV ..." (Pass: rel L2 <= kMaxRelL2Grad and no NaN; the detail names the
+/// rel L2, the NaN count and the worst position). The reference runs on whole
+/// GQA groups, as many as `options` allow (referenceHeads with the budget
+/// divided by 2.5: the backward's five GEMMs against the forward's two);
+/// dK and dV of kv head g depend only on the query heads of group g, so a
+/// prefix of groups is exact. `batch.gradO` must be set. A single Skip row
+/// "dQ, dK, dV vs reference" when the recipe has no reference. Errors: no
+/// grad_o, an invalid explicit head count, a bad cu_seqlens, the reference.
+runtime::Status checkGradients(const BatchView &batch,
+                               const runtime::Manifest &manifest,
+                               const ReferenceOptions &options,
+                               const OutputsView &outputs,
+                               const GradientsView &gradients,
+                               std::vector<Check> &out,
+                               GradientArrays *arrays = nullptr);
+
+} // namespace flamia::validation::device
+
+#endif // FLAMIA_VALIDATION_GRADIENTS_H

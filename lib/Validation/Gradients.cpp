@@ -1,0 +1,204 @@
+//===- Gradients.cpp - The backward's results vs the CPU reference --------===//
+
+#include "flamia/Validation/Gradients.h"
+
+#include "Text.h"
+
+#include "flamia/Numerics/ExactSum.h"
+#include "flamia/Numerics/Formats.h"
+#include "flamia/Numerics/ReferenceAttention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace flamia::validation::device {
+
+namespace nm = flamia::numerics;
+using detail::fmt;
+using detail::position;
+using runtime::Status;
+
+std::vector<float> gradientValues(const uint8_t *bytes, size_t n,
+                                  runtime::DType dtype) {
+  std::vector<float> out;
+  if (dtype == runtime::DType::F32) {
+    out.resize(n);
+    memcpy(out.data(), bytes, n * sizeof(float));
+  } else if (dtype == runtime::DType::BF16) {
+    std::vector<uint16_t> bits(n);
+    memcpy(bits.data(), bytes, n * 2);
+    out = detail::toFloat(bits.data(), n);
+  }
+  return out;
+}
+
+std::vector<float> referenceDelta(const uint16_t *gradO, const uint16_t *o,
+                                  int64_t T, int64_t Hq, int64_t D) {
+  std::vector<float> delta(static_cast<size_t>(Hq * T));
+  std::vector<double> a(static_cast<size_t>(D)), b(static_cast<size_t>(D));
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t h = 0; h < Hq; ++h) {
+      for (int64_t d = 0; d < D; ++d) {
+        a[d] = nm::bf16ToFloat(gradO[(t * Hq + h) * D + d]);
+        b[d] = nm::bf16ToFloat(o[(t * Hq + h) * D + d]);
+      }
+      // The exact sum rounded once: what Reference::backward's D_i is
+      // (exactDot there, on the same bf16 values).
+      delta[h * T + t] =
+          nm::exactDot(a.data(), b.data(), D,
+                       nm::normUpperBound(a.data(), D) *
+                           nm::normUpperBound(b.data(), D));
+    }
+  return delta;
+}
+
+Check checkDelta(const std::string &buffer, const std::vector<float> &expected,
+                 const uint8_t *gpu, size_t bytes, int64_t T, int64_t Hq) {
+  Check row;
+  row.name = buffer + " (delta = rowsum(dO * O), f32)";
+  if (bytes != expected.size() * sizeof(float) ||
+      expected.size() != static_cast<size_t>(T * Hq)) {
+    row.verdict = Verdict::Fail;
+    row.detail = "the buffer has " + std::to_string(bytes) +
+                 " bytes, the reference " +
+                 std::to_string(expected.size() * sizeof(float)) +
+                 " (Hq x T f32)";
+    return row;
+  }
+  int64_t mismatches = 0;
+  double maxRel = 0;
+  std::string firstText;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    float g;
+    memcpy(&g, gpu + 4 * i, 4);
+    uint32_t gb, rb;
+    memcpy(&gb, &g, 4);
+    memcpy(&rb, &expected[i], 4);
+    if (gb == rb)
+      continue;
+    if (mismatches++ == 0)
+      firstText = "[h=" + std::to_string(static_cast<int64_t>(i) / T) +
+                  ", t=" + std::to_string(static_cast<int64_t>(i) % T) +
+                  "] gpu " + fmt("%.9g", g) + " ref " + fmt("%.9g", expected[i]);
+    const double diff = std::fabs(static_cast<double>(g) - expected[i]);
+    row.maxAbsDiff = std::max(row.maxAbsDiff, std::isnan(diff) ? INFINITY : diff);
+    if (expected[i] != 0)
+      maxRel = std::max(maxRel, diff / std::fabs(expected[i]));
+  }
+  row.compared = static_cast<int64_t>(expected.size());
+  row.verdict = mismatches == 0 ? Verdict::Pass : Verdict::Fail;
+  row.detail = mismatches == 0
+                   ? "bit-identical"
+                   : std::to_string(mismatches) + " of " +
+                         std::to_string(expected.size()) + " differ; first " +
+                         firstText + "; max rel " + fmt("%.3g", maxRel);
+  return row;
+}
+
+namespace {
+
+std::vector<float> sliceHeads(const uint16_t *x, int64_t T, int64_t H,
+                              int64_t heads, int64_t D) {
+  std::vector<float> out(static_cast<size_t>(T * heads * D));
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t d = 0; d < D; ++d)
+        out[(t * heads + h) * D + d] = nm::bf16ToFloat(x[(t * H + h) * D + d]);
+  return out;
+}
+
+Check gradientRow(const char *name, const float *gpu, const float *ref,
+                  int64_t T, int64_t H, int64_t heads, int64_t D,
+                  const std::string &headNote) {
+  const Comparison c = compareO(gpu, ref, T, H, heads, heads, D);
+  Check row;
+  row.name = std::string(name) + " vs CPU mxfp8 reference";
+  row.compared = c.compared;
+  row.maxAbsDiff = c.maxAbs;
+  row.verdict = c.nan == 0 && c.relL2 <= kMaxRelL2Grad ? Verdict::Pass
+                                                        : Verdict::Fail;
+  row.detail = "rel L2 " + fmt("%.3g", c.relL2) + " (<= " +
+               fmt("%g", kMaxRelL2Grad) + ")" +
+               (c.nan ? ", " + std::to_string(c.nan) + " NaN" : "") +
+               (c.worst >= 0 ? ", worst at " + position(c.worst, H, D) : "") +
+               headNote;
+  return row;
+}
+
+} // namespace
+
+Status checkGradients(const BatchView &b, const runtime::Manifest &m,
+                      const ReferenceOptions &options,
+                      const OutputsView &outputs, const GradientsView &grads,
+                      std::vector<Check> &out, GradientArrays *arrays) {
+  nm::RecipeConfig recipe;
+  Status rs = referenceRecipe(m, recipe);
+  if (!rs.ok()) {
+    out.push_back({"dQ, dK, dV vs reference", 0, 0, Verdict::Skip, rs.message});
+    if (arrays)
+      arrays->skipped = true;
+    return Status::success();
+  }
+  if (!b.gradO)
+    return runtime::invalidArgument(
+        "checking the gradients needs grad_o (the batch has none)");
+  DocumentLayout docs;
+  FLAMIA_RETURN_IF_ERROR(documentsOf(b, docs));
+
+  const int64_t group = b.Hq / b.Hkv;
+  std::string rule;
+  if (options.heads > 0 &&
+      !validReferenceHeads(options.heads, b.Hq, b.Hkv, rule))
+    return runtime::invalidArgument("reference heads " +
+                                    std::to_string(options.heads) + " " + rule);
+  ReferenceOptions backward = options;
+  backward.budget = options.budget / 2.5;
+  const int64_t heads = referenceHeads(b, m.causal, backward);
+  const int64_t kvHeads = heads / group;
+  std::string headNote;
+  if (heads < b.Hq)
+    headNote = " (query heads 0.." + std::to_string(heads - 1) + " of " +
+               std::to_string(b.Hq) + ")";
+
+  std::vector<float> q = sliceHeads(b.q, b.T, b.Hq, heads, b.D);
+  std::vector<float> k = sliceHeads(b.k, b.T, b.Hkv, kvHeads, b.D);
+  std::vector<float> v = sliceHeads(b.v, b.T, b.Hkv, kvHeads, b.D);
+  std::vector<float> dO = sliceHeads(b.gradO, b.T, b.Hq, heads, b.D);
+  std::vector<float> o = sliceHeads(outputs.o, b.T, b.Hq, heads, b.D);
+  // LSE is [Hq, T]: the first `heads` rows.
+  std::vector<float> lse(outputs.lse, outputs.lse + heads * b.T);
+  nm::AttentionInputs in;
+  in.numTokens = b.T;
+  in.numHeads = heads;
+  in.numKvHeads = kvHeads;
+  in.headDim = b.D;
+  in.q = q.data();
+  in.k = k.data();
+  in.v = v.data();
+  in.docs = &docs;
+  in.causal = m.causal;
+  in.softmaxScale = options.softmaxScale;
+  nm::BackwardOutputs ref;
+  nm::Status ns = nm::referenceBackward(in, recipe, dO.data(), o.data(),
+                                        lse.data(), ref);
+  if (!ns)
+    return runtime::invalidArgument("CPU reference backward: " + ns.message);
+
+  out.push_back(gradientRow("dQ", grads.dq, ref.dq.data(), b.T, b.Hq, heads,
+                            b.D, headNote));
+  out.push_back(gradientRow("dK", grads.dk, ref.dk.data(), b.T, b.Hkv,
+                            kvHeads, b.D, headNote));
+  out.push_back(gradientRow("dV", grads.dv, ref.dv.data(), b.T, b.Hkv,
+                            kvHeads, b.D, headNote));
+  if (arrays) {
+    arrays->skipped = false;
+    arrays->heads = heads;
+    arrays->refDq = std::move(ref.dq);
+    arrays->refDk = std::move(ref.dk);
+    arrays->refDv = std::move(ref.dv);
+  }
+  return Status::success();
+}
+
+} // namespace flamia::validation::device

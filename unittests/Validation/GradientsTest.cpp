@@ -1,0 +1,350 @@
+//===- GradientsTest.cpp - dQ, dK, dV and delta vs the CPU reference ------===//
+//
+// The backward's checks on host arrays: the reference's own gradients pass
+// with rel L2 0, a perturbed one fails with its position; delta is the exact
+// sum (not fp32's left-to-right one) and is compared bit for bit; copies of
+// grad_o are found by "holds" like those of q, k, v.
+//
+//===----------------------------------------------------------------------===//
+#include "flamia/Validation/Gradients.h"
+
+#include "flamia/Validation/QuantizedCopies.h"
+
+#include "TestBatch.h"
+
+#include "flamia/Numerics/ReferenceAttention.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+
+using namespace flamia;
+using namespace flamia::validation::device;
+using namespace flamia::validation::device::test;
+
+namespace {
+
+/// A training step's batch (grad_o with the batch's own LCG values, shifted)
+/// and the "GPU" outputs: O and LSE of the CPU reference's forward (bf16 O),
+/// and the reference backward's gradients from them.
+struct Step {
+  OwnedBatch batch;
+  std::vector<uint16_t> gradO, o;
+  std::vector<float> lse, dq, dk, dv;
+
+  BatchView view() const {
+    BatchView b = batch.view();
+    b.gradO = gradO.data();
+    return b;
+  }
+  OutputsView outputs() const { return {o.data(), lse.data()}; }
+  GradientsView gradients() const { return {dq.data(), dk.data(), dv.data()}; }
+};
+
+Step makeStep(std::vector<int32_t> cu, int64_t Hq, int64_t Hkv, int64_t D,
+              bool causal = true) {
+  Step s;
+  s.batch = makeBatch(cu, Hq, Hkv, D);
+  // grad_o: q's values, reversed (deterministic, not equal to any input).
+  s.gradO.assign(s.batch.q.rbegin(), s.batch.q.rend());
+  DocumentLayout docs;
+  EXPECT_TRUE(documentsOf(s.batch.view(), docs).ok());
+  numerics::RecipeConfig recipe;
+  EXPECT_TRUE(referenceRecipe(makeManifest(D, causal), recipe).ok());
+  auto toFloat = [](const std::vector<uint16_t> &x) {
+    std::vector<float> f(x.size());
+    for (size_t i = 0; i < x.size(); ++i)
+      f[i] = numerics::bf16ToFloat(x[i]);
+    return f;
+  };
+  std::vector<float> q = toFloat(s.batch.q), k = toFloat(s.batch.k),
+                     v = toFloat(s.batch.v), dO = toFloat(s.gradO);
+  numerics::AttentionInputs in;
+  in.numTokens = s.batch.T;
+  in.numHeads = Hq;
+  in.numKvHeads = Hkv;
+  in.headDim = D;
+  in.q = q.data();
+  in.k = k.data();
+  in.v = v.data();
+  in.docs = &docs;
+  in.causal = causal;
+  numerics::ForwardOutputs fwd;
+  EXPECT_TRUE(numerics::referenceForward(in, recipe, fwd));
+  s.o.resize(fwd.o.size());
+  for (size_t i = 0; i < fwd.o.size(); ++i)
+    s.o[i] = numerics::floatToBf16(fwd.o[i]);
+  s.lse = fwd.lse;
+  std::vector<float> o = toFloat(s.o);
+  numerics::BackwardOutputs bwd;
+  EXPECT_TRUE(numerics::referenceBackward(in, recipe, dO.data(), o.data(),
+                                          s.lse.data(), bwd));
+  s.dq = bwd.dq;
+  s.dk = bwd.dk;
+  s.dv = bwd.dv;
+  return s;
+}
+
+ReferenceOptions allHeads() {
+  ReferenceOptions o;
+  o.heads = 0;
+  return o;
+}
+
+TEST(Delta, IsTheExactSumRoundedOnce) {
+  // dO = (1, 2^-30, -1), O = (1, 1, 1): fp32 left to right gives
+  // (1 + 2^-30) - 1 = 0; the exact sum is 2^-30.
+  const uint16_t dO[] = {numerics::floatToBf16(1.0f),
+                         numerics::floatToBf16(std::ldexp(1.0f, -30)),
+                         numerics::floatToBf16(-1.0f)};
+  const uint16_t o[] = {numerics::floatToBf16(1.0f),
+                        numerics::floatToBf16(1.0f),
+                        numerics::floatToBf16(1.0f)};
+  std::vector<float> d = referenceDelta(dO, o, 1, 1, 3);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0], std::ldexp(1.0f, -30));
+  // [Hq, T] order: T = 1, Hq = 3 heads of D = 1 each.
+  d = referenceDelta(dO, o, 1, 3, 1);
+  EXPECT_EQ(d, (std::vector<float>{1.0f, std::ldexp(1.0f, -30), -1.0f}));
+  // Two tokens, one head: delta[0, t].
+  const uint16_t two[] = {numerics::floatToBf16(2.0f),
+                          numerics::floatToBf16(-3.0f)};
+  d = referenceDelta(two, two, 2, 1, 1);
+  EXPECT_EQ(d, (std::vector<float>{4.0f, 9.0f}));
+}
+
+TEST(Delta, BitForBit) {
+  const std::vector<float> ref = {1.0f, -2.5f, 0.0f, 3.0f, 7.0f, 0.125f};
+  std::vector<uint8_t> gpu(ref.size() * 4);
+  memcpy(gpu.data(), ref.data(), gpu.size());
+  Check c = checkDelta("delta", ref, gpu.data(), gpu.size(), 3, 2);
+  EXPECT_EQ(c.name, "delta (delta = rowsum(dO * O), f32)");
+  EXPECT_EQ(c.verdict, Verdict::Pass);
+  EXPECT_EQ(c.compared, 6);
+  EXPECT_EQ(c.detail, "bit-identical");
+  // One ulp off at [h=1, t=1] (index 4 of [Hq = 2, T = 3]).
+  float off = std::nextafter(7.0f, 8.0f);
+  memcpy(gpu.data() + 16, &off, 4);
+  // -0 where the reference has +0: bits differ.
+  float negZero = -0.0f;
+  memcpy(gpu.data() + 8, &negZero, 4);
+  c = checkDelta("delta", ref, gpu.data(), gpu.size(), 3, 2);
+  EXPECT_EQ(c.verdict, Verdict::Fail);
+  EXPECT_EQ(c.detail.substr(0, 52),
+            "2 of 6 differ; first [h=0, t=2] gpu -0 ref 0; max re");
+  EXPECT_NEAR(c.maxAbsDiff, std::ldexp(1.0, -21), 1e-12);
+  c = checkDelta("delta", ref, gpu.data(), 20, 3, 2);
+  EXPECT_EQ(c.verdict, Verdict::Fail);
+  EXPECT_EQ(c.detail, "the buffer has 20 bytes, the reference 24 (Hq x T f32)");
+}
+
+TEST(GradientValues, Bf16AndF32) {
+  const float f[] = {1.5f, -2.0f};
+  std::vector<float> out = gradientValues(reinterpret_cast<const uint8_t *>(f),
+                                          2, runtime::DType::F32);
+  EXPECT_EQ(out, (std::vector<float>{1.5f, -2.0f}));
+  const uint16_t b[] = {numerics::floatToBf16(0.75f),
+                        numerics::floatToBf16(-3.0f)};
+  out = gradientValues(reinterpret_cast<const uint8_t *>(b), 2,
+                       runtime::DType::BF16);
+  EXPECT_EQ(out, (std::vector<float>{0.75f, -3.0f}));
+  EXPECT_TRUE(gradientValues(reinterpret_cast<const uint8_t *>(b), 2,
+                             runtime::DType::U8)
+                  .empty());
+}
+
+// Documents of 70, 0 and 150 tokens (the second crosses the 128 safe block),
+// GQA 4 over 2, D 64.
+TEST(Gradients, TheReferencesOwnGradientsPass) {
+  Step s = makeStep({0, 70, 70, 220}, 4, 2, 64);
+  std::vector<Check> checks;
+  GradientArrays arrays;
+  ASSERT_TRUE(checkGradients(s.view(), makeManifest(64), allHeads(),
+                             s.outputs(), s.gradients(), checks, &arrays)
+                  .ok());
+  ASSERT_EQ(checks.size(), 3u);
+  EXPECT_EQ(checks[0].name, "dQ vs CPU mxfp8 reference");
+  EXPECT_EQ(checks[1].name, "dK vs CPU mxfp8 reference");
+  EXPECT_EQ(checks[2].name, "dV vs CPU mxfp8 reference");
+  for (const Check &c : checks) {
+    EXPECT_EQ(c.verdict, Verdict::Pass) << c.name << ": " << c.detail;
+    EXPECT_EQ(c.maxAbsDiff, 0.0) << c.name;
+    EXPECT_EQ(c.detail.substr(0, 19), "rel L2 0 (<= 0.01)") << c.detail;
+  }
+  EXPECT_EQ(checks[0].compared, 220 * 4 * 64);
+  EXPECT_EQ(checks[1].compared, 220 * 2 * 64);
+  EXPECT_EQ(arrays.heads, 4);
+  EXPECT_EQ(arrays.refDq, s.dq);
+}
+
+TEST(Gradients, APerturbedGradientFails) {
+  Step s = makeStep({0, 70, 70, 220}, 4, 2, 64);
+  // dK of one key (token 100, kv head 1) negated: a real bug's size.
+  for (int64_t d = 0; d < 64; ++d)
+    s.dk[(100 * 2 + 1) * 64 + d] *= -1.0f;
+  // dV: one NaN.
+  s.dv[(5 * 2 + 0) * 64 + 3] = NAN;
+  std::vector<Check> checks;
+  ASSERT_TRUE(checkGradients(s.view(), makeManifest(64), allHeads(),
+                             s.outputs(), s.gradients(), checks)
+                  .ok());
+  ASSERT_EQ(checks.size(), 3u);
+  EXPECT_EQ(checks[0].verdict, Verdict::Pass);
+  EXPECT_EQ(checks[1].verdict, Verdict::Fail) << checks[1].detail;
+  EXPECT_NE(checks[1].detail.find("worst at [t=100, h=1, d="),
+            std::string::npos)
+      << checks[1].detail;
+  EXPECT_EQ(checks[2].verdict, Verdict::Fail);
+  EXPECT_NE(checks[2].detail.find(", 1 NaN"), std::string::npos)
+      << checks[2].detail;
+}
+
+// The tolerance admits fp32-level differences of the inputs the GPU feeds
+// the backward (its own LSE, here perturbed by 2^-20 relative, ~8 ulp) and
+// rejects an LSE off by 0.1 (a wrong log-sum-exp: P off by 10%).
+TEST(Gradients, ToleranceSeparatesRoundingFromBugs) {
+  Step s = makeStep({0, 300}, 2, 1, 64);
+  auto rerun = [&](float relative, float absolute) {
+    Step t = s;
+    for (size_t i = 0; i < t.lse.size(); ++i)
+      t.lse[i] = t.lse[i] * (1.0f + (i % 2 ? relative : -relative)) + absolute;
+    std::vector<Check> checks;
+    EXPECT_TRUE(checkGradients(t.view(), makeManifest(64), allHeads(),
+                               t.outputs(), s.gradients(), checks)
+                    .ok());
+    return checks;
+  };
+  std::vector<Check> rounding = rerun(std::ldexp(1.0f, -20), 0.0f);
+  for (const Check &c : rounding)
+    EXPECT_EQ(c.verdict, Verdict::Pass) << c.name << ": " << c.detail;
+  std::vector<Check> bug = rerun(0.0f, 0.1f);
+  EXPECT_EQ(countFailures(bug), 3);
+  for (const Check &c : rounding)
+    std::printf("fp32-level LSE noise: %s: %s\n", c.name.c_str(),
+                c.detail.c_str());
+  for (const Check &c : bug)
+    std::printf("LSE + 0.1: %s: %s\n", c.name.c_str(), c.detail.c_str());
+}
+
+TEST(Gradients, WholeGqaGroupsOnly) {
+  Step s = makeStep({0, 96}, 4, 2, 64);
+  // Damage kv head 1: with the first group only (heads 0, 1 -> kv head 0)
+  // it is not compared; with every head it fails.
+  for (int64_t t = 0; t < 96; ++t)
+    s.dv[(t * 2 + 1) * 64] += 10.0f;
+  ReferenceOptions first;
+  first.heads = 2;
+  std::vector<Check> checks;
+  ASSERT_TRUE(checkGradients(s.view(), makeManifest(64), first, s.outputs(),
+                             s.gradients(), checks)
+                  .ok());
+  EXPECT_EQ(countFailures(checks), 0);
+  EXPECT_NE(checks[2].detail.find("(query heads 0..1 of 4)"), std::string::npos)
+      << checks[2].detail;
+  checks.clear();
+  ASSERT_TRUE(checkGradients(s.view(), makeManifest(64), allHeads(),
+                             s.outputs(), s.gradients(), checks)
+                  .ok());
+  EXPECT_EQ(checks[2].verdict, Verdict::Fail);
+  // An explicit head count that splits a group is refused.
+  first.heads = 3;
+  runtime::Status st = checkGradients(s.view(), makeManifest(64), first,
+                                      s.outputs(), s.gradients(), checks);
+  EXPECT_EQ(st.message, "reference heads 3 must be a multiple of Hq / Hkv = 2 "
+                        "and at most Hq = 4");
+  // No grad_o.
+  BatchView noGrad = s.batch.view();
+  st = checkGradients(noGrad, makeManifest(64), allHeads(), s.outputs(),
+                      s.gradients(), checks);
+  EXPECT_EQ(st.message,
+            "checking the gradients needs grad_o (the batch has none)");
+}
+
+// grad_o's copies and delta, found by "holds" (not by name).
+TEST(Gradients, QuantizedCopiesOfGradOAndDelta) {
+  Step s = makeStep({0, 20, 64}, 2, 1, 64);
+  BatchView view = s.view();
+  DocumentLayout docs;
+  ASSERT_TRUE(documentsOf(view, docs).ok());
+  QuantizedReference reference(view, docs);
+  const numerics::QuantizedTensor *tb = nullptr;
+  ASSERT_TRUE(reference
+                  .get(runtime::HeldTensor::GradO,
+                       runtime::HeldLayout::TokenBlock, tb)
+                  .ok());
+
+  runtime::Manifest m = makeManifest(64);
+  auto workspace = [&](const char *name, runtime::HeldPart part,
+                       runtime::HeldLayout layout) {
+    runtime::ManifestBuffer b;
+    b.name = name;
+    b.role = runtime::BufferRole::Workspace;
+    b.holds.part = part;
+    b.holds.tensor = runtime::HeldTensor::GradO;
+    b.holds.layout = layout;
+    m.buffers.push_back(b);
+  };
+  // Deliberately misleading names: the checks read "holds".
+  workspace("a", runtime::HeldPart::Payload, runtime::HeldLayout::TokenBlock);
+  workspace("b", runtime::HeldPart::Scales, runtime::HeldLayout::TokenBlock);
+  workspace("c", runtime::HeldPart::Dequantized,
+            runtime::HeldLayout::TokenBlock);
+  workspace("d", runtime::HeldPart::Delta, runtime::HeldLayout::PerToken);
+
+  std::map<std::string, std::vector<uint8_t>> device;
+  device["a"] = tb->codes;
+  device["b"] = tb->scales;
+  std::vector<uint16_t> deq(tb->codes.size());
+  for (size_t i = 0; i < deq.size(); ++i)
+    deq[i] = numerics::floatToBf16(static_cast<float>(
+        tb->dequantize(static_cast<int64_t>(i) / 128,
+                       static_cast<int64_t>(i) / 64 % 2,
+                       static_cast<int64_t>(i) % 64)));
+  device["c"].resize(deq.size() * 2);
+  memcpy(device["c"].data(), deq.data(), device["c"].size());
+  std::vector<float> delta = referenceDelta(s.gradO.data(), s.o.data(), 64, 2, 64);
+  device["d"].resize(delta.size() * 4);
+  memcpy(device["d"].data(), delta.data(), device["d"].size());
+  FetchBuffer fetch = [&](const std::string &name, std::vector<uint8_t> &out) {
+    out = device.at(name);
+    return runtime::Status::success();
+  };
+  std::vector<Check> checks;
+  ASSERT_TRUE(checkQuantizedCopies(view, m, fetch, checks, s.o.data()).ok());
+  ASSERT_EQ(checks.size(), 4u);
+  EXPECT_EQ(checks[0].name, "a (E4M3 payload)");
+  EXPECT_EQ(checks[1].name, "b (E8M0 scales)");
+  EXPECT_EQ(checks[2].name, "c (32x32 dequantized, bf16)");
+  EXPECT_EQ(checks[3].name, "d (delta = rowsum(dO * O), f32)");
+  for (const Check &c : checks)
+    EXPECT_EQ(c.verdict, Verdict::Pass) << c.name << ": " << c.detail;
+
+  // grad_o's copy compared with grad_o's quantization: q's would differ.
+  const numerics::QuantizedTensor *qtb = nullptr;
+  ASSERT_TRUE(
+      reference.get(runtime::HeldTensor::Q, runtime::HeldLayout::TokenBlock, qtb)
+          .ok());
+  device["a"] = qtb->codes;
+  device["d"][0] ^= 1; // one bit of delta[h=0, t=0]
+  checks.clear();
+  ASSERT_TRUE(checkQuantizedCopies(view, m, fetch, checks, s.o.data()).ok());
+  EXPECT_EQ(checks[0].verdict, Verdict::Fail);
+  EXPECT_EQ(checks[3].verdict, Verdict::Fail);
+  EXPECT_EQ(checks[3].detail.substr(0, 33), "1 of 128 differ; first [h=0, t=0]");
+
+  // Without the run's O, delta is a Skip row; without grad_o, its copies
+  // are an error that names it.
+  checks.clear();
+  ASSERT_TRUE(checkQuantizedCopies(view, m, fetch, checks).ok());
+  EXPECT_EQ(checks[3].verdict, Verdict::Skip);
+  EXPECT_EQ(checks[3].detail, "needs grad_o and the run's O");
+  checks.clear();
+  runtime::Status st =
+      checkQuantizedCopies(s.batch.view(), m, fetch, checks, s.o.data());
+  EXPECT_EQ(st.message, "a workspace copy of grad_o is to be checked but the "
+                        "batch has no grad_o");
+}
+
+} // namespace
