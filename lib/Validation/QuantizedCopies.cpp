@@ -42,7 +42,8 @@ Status QuantizedReference::get(runtime::HeldTensor tensor,
       x = b.gradO;
       break;
     }
-    if (!x)
+    // (An empty batch's arrays may be null.)
+    if (!x && b.T > 0)
       return runtime::invalidArgument(
           std::string("a workspace copy of ") +
           runtime::heldTensorName(tensor) +
