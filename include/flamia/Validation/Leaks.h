@@ -78,6 +78,44 @@ runtime::Status checkLeaks(const BatchView &batch, bool causal, uint64_t seed,
                            const OutputsView &base, const RunPerturbed &run,
                            std::vector<Check> &out);
 
+// ---- A training step (forward + backward kernels): the L2 checks extended
+// to every gradient (GradientLeaks.cpp).
+
+/// Every output of one training-step run: O (bf16 bits [T, Hq, D]), LSE
+/// ([Hq, T]) and the gradients as float32 (dq [T, Hq, D], dk, dv [T, Hkv,
+/// D]; bf16 gradients widened, which keeps their bits distinct).
+struct TrainingOutputs {
+  std::vector<uint16_t> o;
+  std::vector<float> lse, dq, dk, dv;
+};
+
+/// Runs the forward and backward kernels with `p` applied to q, k, v and
+/// grad_o (tokens [begin, end) of each) and returns every output; the batch
+/// must be as before when it returns.
+using RunTrainingPerturbed = std::function<runtime::Status(
+    const Perturbation &p, TrainingOutputs &out)>;
+
+/// `before` vs `after` outside tokens [begin, end), bit for bit, over O,
+/// LSE, dQ, dK and dV ("dQ[t=, h=, d=]", ... in `first`). changedInside
+/// counts the tokens inside with any output (forward or gradient) changed.
+LeakComparison compareTrainingOutside(const BatchView &batch,
+                                      const TrainingOutputs &before,
+                                      const TrainingOutputs &after,
+                                      int64_t begin, int64_t end);
+
+/// The L2 checks of a training step, appended to `out`, for the documents of
+/// leakCheckDocuments: "L2 isolation with gradients, doc D perturbed" (q, k,
+/// v and grad_o of the document fresh; Skip with a single non-empty
+/// document) and "L2 isolation with gradients, doc D all NaN" (every q, k,
+/// v and grad_o element of the document NaN; not for the first non-empty
+/// document): every other document's O, LSE, dQ, dK and dV bit-identical,
+/// and something of the document changed (else a vacuous-check Fail).
+/// Errors from `run`, or a run that returns arrays of the wrong size.
+runtime::Status checkTrainingLeaks(const BatchView &batch, uint64_t seed,
+                                   const TrainingOutputs &base,
+                                   const RunTrainingPerturbed &run,
+                                   std::vector<Check> &out);
+
 } // namespace flamia::validation::device
 
 #endif // FLAMIA_VALIDATION_LEAKS_H
