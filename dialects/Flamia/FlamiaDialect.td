@@ -12,7 +12,7 @@ include "mlir/IR/OpBase.td"
 
 def Flamia_Dialect : Dialect {
   let name = "flamia";
-  let cppNamespace = "::mlir::flamia";
+  let cppNamespace = "::flamia";
   let summary = "Microscaled, causally safe attention over packed documents";
   let description = [{
     The flamia dialect describes causal attention over packed variable-length

@@ -9,7 +9,7 @@ def Flamia_RecipeKind : I32EnumAttr<"RecipeKind", "quantization recipe", [
     I32EnumAttrCase<"mxfp8", 0>,
     I32EnumAttrCase<"nvfp4_mixed", 1, "nvfp4_mixed">,
   ]> {
-  let cppNamespace = "::mlir::flamia";
+  let cppNamespace = "::flamia";
   let genSpecializedAttr = 0;
 }
 
@@ -21,7 +21,7 @@ def Flamia_ScaleAnchor : I32EnumAttr<"ScaleAnchor", "token-block anchor", [
     I32EnumAttrCase<"document", 0>,
     I32EnumAttrCase<"packed", 1>,
   ]> {
-  let cppNamespace = "::mlir::flamia";
+  let cppNamespace = "::flamia";
   let genSpecializedAttr = 0;
 }
 
@@ -31,7 +31,7 @@ def Flamia_GlobalScale : I32EnumAttr<"GlobalScale", "per-tensor global scale", [
     I32EnumAttrCase<"one", 0>,
     I32EnumAttrCase<"amax", 1>,
   ]> {
-  let cppNamespace = "::mlir::flamia";
+  let cppNamespace = "::flamia";
   let genSpecializedAttr = 0;
 }
 
@@ -39,7 +39,7 @@ def Flamia_Chip : I32EnumAttr<"Chip", "GPU target", [
     I32EnumAttrCase<"sm_90a", 0>,
     I32EnumAttrCase<"sm_100a", 1>,
   ]> {
-  let cppNamespace = "::mlir::flamia";
+  let cppNamespace = "::flamia";
   let genSpecializedAttr = 0;
 }
 
@@ -53,7 +53,7 @@ def Flamia_LaunchKind : I32EnumAttr<"LaunchKind", "how a kernel is launched", [
     I32EnumAttrCase<"persistent", 0>,
     I32EnumAttrCase<"grid", 1>,
   ]> {
-  let cppNamespace = "::mlir::flamia";
+  let cppNamespace = "::flamia";
   let genSpecializedAttr = 0;
 }
 
@@ -62,7 +62,7 @@ def Flamia_PipelineSideAttr : I32EnumAttr<"PipelineSide", "side of a pipeline", 
     I32EnumAttrCase<"producer", 0>,
     I32EnumAttrCase<"consumer", 1>,
   ]> {
-  let cppNamespace = "::mlir::flamia";
+  let cppNamespace = "::flamia";
 }
 
 // flamia.queue.next: `fetch` takes an index from the device counter,
@@ -71,7 +71,7 @@ def Flamia_QueueSideAttr : I32EnumAttr<"QueueSide", "side of the work queue", [
     I32EnumAttrCase<"fetch", 0>,
     I32EnumAttrCase<"receive", 1>,
   ]> {
-  let cppNamespace = "::mlir::flamia";
+  let cppNamespace = "::flamia";
 }
 
 // flamia.turn: wait for this warpgroup's turn, or hand it on.
@@ -79,7 +79,7 @@ def Flamia_TurnActionAttr : I32EnumAttr<"TurnAction", "turn action", [
     I32EnumAttrCase<"take", 0>,
     I32EnumAttrCase<"give", 1>,
   ]> {
-  let cppNamespace = "::mlir::flamia";
+  let cppNamespace = "::flamia";
 }
 
 // flamia.umma.commit: the stage barrier that receives the arrival.
@@ -87,7 +87,7 @@ def Flamia_StageBarrierAttr : I32EnumAttr<"StageBarrier", "barrier of a stage", 
     I32EnumAttrCase<"full", 0>,
     I32EnumAttrCase<"empty", 1>,
   ]> {
-  let cppNamespace = "::mlir::flamia";
+  let cppNamespace = "::flamia";
 }
 
 // flamia.workspace: a buffer the kernels fill (`workspace`) or one the
@@ -96,7 +96,7 @@ def Flamia_WorkspaceKindAttr : I32EnumAttr<"WorkspaceKind", "workspace buffer ki
     I32EnumAttrCase<"workspace", 0>,
     I32EnumAttrCase<"schedule", 1>,
   ]> {
-  let cppNamespace = "::mlir::flamia";
+  let cppNamespace = "::flamia";
 }
 
 #endif // FLAMIA_ENUMS_TD

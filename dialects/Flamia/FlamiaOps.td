@@ -15,7 +15,7 @@ class Flamia_Op<string mnemonic, list<Trait> traits = []>
 // a warpgroup's 128 lanes of tensor memory. A `single_thread` role holds none
 // (flamia.role's verifier), and the lowering runs them on whole warpgroups.
 def Flamia_WarpgroupWide : NativeOpTrait<"WarpgroupWide"> {
-  let cppNamespace = "::mlir::flamia::OpTrait";
+  let cppNamespace = "::flamia::OpTrait";
 }
 
 def Flamia_LaunchKindAttr

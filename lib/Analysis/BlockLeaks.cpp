@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace mlir::flamia {
+namespace flamia {
 
 std::optional<LeakWitness> findBlockLeak(int64_t tokenBlock, int64_t safeBlock,
                                          LeakDirection direction,
@@ -68,4 +68,4 @@ std::optional<LeakWitness> findBlockLeak(int64_t tokenBlock, int64_t safeBlock,
   return std::nullopt;
 }
 
-} // namespace mlir::flamia
+} // namespace flamia

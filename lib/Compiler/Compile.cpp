@@ -142,15 +142,15 @@ OwningOpRef<ModuleOp> buildGraph(MLIRContext &ctx, const AttentionSpec &spec) {
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToEnd(entry);
   // validateSpec found the kind in the registry.
-  auto recipe = mlir::flamia::RecipeAttr::get(
+  auto recipe = RecipeAttr::get(
       &ctx,
-      *mlir::flamia::symbolizeRecipeKind(
+      *symbolizeRecipeKind(
           numerics::findRecipeKind(spec.recipe)->dialectName),
       spec.safeBlock, false);
   FloatAttr scale;
   if (spec.softmaxScale)
     scale = b.getF32FloatAttr(*spec.softmaxScale);
-  auto attn = mlir::flamia::AttentionOp::create(
+  auto attn = AttentionOp::create(
       b, loc, qType, lseType, entry->getArgument(0), entry->getArgument(1),
       entry->getArgument(2), spec.varlen ? entry->getArgument(3) : Value(),
       spec.causal ? b.getUnitAttr() : UnitAttr(), scale, recipe);
@@ -173,9 +173,9 @@ std::string attrString(Attribute a) {
 
 /// The manifest's spelling of a recipe kind (the recipe registry's name;
 /// the dialect spells nvfp4-mixed with an underscore).
-std::string manifestRecipeName(mlir::flamia::RecipeKind kind) {
+std::string manifestRecipeName(RecipeKind kind) {
   const numerics::RecipeKind *k = numerics::findRecipeKindByDialectName(
-      mlir::flamia::stringifyRecipeKind(kind).str());
+      stringifyRecipeKind(kind).str());
   return k ? k->name : "";
 }
 
@@ -208,11 +208,11 @@ bool deriveWorkspaceContents(
   for (BlockArgument arg : host.getArguments())
     bufferName[arg] =
         attrString(host.getArgAttrDict(arg.getArgNumber()).get("flamia.buffer"));
-  host.walk([&](mlir::flamia::WorkspaceOp ws) {
+  host.walk([&](WorkspaceOp ws) {
     bufferName[ws] = ws.getBufferName().str();
   });
   auto formatOf = [](Value v, runtime::HeldFormat &format) {
-    Type e = cast<mlir::flamia::GlobalType>(v.getType()).getElementType();
+    Type e = cast<GlobalType>(v.getType()).getElementType();
     if (isa<Float8E4M3FNType>(e))
       format = runtime::HeldFormat::E4M3;
     else if (isa<Float8E8M0FNUType>(e))
@@ -224,8 +224,8 @@ bool deriveWorkspaceContents(
     return true;
   };
   bool ok = true;
-  host.walk([&](mlir::flamia::LaunchOp launch) {
-    auto kernel = SymbolTable::lookupNearestSymbolFrom<mlir::flamia::KernelOp>(
+  host.walk([&](LaunchOp launch) {
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<KernelOp>(
         launch, launch.getKernelAttr());
     if (!kernel || !ok)
       return;
@@ -238,7 +238,7 @@ bool deriveWorkspaceContents(
         return "";
       return bufferName.lookup(launch.getArgs()[arg.getArgNumber()]);
     };
-    kernel.walk([&](mlir::flamia::QuantizeBlockOp qb) {
+    kernel.walk([&](QuantizeBlockOp qb) {
       std::string source = bound(qb.getSource());
       runtime::HeldTensor tensor;
       if (source == "q")
@@ -338,7 +338,7 @@ bool buildManifest(ModuleOp module, const AttentionSpec &spec,
   m.version = runtime::kManifestVersion;
   if (!runtime::parseTarget(spec.target, m.target))
     return fail("bad target '" + spec.target + "'");
-  auto recipe = host->getAttrOfType<mlir::flamia::RecipeAttr>("flamia.recipe");
+  auto recipe = host->getAttrOfType<RecipeAttr>("flamia.recipe");
   m.recipe.kind = manifestRecipeName(recipe.getKind());
   m.recipe.safeBlock = recipe.getSafeBlock();
   m.recipe.strict = recipe.getStrict();
@@ -370,7 +370,7 @@ bool buildManifest(ModuleOp module, const AttentionSpec &spec,
 
   // Buffers: the host function's arguments, then its workspaces.
   auto dtypeOf = [](Type t) {
-    Type e = cast<mlir::flamia::GlobalType>(t).getElementType();
+    Type e = cast<GlobalType>(t).getElementType();
     if (e.isBF16())
       return runtime::DType::BF16;
     if (e.isF32())
@@ -402,16 +402,16 @@ bool buildManifest(ModuleOp module, const AttentionSpec &spec,
     m.buffers.push_back(std::move(b));
   }
   bool ok = true;
-  host.walk([&](mlir::flamia::WorkspaceOp ws) {
+  host.walk([&](WorkspaceOp ws) {
     if (!ok)
       return;
     runtime::ManifestBuffer b;
     b.name = ws.getBufferName().str();
     switch (ws.getKind()) {
-    case mlir::flamia::WorkspaceKind::schedule:
+    case WorkspaceKind::schedule:
       b.role = runtime::BufferRole::Schedule;
       break;
-    case mlir::flamia::WorkspaceKind::workspace: {
+    case WorkspaceKind::workspace: {
       b.role = runtime::BufferRole::Workspace;
       auto it = contents.find(b.name);
       if (it == contents.end()) {
@@ -434,12 +434,12 @@ bool buildManifest(ModuleOp module, const AttentionSpec &spec,
   });
   if (!ok)
     return false;
-  host.walk([&](mlir::flamia::RuntimeValueOp v) {
+  host.walk([&](RuntimeValueOp v) {
     valueName[v] = v.getValueName().str();
   });
 
   // Kernels in launch order.
-  host.walk([&](mlir::flamia::LaunchOp launch) {
+  host.walk([&](LaunchOp launch) {
     if (!ok)
       return;
     runtime::ManifestKernel k;
@@ -524,7 +524,7 @@ bool buildManifest(ModuleOp module, const AttentionSpec &spec,
           return;
         }
         // The 2-D view [T, H * D] of a packed [T, H, D] tensor.
-        auto g = cast<mlir::flamia::GlobalType>(operand.getType());
+        auto g = cast<GlobalType>(operand.getType());
         if (!expression("T", t.rows) ||
             !expression(std::to_string(g.getShape()[1] * g.getShape()[2]),
                         t.cols)) {
@@ -547,7 +547,7 @@ bool buildManifest(ModuleOp module, const AttentionSpec &spec,
 } // namespace
 
 void registerCompilerDialects(mlir::DialectRegistry &registry) {
-  registry.insert<mlir::flamia::FlamiaDialect, func::FuncDialect, arith::ArithDialect,
+  registry.insert<FlamiaDialect, func::FuncDialect, arith::ArithDialect,
                   scf::SCFDialect, cf::ControlFlowDialect, gpu::GPUDialect,
                   NVVM::NVVMDialect, LLVM::LLVMDialect>();
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
@@ -579,13 +579,13 @@ bool validateSpec(const AttentionSpec &spec, std::string &error) {
   if (!validation::validateHeads(spec.heads, spec.kvHeads, shared))
     return fail(shared);
   if (spec.safeBlock < kKeyTile || spec.safeBlock % kKeyTile != 0 ||
-      spec.safeBlock > mlir::flamia::kMaxSafeBlock)
+      spec.safeBlock > kMaxSafeBlock)
     return fail("safe block " + std::to_string(spec.safeBlock) +
                 " is not implemented by the kernels: they need a multiple of "
                 "the " + std::to_string(kKeyTile) +
                 "-key tile (a key tile is wholly inside or outside every "
                 "query's safe block), at most " +
-                std::to_string(mlir::flamia::kMaxSafeBlock));
+                std::to_string(kMaxSafeBlock));
   // The kernels receive the scale as a float32: the rule applies to the
   // value as given and to its rounding (1e-60 rounds to 0, 1e60 to inf), as
   // in flamia-ref and flamia-run.

@@ -15,22 +15,22 @@ namespace flamia {
 
 void buildGraphToKernelsPipeline(OpPassManager &pm,
                                  const PipelineOptions &options) {
-  mlir::flamia::GraphPipelineOptions graph;
-  mlir::flamia::buildGraphPipeline(pm, graph);
-  mlir::flamia::FlamiaVarlenScheduleOptions schedule;
+  GraphPipelineOptions graph;
+  buildGraphPipeline(pm, graph);
+  FlamiaVarlenScheduleOptions schedule;
   schedule.target = options.target;
   schedule.scaleTiles = options.scaleTiles;
-  pm.addPass(mlir::flamia::createFlamiaVarlenSchedule(schedule));
+  pm.addPass(createFlamiaVarlenSchedule(schedule));
 }
 
 void buildTilePipeline(OpPassManager &pm, const PipelineOptions &options) {
-  mlir::flamia::FlamiaTileOptions tile;
+  FlamiaTileOptions tile;
   tile.overlapSoftmax = options.overlapSoftmax;
-  pm.addPass(mlir::flamia::createFlamiaTile(tile));
+  pm.addPass(createFlamiaTile(tile));
 }
 
 void buildKernelsToPtxPipeline(OpPassManager &pm) {
-  pm.addPass(mlir::flamia::createConvertFlamiaToNVVM());
+  pm.addPass(createConvertFlamiaToNVVM());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions binary;

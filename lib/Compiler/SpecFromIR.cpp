@@ -37,7 +37,7 @@ std::string functionName(Operation *op) {
 bool specsFromFile(const std::string &path, std::vector<NamedSpec> &specs,
                    std::vector<std::string> &notes, std::string &error) {
   DialectRegistry registry;
-  registry.insert<mlir::flamia::FlamiaDialect, func::FuncDialect>();
+  registry.insert<FlamiaDialect, func::FuncDialect>();
   MLIRContext ctx(registry);
   std::string diagnostics;
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
@@ -53,25 +53,25 @@ bool specsFromFile(const std::string &path, std::vector<NamedSpec> &specs,
 
   std::map<std::string, int> perFunction;
   WalkResult walk = module->walk([&](Operation *op) -> WalkResult {
-    if (auto grad = dyn_cast<mlir::flamia::AttentionGradOp>(op)) {
+    if (auto grad = dyn_cast<AttentionGradOp>(op)) {
       notes.push_back(locationString(grad.getLoc()) +
                       ": flamia.attention_grad not compiled: backward kernels "
                       "are not implemented yet (the forward is)");
       return WalkResult::advance();
     }
-    if (auto fwd = dyn_cast<mlir::flamia::AttentionFwdOp>(op)) {
+    if (auto fwd = dyn_cast<AttentionFwdOp>(op)) {
       notes.push_back(locationString(fwd.getLoc()) +
                       ": flamia.attention_fwd not compiled: its operands are "
                       "already quantized, the kernel set quantizes bf16 Q, K, "
                       "V itself (write flamia.attention)");
       return WalkResult::advance();
     }
-    auto attn = dyn_cast<mlir::flamia::AttentionOp>(op);
+    auto attn = dyn_cast<AttentionOp>(op);
     if (!attn)
       return WalkResult::advance();
     auto q = cast<RankedTensorType>(attn.getQ().getType());
     auto k = cast<RankedTensorType>(attn.getK().getType());
-    mlir::flamia::RecipeAttr recipe = attn.getRecipe();
+    RecipeAttr recipe = attn.getRecipe();
     if (recipe.getStrict()) {
       error = locationString(attn.getLoc()) +
               ": strict recipes (L3 causality: K quantized per token) are not "
@@ -84,7 +84,7 @@ bool specsFromFile(const std::string &path, std::vector<NamedSpec> &specs,
     named.name = n == 0 ? function : function + "." + std::to_string(n);
     named.location = locationString(attn.getLoc());
     AttentionSpec &spec = named.spec;
-    spec.recipe = mlir::flamia::stringifyRecipeKind(recipe.getKind()).str();
+    spec.recipe = stringifyRecipeKind(recipe.getKind()).str();
     spec.heads = q.getDimSize(1);
     spec.kvHeads = k.getDimSize(1);
     spec.headDim = q.getDimSize(2);

@@ -7,7 +7,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 #include "Flamia/FlamiaEnums.cpp.inc"
 
@@ -21,7 +21,7 @@ void FlamiaDialect::registerAttributes() {
       >();
 }
 
-double mlir::flamia::getFormatMax(Type type) {
+double flamia::getFormatMax(Type type) {
   if (isa<Float8E4M3FNType>(type))
     return 448.0;
   if (isa<Float8E5M2Type>(type))
@@ -31,7 +31,7 @@ double mlir::flamia::getFormatMax(Type type) {
   return 0.0;
 }
 
-bool mlir::flamia::isPayloadFormat(Type type) { return getFormatMax(type) > 0; }
+bool flamia::isPayloadFormat(Type type) { return getFormatMax(type) > 0; }
 
 //===----------------------------------------------------------------------===//
 // ScaleLayoutAttr

@@ -3,7 +3,7 @@
 #include "flamia/Dialect/FlamiaOps.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 #include "Flamia/FlamiaDialect.cpp.inc"
 

@@ -9,7 +9,7 @@
 #include "mlir/Interfaces/FunctionImplementation.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 //===----------------------------------------------------------------------===//
 // Shared checks
@@ -57,14 +57,14 @@ bool isPackedTensor(GlobalType type) {
 /// move a warpgroup's 128 lanes of tensor memory (tcgen05.ld/st are
 /// warp-collective, each warp its 32 lanes). Flamia_WarpgroupWide marks them.
 bool isWarpgroupWide(Operation *op) {
-  return op->hasTrait<::mlir::flamia::OpTrait::WarpgroupWide>();
+  return op->hasTrait<::flamia::OpTrait::WarpgroupWide>();
 }
 
 } // namespace
 
 // See FlamiaVerify.h.
-LogicalResult mlir::flamia::verifyStage(Operation *op, Value stage,
-                                        int64_t stages, StringRef what) {
+LogicalResult flamia::verifyStage(Operation *op, Value stage,
+                                  int64_t stages, StringRef what) {
   APInt value;
   if (matchPattern(stage, m_ConstantInt(&value)) &&
       (value.isNegative() || value.getSExtValue() >= stages))

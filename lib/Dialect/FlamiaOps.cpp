@@ -15,7 +15,7 @@
 #include <cmath>
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 #define GET_OP_CLASSES
 #include "Flamia/FlamiaOps.cpp.inc"
@@ -130,7 +130,7 @@ LogicalResult verifyAttentionAttrs(Operation *op,
   // runtime's (flamia::validation).
   if (softmaxScale) {
     std::string error;
-    if (!::flamia::validation::validateSoftmaxScale(
+    if (!validation::validateSoftmaxScale(
             softmaxScale->convertToDouble(), error))
       return op->emitOpError() << error;
   }

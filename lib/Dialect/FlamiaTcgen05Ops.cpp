@@ -16,7 +16,7 @@
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 #define GET_TYPEDEF_CLASSES
 #include "Flamia/FlamiaTypes.cpp.inc"

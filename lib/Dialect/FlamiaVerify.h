@@ -7,9 +7,11 @@
 #ifndef FLAMIA_LIB_DIALECT_FLAMIAVERIFY_H
 #define FLAMIA_LIB_DIALECT_FLAMIAVERIFY_H
 
+#include "flamia/Support/MLIR.h"
+
 #include "mlir/IR/Operation.h"
 
-namespace mlir::flamia {
+namespace flamia {
 
 /// Checks a stage index used with a buffer or pipeline of `stages` stages
 /// (`what` names it): a constant must be in range, and a stage that
@@ -18,6 +20,6 @@ namespace mlir::flamia {
 LogicalResult verifyStage(Operation *op, Value stage, int64_t stages,
                           StringRef what);
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_LIB_DIALECT_FLAMIAVERIFY_H

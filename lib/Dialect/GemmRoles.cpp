@@ -4,9 +4,9 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
-StringRef mlir::flamia::getGemmName(Gemm gemm) {
+StringRef flamia::getGemmName(Gemm gemm) {
   switch (gemm) {
   case Gemm::QK:
     return "S = Q K^T";
@@ -24,7 +24,7 @@ StringRef mlir::flamia::getGemmName(Gemm gemm) {
   return "";
 }
 
-StringRef mlir::flamia::getTensorName(AttnTensor tensor) {
+StringRef flamia::getTensorName(AttnTensor tensor) {
   switch (tensor) {
   case AttnTensor::Q:
     return "q";
@@ -38,11 +38,11 @@ StringRef mlir::flamia::getTensorName(AttnTensor tensor) {
   return "";
 }
 
-std::string mlir::flamia::describeUse(const GemmUse &use) {
+std::string flamia::describeUse(const GemmUse &use) {
   return (getTensorName(use.tensor) + " in " + getGemmName(use.gemm)).str();
 }
 
-SmallVector<GemmUse> mlir::flamia::getGemmUses(Operation *op) {
+SmallVector<GemmUse> flamia::getGemmUses(Operation *op) {
   SmallVector<GemmUse> uses;
   if (auto fwd = dyn_cast<AttentionFwdOp>(op)) {
     uses.push_back({Gemm::QK, AttnTensor::Q, Contraction::HeadDim,
@@ -71,7 +71,7 @@ SmallVector<GemmUse> mlir::flamia::getGemmUses(Operation *op) {
 }
 
 SmallVector<std::pair<AttnTensor, OpOperand *>>
-mlir::flamia::getSafeOperands(Operation *op) {
+flamia::getSafeOperands(Operation *op) {
   SmallVector<std::pair<AttnTensor, OpOperand *>> result;
   std::optional<MutableOperandRange> safe;
   if (auto fwd = dyn_cast<AttentionFwdOp>(op))
@@ -87,13 +87,13 @@ mlir::flamia::getSafeOperands(Operation *op) {
   return result;
 }
 
-RecipeAttr mlir::flamia::getRecipe(Operation *op) {
+RecipeAttr flamia::getRecipe(Operation *op) {
   return op->getAttrOfType<RecipeAttr>("recipe");
 }
 
-bool mlir::flamia::isCausal(Operation *op) { return op->hasAttr("causal"); }
+bool flamia::isCausal(Operation *op) { return op->hasAttr("causal"); }
 
-Value mlir::flamia::getCuSeqlens(Operation *op) {
+Value flamia::getCuSeqlens(Operation *op) {
   return llvm::TypeSwitch<Operation *, Value>(op)
       .Case<AttentionOp, AttentionGradOp, AttentionFwdOp, AttentionBwdOp,
             QuantizeOp, DequantizeOp>([](auto o) { return o.getCuSeqlens(); })

@@ -37,8 +37,8 @@
 #include <cstring>
 
 using namespace mlir;
-using namespace mlir::flamia;
-using namespace mlir::flamia::interp;
+using namespace flamia;
+using namespace flamia::interp;
 namespace num = ::flamia::numerics;
 
 namespace {
@@ -244,7 +244,7 @@ LogicalResult mapDs(Operation *op, PrecisionAttr ds, num::RecipeConfig &r) {
 
 /// Shapes, documents and scalars of one attention call.
 struct Problem {
-  ::flamia::DocumentLayout docs;
+  DocumentLayout docs;
   num::AttentionInputs in;
   std::vector<int64_t> starts;
 };

@@ -13,10 +13,11 @@
 #include "flamia/Schedule/DocumentLayout.h"
 #include "flamia/Numerics/Quantizer.h"
 #include "flamia/Numerics/ScaleLayout.h"
+#include "flamia/Support/MLIR.h"
 
 #include "llvm/ADT/DenseMap.h"
 
-namespace mlir::flamia::interp {
+namespace flamia::interp {
 
 using TensorPtr = std::shared_ptr<const HostTensor>;
 using QTensorPtr = std::shared_ptr<const HostQTensor>;
@@ -54,19 +55,19 @@ TensorPtr makeFloatTensor(Type type, ArrayRef<int64_t> shape,
 
 /// The numerics format of a qtensor type (E4M3, E5M2 or E2M1 with E8M0
 /// scales; E2M1 with E4M3 scales is NVFP4), or none.
-std::optional<::flamia::numerics::QuantFormat> getQuantFormat(QTensorType type);
+std::optional<numerics::QuantFormat> getQuantFormat(QTensorType type);
 
 /// The numerics layout of a scale layout attribute (per tensor, per token,
 /// document-local or packed token blocks).
-::flamia::numerics::ScaleLayout getNumericsLayout(ScaleLayoutAttr layout);
+numerics::ScaleLayout getNumericsLayout(ScaleLayoutAttr layout);
 
 /// The document layout of validated document starts.
-::flamia::DocumentLayout makeDocumentLayout(ArrayRef<int64_t> starts);
+DocumentLayout makeDocumentLayout(ArrayRef<int64_t> starts);
 
 /// flamia.attention, attention_grad, attention_fwd, attention_bwd
 /// (AttentionOps.cpp).
 LogicalResult executeAttentionOp(Operation *op, Environment &env);
 
-} // namespace mlir::flamia::interp
+} // namespace flamia::interp
 
 #endif // FLAMIA_LIB_INTERPRETER_ENVIRONMENT_H

@@ -18,8 +18,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
-using namespace mlir::flamia::interp;
+using namespace flamia;
+using namespace flamia::interp;
 namespace num = ::flamia::numerics;
 
 //===----------------------------------------------------------------------===//
@@ -53,9 +53,9 @@ interp::getDocumentStarts(Operation *op, const Environment &env, Value cu,
   if (!t || t->element != HostElement::I32 || t->shape.size() != 1)
     return op->emitOpError() << "cannot be interpreted: cu_seqlens is not a "
                                 "rank-1 i32 tensor";
-  ::flamia::DocumentLayout docs;
+  DocumentLayout docs;
   if (num::Status s =
-          ::flamia::DocumentLayout::fromCuSeqlens(t->ints, numTokens, docs);
+          DocumentLayout::fromCuSeqlens(t->ints, numTokens, docs);
       !s)
     return op->emitOpError() << "cannot be interpreted: cu_seqlens is not "
                                 "valid for "
@@ -125,11 +125,11 @@ num::ScaleLayout interp::getNumericsLayout(ScaleLayoutAttr layout) {
                                   layout.getChannelBlock());
 }
 
-::flamia::DocumentLayout interp::makeDocumentLayout(ArrayRef<int64_t> starts) {
+DocumentLayout interp::makeDocumentLayout(ArrayRef<int64_t> starts) {
   std::vector<int32_t> cu(starts.begin(), starts.end());
-  ::flamia::DocumentLayout docs;
+  DocumentLayout docs;
   // The starts were validated when they were made.
-  (void)::flamia::DocumentLayout::fromCuSeqlens(cu, starts.back(), docs);
+  (void)DocumentLayout::fromCuSeqlens(cu, starts.back(), docs);
   return docs;
 }
 
@@ -262,9 +262,9 @@ LogicalResult executeDequantize(DequantizeOp op, Environment &env) {
 //===----------------------------------------------------------------------===//
 
 FailureOr<Interpretation>
-mlir::flamia::interpretFunction(func::FuncOp func,
-                                ArrayRef<TensorPtr> arguments,
-                                const InterpreterOptions &options) {
+flamia::interpretFunction(func::FuncOp func,
+                          ArrayRef<TensorPtr> arguments,
+                          const InterpreterOptions &options) {
   if (func.isExternal())
     return func.emitOpError() << "cannot be interpreted: it has no body";
   if (!func.getBody().hasOneBlock())

@@ -2,7 +2,7 @@
 #include "flamia/Interpreter/HostValues.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 int64_t HostTensor::getNumElements() const {
   int64_t n = 1;
@@ -26,7 +26,7 @@ std::string HostTensor::describe() const {
   return s + "?";
 }
 
-std::optional<HostElement> mlir::flamia::getHostElement(Type elementType) {
+std::optional<HostElement> flamia::getHostElement(Type elementType) {
   if (elementType.isBF16())
     return HostElement::BF16;
   if (elementType.isF32())

@@ -20,13 +20,13 @@
 
 #include <numeric>
 
-namespace mlir::flamia {
+namespace flamia {
 #define GEN_PASS_DEF_FLAMIACAUSALSAFESCALES
 #include "flamia/Transforms/Passes.h.inc"
-} // namespace mlir::flamia
+} // namespace flamia
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 namespace {
 
@@ -37,14 +37,14 @@ std::string describeValue(Value v) {
 }
 
 struct CausalSafeScalesPass
-    : public mlir::flamia::impl::FlamiaCausalSafeScalesBase<CausalSafeScalesPass> {
+    : public flamia::impl::FlamiaCausalSafeScalesBase<CausalSafeScalesPass> {
   using Base::Base;
 
   /// The token block this use must get instead of its current layout, or -1
   /// if the current one is safe.
   int64_t repairedTokenBlock(Operation *op, const GemmUse &use,
                              QTensorType type, QuantizeOp producer,
-                             const ::flamia::numerics::RecipeConfig &contractRecipe) {
+                             const numerics::RecipeConfig &contractRecipe) {
     bool strict = getRecipe(op).getStrict();
     ScaleLayoutAttr layout = type.getLayout();
     int64_t contract = getContractTokenBlock(contractRecipe, use.gemm, use.tensor);

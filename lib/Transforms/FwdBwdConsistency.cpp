@@ -10,13 +10,13 @@
 #include "flamia/Dialect/GemmRoles.h"
 #include "flamia/Transforms/Passes.h"
 
-namespace mlir::flamia {
+namespace flamia {
 #define GEN_PASS_DEF_FLAMIAFWDBWDCONSISTENCY
 #include "flamia/Transforms/Passes.h.inc"
-} // namespace mlir::flamia
+} // namespace flamia
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 namespace {
 
@@ -29,7 +29,7 @@ Value underlyingTensor(Value v) {
 }
 
 struct FwdBwdConsistencyPass
-    : public mlir::flamia::impl::FlamiaFwdBwdConsistencyBase<FwdBwdConsistencyPass> {
+    : public flamia::impl::FlamiaFwdBwdConsistencyBase<FwdBwdConsistencyPass> {
 
   /// The forward whose O and LSE the backward reads, else the forward whose
   /// S = Q K^T operands are copies of the same tensors. O and LSE from two

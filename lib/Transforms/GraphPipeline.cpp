@@ -6,10 +6,10 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
-void mlir::flamia::buildGraphPipeline(OpPassManager &pm,
-                                      const GraphPipelineOptions &options) {
+void flamia::buildGraphPipeline(OpPassManager &pm,
+                                const GraphPipelineOptions &options) {
   pm.addPass(createFlamiaQuantizeAttention(
       FlamiaQuantizeAttentionOptions{options.recipe}));
   pm.addPass(createFlamiaReuseScaleLayouts());
@@ -21,7 +21,7 @@ void mlir::flamia::buildGraphPipeline(OpPassManager &pm,
   pm.addPass(createFlamiaVerifyCausality());
 }
 
-void mlir::flamia::registerFlamiaPassesAndPipelines() {
+void flamia::registerFlamiaPassesAndPipelines() {
   registerFlamiaPasses();
   PassPipelineRegistration<GraphPipelineOptions>(
       "flamia-graph-pipeline",

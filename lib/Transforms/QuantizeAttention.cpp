@@ -14,44 +14,44 @@
 
 #include "mlir/IR/Builders.h"
 
-namespace mlir::flamia {
+namespace flamia {
 #define GEN_PASS_DEF_FLAMIAQUANTIZEATTENTION
 #include "flamia/Transforms/Passes.h.inc"
-} // namespace mlir::flamia
+} // namespace flamia
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 namespace {
 
 struct QuantizeAttentionPass
-    : public mlir::flamia::impl::FlamiaQuantizeAttentionBase<QuantizeAttentionPass> {
+    : public flamia::impl::FlamiaQuantizeAttentionBase<QuantizeAttentionPass> {
   using Base::Base;
 
   /// Checks the recipe filter, and returns what the recipe quantizes how
   /// (the registry's numerics preset) if this pass can write it.
-  FailureOr<::flamia::numerics::RecipeConfig> contractOf(Operation *op,
-                                                         RecipeAttr recipe) {
+  FailureOr<numerics::RecipeConfig> contractOf(Operation *op,
+                                               RecipeAttr recipe) {
     StringRef kind = stringifyRecipeKind(recipe.getKind());
     if (!this->recipe.empty() && kind != this->recipe)
       return op->emitOpError() << "uses recipe " << kind
                                << " but flamia-quantize-attention was asked "
                                   "for recipe "
                                << this->recipe;
-    FailureOr<::flamia::numerics::RecipeConfig> contract =
+    FailureOr<numerics::RecipeConfig> contract =
         getContractRecipe(op, recipe);
     if (failed(contract))
       return failure();
     // getMxfp8Type writes E4M3 payloads with E8M0 scales over 32 channels.
-    for (int u = 0; u < ::flamia::numerics::kNumOperandUses; ++u) {
+    for (int u = 0; u < numerics::kNumOperandUses; ++u) {
       const auto &operand = contract->operands[u];
-      if (!operand.quantized || operand.element != ::flamia::numerics::ElementFormat::E4M3 ||
+      if (!operand.quantized || operand.element != numerics::ElementFormat::E4M3 ||
           operand.layout.channelBlock != 32 ||
-          operand.layout.blocking != ::flamia::numerics::TokenBlocking::DocumentLocal)
+          operand.layout.blocking != numerics::TokenBlocking::DocumentLocal)
         return op->emitOpError()
                << "recipe " << kind << " quantizes "
-               << ::flamia::numerics::operandUseName(
-                      static_cast<::flamia::numerics::OperandUse>(u))
+               << numerics::operandUseName(
+                      static_cast<numerics::OperandUse>(u))
                << " as " << operand.describe()
                << "; flamia-quantize-attention writes E4M3 with E8M0 scales "
                   "over 32 channels, document-local, only";
@@ -61,7 +61,7 @@ struct QuantizeAttentionPass
 
   /// A quantized copy of `tensor` for `gemm`, with the contract's layout.
   Value quantizeFor(OpBuilder &b, Location loc, Value tensor, Value cu,
-                    const ::flamia::numerics::RecipeConfig &contract, Gemm gemm,
+                    const numerics::RecipeConfig &contract, Gemm gemm,
                     AttnTensor which) {
     auto type = getMxfp8Type(cast<RankedTensorType>(tensor.getType()),
                              getContractTokenBlock(contract, gemm, which));

@@ -4,11 +4,11 @@
 #include "flamia/Numerics/RecipeRegistry.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 namespace num = ::flamia::numerics;
 
-num::OperandUse mlir::flamia::getOperandUse(Gemm gemm, AttnTensor tensor) {
+num::OperandUse flamia::getOperandUse(Gemm gemm, AttnTensor tensor) {
   switch (gemm) {
   case Gemm::QK:
     return tensor == AttnTensor::Q ? num::OperandUse::QInQK
@@ -29,7 +29,7 @@ num::OperandUse mlir::flamia::getOperandUse(Gemm gemm, AttnTensor tensor) {
 }
 
 FailureOr<const num::RecipeKind *>
-mlir::flamia::getRecipeKind(Operation *op, RecipeAttr recipe) {
+flamia::getRecipeKind(Operation *op, RecipeAttr recipe) {
   const num::RecipeKind *kind = nullptr;
   if (num::Status s = num::lookupRecipeKindByDialectName(
           stringifyRecipeKind(recipe.getKind()).str(), kind);
@@ -38,8 +38,8 @@ mlir::flamia::getRecipeKind(Operation *op, RecipeAttr recipe) {
   return kind;
 }
 
-FailureOr<num::RecipeConfig> mlir::flamia::getContractRecipe(Operation *op,
-                                                             RecipeAttr recipe) {
+FailureOr<num::RecipeConfig> flamia::getContractRecipe(Operation *op,
+                                                       RecipeAttr recipe) {
   FailureOr<const num::RecipeKind *> kind = getRecipeKind(op, recipe);
   if (failed(kind))
     return failure();
@@ -51,35 +51,35 @@ FailureOr<num::RecipeConfig> mlir::flamia::getContractRecipe(Operation *op,
   return contract;
 }
 
-int64_t mlir::flamia::getContractTokenBlock(const num::RecipeConfig &contract,
-                                            Gemm gemm, AttnTensor tensor) {
+int64_t flamia::getContractTokenBlock(const num::RecipeConfig &contract,
+                                      Gemm gemm, AttnTensor tensor) {
   return contract.operand(getOperandUse(gemm, tensor)).layout.tokenBlock;
 }
 
-QTensorType mlir::flamia::getMxfp8Type(RankedTensorType tensor,
-                                       int64_t tokenBlock) {
+QTensorType flamia::getMxfp8Type(RankedTensorType tensor,
+                                 int64_t tokenBlock) {
   MLIRContext *ctx = tensor.getContext();
   auto layout = ScaleLayoutAttr::get(ctx, tokenBlock, 32, ScaleAnchor::document);
   return QTensorType::get(ctx, tensor.getShape(), Float8E4M3FNType::get(ctx),
                           Float8E8M0FNUType::get(ctx), layout);
 }
 
-Value mlir::flamia::createQuantize(OpBuilder &builder, Location loc,
-                                   Value input, Value cuSeqlens,
-                                   QTensorType type) {
+Value flamia::createQuantize(OpBuilder &builder, Location loc,
+                             Value input, Value cuSeqlens,
+                             QTensorType type) {
   Value cu = type.getLayout().isTokenBlock() ? cuSeqlens : Value();
   return QuantizeOp::create(builder, loc, type, input, cu);
 }
 
-PrecisionAttr mlir::flamia::getContractPPrecision(MLIRContext *ctx) {
+PrecisionAttr flamia::getContractPPrecision(MLIRContext *ctx) {
   return PrecisionAttr::get(ctx, Float8E4M3FNType::get(ctx), 8, std::nullopt);
 }
 
-PrecisionAttr mlir::flamia::getContractDsPrecision(MLIRContext *ctx) {
+PrecisionAttr flamia::getContractDsPrecision(MLIRContext *ctx) {
   return PrecisionAttr::get(ctx, Float8E4M3FNType::get(ctx), std::nullopt, 32);
 }
 
-double mlir::flamia::getBytesPerTokenAndHead(QTensorType type) {
+double flamia::getBytesPerTokenAndHead(QTensorType type) {
   double payloadBits = type.getElementType().getIntOrFloatBitWidth();
   double payload = type.getHeadDim() * payloadBits / 8.0;
   ScaleLayoutAttr layout = type.getLayout();

@@ -21,13 +21,13 @@
 #include <iomanip>
 #include <sstream>
 
-namespace mlir::flamia {
+namespace flamia {
 #define GEN_PASS_DEF_FLAMIAREUSESCALELAYOUTS
 #include "flamia/Transforms/Passes.h.inc"
-} // namespace mlir::flamia
+} // namespace flamia
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 namespace {
 
@@ -67,7 +67,7 @@ bool admitsTokenBlocks(Operation *user, const GemmUse &use,
 }
 
 struct ReuseScaleLayoutsPass
-    : public mlir::flamia::impl::FlamiaReuseScaleLayoutsBase<ReuseScaleLayoutsPass> {
+    : public flamia::impl::FlamiaReuseScaleLayoutsBase<ReuseScaleLayoutsPass> {
   int layoutRedirects = 0;
 
   /// Redirects uses of non-token-block copies to a token-block copy of the

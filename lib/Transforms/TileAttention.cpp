@@ -30,15 +30,15 @@
 
 #include <limits>
 
-namespace mlir::flamia {
+namespace flamia {
 #define GEN_PASS_DEF_FLAMIATILE
 #include "flamia/Transforms/Passes.h.inc"
-} // namespace mlir::flamia
+} // namespace flamia
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
-namespace mlir::flamia::tile {
+namespace flamia::tile {
 
 ItemInfo loadItem(I32Builder &ib, Value items, Value index, bool causal,
                   int64_t blockN) {
@@ -181,13 +181,13 @@ OpBuilder createRole(OpBuilder &b, Location loc, StringRef name, int64_t first,
   return OpBuilder::atBlockEnd(block);
 }
 
-} // namespace mlir::flamia::tile
+} // namespace flamia::tile
 
-using namespace mlir::flamia::tile;
+using namespace flamia::tile;
 
 namespace {
 
-struct TilePass : public mlir::flamia::impl::FlamiaTileBase<TilePass> {
+struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
   using Base::Base;
 
   LogicalResult tile(KernelOp kernel, AttentionTileOp at) {

@@ -9,11 +9,12 @@
 #define FLAMIA_LIB_TRANSFORMS_TILEATTENTION_H
 
 #include "flamia/Dialect/FlamiaOps.h"
+#include "flamia/Support/MLIR.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
-namespace mlir::flamia::tile {
+namespace flamia::tile {
 
 /// Small arith helpers on i32 values.
 struct I32Builder {
@@ -91,6 +92,6 @@ OpBuilder createRole(OpBuilder &b, Location loc, StringRef name, int64_t first,
 /// The sm_100a program (TileAttentionSm100.cpp).
 LogicalResult tileSm100(KernelOp kernel, AttentionTileOp at);
 
-} // namespace mlir::flamia::tile
+} // namespace flamia::tile
 
 #endif // FLAMIA_LIB_TRANSFORMS_TILEATTENTION_H

@@ -40,8 +40,8 @@
 #include <limits>
 
 using namespace mlir;
-using namespace mlir::flamia;
-using namespace mlir::flamia::tile;
+using namespace flamia;
+using namespace flamia::tile;
 
 namespace {
 
@@ -512,7 +512,7 @@ void Sm100Program::buildSoftmax(OpBuilder &b) {
 
 } // namespace
 
-LogicalResult mlir::flamia::tile::tileSm100(KernelOp kernel, AttentionTileOp at) {
+LogicalResult flamia::tile::tileSm100(KernelOp kernel, AttentionTileOp at) {
   Sm100Program program{kernel,
                        at,
                        at.getLoc(),

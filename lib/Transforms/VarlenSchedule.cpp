@@ -24,13 +24,13 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 
-namespace mlir::flamia {
+namespace flamia {
 #define GEN_PASS_DEF_FLAMIAVARLENSCHEDULE
 #include "flamia/Transforms/Passes.h.inc"
-} // namespace mlir::flamia
+} // namespace flamia
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 namespace {
 
@@ -436,7 +436,7 @@ void buildLaunchPlan(OpBuilder &mb, const ForwardPlan &plan,
 }
 
 struct VarlenSchedulePass
-    : public mlir::flamia::impl::FlamiaVarlenScheduleBase<VarlenSchedulePass> {
+    : public flamia::impl::FlamiaVarlenScheduleBase<VarlenSchedulePass> {
   using Base::Base;
 
   /// The operands the kernels implement: Q per token, K and V in

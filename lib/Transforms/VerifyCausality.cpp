@@ -16,13 +16,13 @@
 
 #include "llvm/Support/raw_ostream.h"
 
-namespace mlir::flamia {
+namespace flamia {
 #define GEN_PASS_DEF_FLAMIAVERIFYCAUSALITY
 #include "flamia/Transforms/Passes.h.inc"
-} // namespace mlir::flamia
+} // namespace flamia
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 namespace {
 
@@ -51,7 +51,7 @@ struct Obligation {
 };
 
 struct VerifyCausalityPass
-    : public mlir::flamia::impl::FlamiaVerifyCausalityBase<VerifyCausalityPass> {
+    : public flamia::impl::FlamiaVerifyCausalityBase<VerifyCausalityPass> {
   using Base::Base;
 
   /// The obligations a GEMM use carries: which outputs read it, indexed how.

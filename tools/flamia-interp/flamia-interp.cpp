@@ -46,7 +46,7 @@
 #include <random>
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 namespace cl = llvm::cl;
 namespace num = ::flamia::numerics;
 
@@ -140,15 +140,15 @@ std::vector<uint8_t> rawBytes(const HostTensor &t) {
 }
 
 bool writeNpyFile(const std::string &path, const HostTensor &t) {
-  ::flamia::NpyArray a = ::flamia::makeNpyArray(
-      t.isFloat() ? ::flamia::NpyDType::Float32 : ::flamia::NpyDType::Int32,
+  NpyArray a = makeNpyArray(
+      t.isFloat() ? NpyDType::Float32 : NpyDType::Int32,
       std::vector<int64_t>(t.shape.begin(), t.shape.end()));
   if (t.isFloat())
     std::memcpy(a.bytes.data(), t.values.data(), a.bytes.size());
   else
     std::memcpy(a.bytes.data(), t.ints.data(), a.bytes.size());
   std::string error;
-  if (!::flamia::writeNpy(path, a, error)) {
+  if (!writeNpy(path, a, error)) {
     llvm::errs() << "flamia-interp: error: " << error << "\n";
     return false;
   }
@@ -169,7 +169,7 @@ LogicalResult parseCuSeqlens(std::vector<int32_t> &out) {
   std::string error;
   for (StringRef part : llvm::split(StringRef(cuSeqlens), ',')) {
     int64_t v;
-    if (!::flamia::validation::parseIntegerInRange(
+    if (!validation::parseIntegerInRange(
             part.trim().str(), "--cu-seqlens", 0, INT32_MAX, v, error)) {
       llvm::errs() << "flamia-interp: error: " << error << "\n";
       return failure();
@@ -192,8 +192,8 @@ FailureOr<SmallVector<TensorPtr>> makeArguments(func::FuncOp func) {
     // The rule of every tool and the runtime: num_docs + 1 >= 2 entries from
     // 0, non-decreasing, ending at T (--tokens, when given).
     std::string error;
-    if (!::flamia::validation::validateCuSeqlens(cu.data(), cu.size(), T,
-                                                 error)) {
+    if (!validation::validateCuSeqlens(cu.data(), cu.size(), T,
+                                       error)) {
       llvm::errs() << "flamia-interp: error: --cu-seqlens: " << error << "\n";
       return failure();
     }
@@ -412,7 +412,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(interpCategory);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
-    os << "flamia-interp " << ::flamia::versionBanner() << "\n";
+    os << "flamia-interp " << versionBanner() << "\n";
   });
   cl::ParseCommandLineOptions(
       argc, argv,

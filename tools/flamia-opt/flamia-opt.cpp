@@ -35,7 +35,7 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::flamia::FlamiaDialect, mlir::func::FuncDialect,
+  registry.insert<flamia::FlamiaDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::cf::ControlFlowDialect,
                   mlir::tensor::TensorDialect, mlir::memref::MemRefDialect,
@@ -59,8 +59,8 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::registerConversionPasses();
   mlir::registerGPUPasses();
-  mlir::flamia::registerFlamiaPassesAndPipelines();
-  mlir::flamia::registerFlamiaConversionPasses();
+  flamia::registerFlamiaPassesAndPipelines();
+  flamia::registerFlamiaConversionPasses();
   flamia::registerFlamiaPipelines();
 
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <numeric>
 
-using namespace mlir::flamia;
+using namespace flamia;
 
 namespace {
 

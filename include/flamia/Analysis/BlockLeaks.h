@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace mlir::flamia {
+namespace flamia {
 
 /// Which positions an output must not depend on.
 enum class LeakDirection {
@@ -49,6 +49,6 @@ std::optional<LeakWitness> findBlockLeak(int64_t tokenBlock, int64_t safeBlock,
                                          LeakDirection direction,
                                          IndexedBy indexedBy);
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_ANALYSIS_BLOCKLEAKS_H

@@ -68,7 +68,7 @@ struct CompileResult {
 };
 
 /// Limits of what the kernels implement (validateSpec checks them).
-/// The safe block's upper bound is the dialect's (mlir::flamia::kMaxSafeBlock)
+/// The safe block's upper bound is the dialect's (flamia::kMaxSafeBlock)
 /// and the head limits are flamia::validation's.
 constexpr int64_t kKeyTile = 128; ///< keys per tile; safe blocks are multiples
 

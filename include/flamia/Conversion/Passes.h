@@ -12,14 +12,15 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
 
-namespace mlir::flamia {
+namespace flamia {
 
 #define GEN_PASS_DECL
 #include "flamia/Conversion/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
 #include "flamia/Conversion/Passes.h.inc"
+#include "flamia/Support/MLIR.h"
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_CONVERSION_PASSES_H

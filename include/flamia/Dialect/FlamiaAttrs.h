@@ -3,6 +3,7 @@
 #define FLAMIA_DIALECT_FLAMIAATTRS_H
 
 #include "flamia/Dialect/FlamiaDialect.h"
+#include "flamia/Support/MLIR.h"
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -13,7 +14,7 @@
 #define GET_ATTRDEF_CLASSES
 #include "Flamia/FlamiaAttrs.h.inc"
 
-namespace mlir::flamia {
+namespace flamia {
 
 /// The largest safe block a recipe may ask for (as the runtime's manifest
 /// reader) and the largest token block of a scale layout: both keep
@@ -29,6 +30,6 @@ double getFormatMax(Type type);
 /// True for the payload formats: f8E4M3FN, f8E5M2, f4E2M1FN.
 bool isPayloadFormat(Type type);
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_DIALECT_FLAMIAATTRS_H

@@ -2,6 +2,8 @@
 #ifndef FLAMIA_DIALECT_FLAMIADIALECT_H
 #define FLAMIA_DIALECT_FLAMIADIALECT_H
 
+#include "flamia/Support/MLIR.h"
+
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Dialect.h"
 

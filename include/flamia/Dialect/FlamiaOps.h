@@ -5,6 +5,7 @@
 #include "flamia/Dialect/FlamiaAttrs.h"
 #include "flamia/Dialect/FlamiaDialect.h"
 #include "flamia/Dialect/FlamiaTypes.h"
+#include "flamia/Support/MLIR.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -15,13 +16,13 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/SymbolTable.h"
 
-namespace mlir::flamia::OpTrait {
+namespace flamia::OpTrait {
 /// Ops that need every thread of a warpgroup (Flamia_WarpgroupWide in
 /// FlamiaOps.td): a `single_thread` flamia.role holds none of them.
 template <typename ConcreteType>
 class WarpgroupWide
     : public ::mlir::OpTrait::TraitBase<ConcreteType, WarpgroupWide> {};
-} // namespace mlir::flamia::OpTrait
+} // namespace flamia::OpTrait
 
 #define GET_OP_CLASSES
 #include "Flamia/FlamiaOps.h.inc"

@@ -3,6 +3,7 @@
 #define FLAMIA_DIALECT_FLAMIATYPES_H
 
 #include "flamia/Dialect/FlamiaAttrs.h"
+#include "flamia/Support/MLIR.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Types.h"

@@ -9,10 +9,11 @@
 #define FLAMIA_DIALECT_GEMMROLES_H
 
 #include "flamia/Dialect/FlamiaOps.h"
+#include "flamia/Support/MLIR.h"
 
 #include "llvm/ADT/SmallVector.h"
 
-namespace mlir::flamia {
+namespace flamia {
 
 /// The six GEMMs of attention (FlashAttention-2 style backward).
 enum class Gemm {
@@ -60,6 +61,6 @@ RecipeAttr getRecipe(Operation *attentionOp);
 bool isCausal(Operation *attentionOp);
 Value getCuSeqlens(Operation *attentionOp);
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_DIALECT_GEMMROLES_H

@@ -26,11 +26,12 @@
 #define FLAMIA_INTERPRETER_GRAPHINTERPRETER_H
 
 #include "flamia/Interpreter/HostValues.h"
+#include "flamia/Support/MLIR.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/LLVM.h"
 
-namespace mlir::flamia {
+namespace flamia {
 
 /// The log2-domain scores t_ij = fl32(S_ij * softmax_scale * log2 e) one
 /// attention op computed (numerics::ScoreTrace): a forward's, or a
@@ -61,6 +62,6 @@ interpretFunction(func::FuncOp func,
                   ArrayRef<std::shared_ptr<const HostTensor>> arguments,
                   const InterpreterOptions &options = {});
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_INTERPRETER_GRAPHINTERPRETER_H

@@ -16,6 +16,7 @@
 #define FLAMIA_INTERPRETER_HOSTVALUES_H
 
 #include "flamia/Dialect/FlamiaTypes.h"
+#include "flamia/Support/MLIR.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
@@ -27,7 +28,7 @@
 #include <variant>
 #include <vector>
 
-namespace mlir::flamia {
+namespace flamia {
 
 enum class HostElement { BF16, F32, I32 };
 
@@ -59,6 +60,6 @@ using HostValue = std::variant<std::shared_ptr<const HostTensor>,
 /// The element kind of a builtin tensor type the interpreter can hold.
 std::optional<HostElement> getHostElement(Type elementType);
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_INTERPRETER_HOSTVALUES_H

@@ -13,13 +13,14 @@
 #define FLAMIA_TRANSFORMS_PASSORDER_H
 
 #include "flamia/Dialect/FlamiaOps.h"
+#include "flamia/Support/MLIR.h"
 
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 
 #include <optional>
 
-namespace mlir::flamia {
+namespace flamia {
 
 /// The stage a pass takes as input, in pipeline order.
 enum class LoweringStage {
@@ -67,6 +68,6 @@ inline LogicalResult requireLoweredTo(Operation *root, StringRef pass,
   return diag;
 }
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_TRANSFORMS_PASSORDER_H

@@ -13,9 +13,10 @@
 #include <memory>
 #include <string>
 
-namespace mlir::flamia {
+namespace flamia {
 
 #define GEN_PASS_DECL
+#include "flamia/Support/MLIR.h"
 #include "flamia/Transforms/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
@@ -40,6 +41,6 @@ void buildGraphPipeline(OpPassManager &pm, const GraphPipelineOptions &options);
 /// Registers the flamia passes and the `flamia-graph-pipeline` pipeline.
 void registerFlamiaPassesAndPipelines();
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_TRANSFORMS_PASSES_H

@@ -19,7 +19,7 @@ def FlamiaQuantizeAttention : Pass<"flamia-quantize-attention"> {
     (the backward quantizes on its own); `flamia-reuse-scale-layouts` and
     `flamia-fwd-bwd-consistency` then share them.
   }];
-  let dependentDialects = ["::mlir::flamia::FlamiaDialect"];
+  let dependentDialects = ["::flamia::FlamiaDialect"];
   let options = [
     Option<"recipe", "recipe", "std::string", /*default=*/"\"\"",
            "Only rewrite ops of this recipe (mxfp8, nvfp4_mixed); an op with "
@@ -39,7 +39,7 @@ def FlamiaReuseScaleLayouts : Pass<"flamia-reuse-scale-layouts"> {
     Emits a remark on each function with the number of quantizations and
     bytes saved (payload plus scales, per token and head).
   }];
-  let dependentDialects = ["::mlir::flamia::FlamiaDialect"];
+  let dependentDialects = ["::flamia::FlamiaDialect"];
 }
 
 def FlamiaCausalSafeScales : Pass<"flamia-causal-safe-scales"> {
@@ -53,7 +53,7 @@ def FlamiaCausalSafeScales : Pass<"flamia-causal-safe-scales"> {
     raised to a multiple of the largest token block) and the bf16 originals
     as `safe(...)` operands.
   }];
-  let dependentDialects = ["::mlir::flamia::FlamiaDialect",
+  let dependentDialects = ["::flamia::FlamiaDialect",
                            "::mlir::arith::ArithDialect"];
   let options = [
     Option<"safeBlock", "safe-block", "int64_t", /*default=*/"128",
@@ -114,7 +114,7 @@ def FlamiaVarlenSchedule : Pass<"flamia-varlen-schedule", "::mlir::ModuleOp"> {
       schedule buffers are `flamia.workspace` ops, and the kernels are
       `flamia.launch`ed in order.
   }];
-  let dependentDialects = ["::mlir::flamia::FlamiaDialect",
+  let dependentDialects = ["::flamia::FlamiaDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect"];
@@ -146,7 +146,7 @@ def FlamiaTile : Pass<"flamia-tile", "::mlir::ModuleOp"> {
     online softmax, rounds P and writes the epilogue (docs/passes.md,
     docs/lowering.md).
   }];
-  let dependentDialects = ["::mlir::flamia::FlamiaDialect",
+  let dependentDialects = ["::flamia::FlamiaDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
   let options = [

@@ -12,29 +12,30 @@
 #include "flamia/Dialect/GemmRoles.h"
 #include "flamia/Numerics/RecipeConfig.h"
 #include "flamia/Numerics/RecipeRegistry.h"
+#include "flamia/Support/MLIR.h"
 
-namespace mlir::flamia {
+namespace flamia {
 
 /// The numerics library's operand use of `tensor` in `gemm`.
-::flamia::numerics::OperandUse getOperandUse(Gemm gemm, AttnTensor tensor);
+numerics::OperandUse getOperandUse(Gemm gemm, AttnTensor tensor);
 
 /// The recipe registry's entry of `recipe`'s kind; fails with an error on
 /// `op` when the registry has none.
-FailureOr<const ::flamia::numerics::RecipeKind *> getRecipeKind(Operation *op,
-                                                                RecipeAttr recipe);
+FailureOr<const numerics::RecipeKind *> getRecipeKind(Operation *op,
+                                                      RecipeAttr recipe);
 
 /// What `recipe` (its kind, strict flag and safe block) quantizes how: the
 /// kind's numerics preset from the recipe registry
 /// (flamia/Numerics/RecipeRegistry.h). Fails with an error on `op` naming
 /// the kind when the numerics library does not implement it.
-FailureOr<::flamia::numerics::RecipeConfig>
+FailureOr<numerics::RecipeConfig>
 getContractRecipe(Operation *op, RecipeAttr recipe);
 
 /// The token block (1 = per token, 32 = 32x32 token blocks) `contract`
 /// prescribes for `tensor` in `gemm` (for mxfp8: Q per token in S = Q K^T,
 /// everything else in 32x32 document-local token blocks, and in strict mode
 /// per token for every head-dim-contracted GEMM).
-int64_t getContractTokenBlock(const ::flamia::numerics::RecipeConfig &contract,
+int64_t getContractTokenBlock(const numerics::RecipeConfig &contract,
                               Gemm gemm, AttnTensor tensor);
 
 /// The MXFP8 (E4M3 payload, E8M0 scales, 32 channels) qtensor type of a
@@ -55,6 +56,6 @@ PrecisionAttr getContractDsPrecision(MLIRContext *ctx);
 /// the token's share of its scale block).
 double getBytesPerTokenAndHead(QTensorType type);
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_TRANSFORMS_RECIPELAYOUTS_H

@@ -4,7 +4,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 Value Emitter::pack(Type type, ArrayRef<Value> values) {
   Value s = undef(type);

@@ -8,11 +8,13 @@
 #ifndef FLAMIA_LIB_CONVERSION_FLAMIATONVVM_EMITTER_H
 #define FLAMIA_LIB_CONVERSION_FLAMIATONVVM_EMITTER_H
 
+#include "flamia/Support/MLIR.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Builders.h"
 
-namespace mlir::flamia {
+namespace flamia {
 
 /// Address spaces of the NVPTX backend.
 enum AddressSpace : unsigned { Generic = 0, Global = 1, Shared = 3 };
@@ -169,6 +171,6 @@ public:
   void mbarrierArriveExpectTx(Value bar, int64_t bytes);
 };
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_LIB_CONVERSION_FLAMIATONVVM_EMITTER_H

@@ -26,13 +26,13 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-namespace mlir::flamia {
+namespace flamia {
 #define GEN_PASS_DEF_CONVERTFLAMIATONVVM
 #include "flamia/Conversion/Passes.h.inc"
-} // namespace mlir::flamia
+} // namespace flamia
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 //===----------------------------------------------------------------------===//
 // Types
@@ -174,7 +174,7 @@ void lowerRoles(KernelOp kernel) {
 }
 
 struct ConvertFlamiaToNVVMPass
-    : public mlir::flamia::impl::ConvertFlamiaToNVVMBase<ConvertFlamiaToNVVMPass> {
+    : public flamia::impl::ConvertFlamiaToNVVMBase<ConvertFlamiaToNVVMPass> {
   using Base::Base;
 
   /// One gpu.module per kernel (one PTX/cubin file per kernel), named

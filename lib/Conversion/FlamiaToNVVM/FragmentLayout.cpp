@@ -2,7 +2,7 @@
 #include "FragmentLayout.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 namespace {
 
@@ -93,12 +93,12 @@ public:
 
 } // namespace
 
-const FragmentLayout &mlir::flamia::getSm90AccumulatorLayout() {
+const FragmentLayout &flamia::getSm90AccumulatorLayout() {
   static const Sm90AccumulatorLayout layout;
   return layout;
 }
 
-const FragmentLayout &mlir::flamia::getSm100RowPerThreadLayout() {
+const FragmentLayout &flamia::getSm100RowPerThreadLayout() {
   static const Sm100RowPerThreadLayout layout;
   return layout;
 }

@@ -24,7 +24,9 @@
 
 #include "Emitter.h"
 
-namespace mlir::flamia {
+#include "flamia/Support/MLIR.h"
+
+namespace flamia {
 
 /// The executing thread's position in a layout, computed once per lowered
 /// op from the thread index (what it holds depends on the layout).
@@ -72,6 +74,6 @@ const FragmentLayout &getSm90AccumulatorLayout();
 /// One row per thread, the tensor-memory load layout of sm_100a.
 const FragmentLayout &getSm100RowPerThreadLayout();
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_LIB_CONVERSION_FLAMIATONVVM_FRAGMENTLAYOUT_H

@@ -20,7 +20,7 @@
 #include <limits>
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 namespace {
 
@@ -289,8 +289,8 @@ struct AttnStoreLowering : FragmentPattern<AttnStoreOp> {
 
 } // namespace
 
-void mlir::flamia::populateFragmentPatterns(const FlamiaTypeConverter &converter,
-                                            RewritePatternSet &patterns) {
+void flamia::populateFragmentPatterns(const FlamiaTypeConverter &converter,
+                                      RewritePatternSet &patterns) {
   patterns.add<FragZeroLowering, RowsFillLowering, FragMaskLowering,
                SoftmaxUpdateLowering, FragQuantizeLowering,
                FragScaleRowsLowering, AttnStoreLowering>(converter,

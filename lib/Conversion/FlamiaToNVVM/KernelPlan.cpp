@@ -4,7 +4,7 @@
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 static int64_t alignTo(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 

@@ -10,13 +10,14 @@
 #define FLAMIA_LIB_CONVERSION_FLAMIATONVVM_KERNELPLAN_H
 
 #include "flamia/Dialect/FlamiaOps.h"
+#include "flamia/Support/MLIR.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
 
-namespace mlir::flamia {
+namespace flamia {
 
 /// Attribute holding an op's byte offset in dynamic shared memory.
 constexpr const char *kSmemOffsetAttr = "flamia.smem_offset";
@@ -65,6 +66,6 @@ struct KernelPlan {
   static FailureOr<KernelPlan> build(KernelOp kernel, int64_t smemLimit);
 };
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_LIB_CONVERSION_FLAMIATONVVM_KERNELPLAN_H

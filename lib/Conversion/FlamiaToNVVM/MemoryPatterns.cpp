@@ -22,7 +22,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 namespace {
 
@@ -413,7 +413,7 @@ struct AttentionTileRejection : OpConversionPattern<AttentionTileOp> {
 
 } // namespace
 
-void mlir::flamia::populateFlamiaMemoryPatterns(
+void flamia::populateFlamiaMemoryPatterns(
     const FlamiaTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<SmemAllocLowering, SmemZeroRowsLowering,
                BarrierBlockLowering<PipelineCreateOp>,

@@ -5,10 +5,11 @@
 #include "TargetInfo.h"
 
 #include "flamia/Dialect/FlamiaAttrs.h"
+#include "flamia/Support/MLIR.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 
-namespace mlir::flamia {
+namespace flamia {
 
 /// Types of the block level on a target: globals are generic pointers,
 /// shared buffers, pipelines and queues shared-memory pointers, fragments
@@ -45,6 +46,6 @@ void populateSm100TensorMemoryPatterns(const FlamiaTypeConverter &converter,
 void populateQuantizeBlockPatterns(const FlamiaTypeConverter &converter,
                                    RewritePatternSet &patterns);
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_LIB_CONVERSION_FLAMIATONVVM_PATTERNS_H

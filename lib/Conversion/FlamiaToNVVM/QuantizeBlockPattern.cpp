@@ -24,7 +24,7 @@
 #include <limits>
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 namespace {
 
@@ -268,7 +268,7 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
 
 } // namespace
 
-void mlir::flamia::populateQuantizeBlockPatterns(
+void flamia::populateQuantizeBlockPatterns(
     const FlamiaTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<QuantizeBlockLowering>(converter, patterns.getContext());
 }

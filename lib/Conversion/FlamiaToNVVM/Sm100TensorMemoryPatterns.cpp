@@ -33,10 +33,7 @@
 #include <string>
 
 using namespace mlir;
-using namespace mlir::flamia;
-using ::flamia::AtomOrder;
-using ::flamia::OperandMajor;
-using ::flamia::SmemOperandTile;
+using namespace flamia;
 
 namespace {
 
@@ -210,7 +207,7 @@ struct UmmaScalesLowering : OpConversionPattern<UmmaScalesOp> {
     Emitter e(rewriter, loc);
     uint64_t templ = 0;
     std::string error;
-    if (!::flamia::makeSm100ScaleFactorCopyDescriptor(0, templ, error))
+    if (!makeSm100ScaleFactorCopyDescriptor(0, templ, error))
       return op.emitOpError() << "scale-factor copy descriptor: " << error;
     Value src = withBase(e, templ,
                          stageAddress(e, adaptor.getSource(), adaptor.getStage(),
@@ -232,7 +229,7 @@ SmemOperandTile operandTile(SmemType type, OperandMajor major) {
   tile.major = major;
   tile.elementBits = type.getElementType().getIntOrFloatBitWidth();
   int64_t rowBytes = type.getCols() * tile.elementBits / 8;
-  tile.swizzle = ::flamia::widestSmemSwizzleFor(
+  tile.swizzle = widestSmemSwizzleFor(
       static_cast<uint32_t>(std::min<int64_t>(rowBytes, 128)));
   if (major == OperandMajor::K) {
     tile.mnExtent = type.getRows();
@@ -246,9 +243,9 @@ SmemOperandTile operandTile(SmemType type, OperandMajor major) {
   return tile;
 }
 
-::flamia::Sm100ElementType elementTypeOf(Type t) {
-  return t.isBF16() ? ::flamia::Sm100ElementType::BF16
-                    : ::flamia::Sm100ElementType::E4M3;
+Sm100ElementType elementTypeOf(Type t) {
+  return t.isBF16() ? Sm100ElementType::BF16
+                    : Sm100ElementType::E4M3;
 }
 
 struct UmmaLowering : OpConversionPattern<UmmaOp> {
@@ -266,17 +263,17 @@ struct UmmaLowering : OpConversionPattern<UmmaOp> {
     SmemType bType = op.getB().getType();
     OperandMajor bMajor = op.getBTransposed() ? OperandMajor::MN : OperandMajor::K;
 
-    ::flamia::Sm100MmaConfig config;
-    config.kind = scaled ? ::flamia::Sm100MmaKind::MXF8F6F4
-                         : ::flamia::Sm100MmaKind::F16;
+    Sm100MmaConfig config;
+    config.kind = scaled ? Sm100MmaKind::MXF8F6F4
+                         : Sm100MmaKind::F16;
     config.aType = config.bType = elementTypeOf(element);
-    config.dType = ::flamia::Sm100AccumType::F32;
+    config.dType = Sm100AccumType::F32;
     config.aMajor = OperandMajor::K;
     config.bMajor = bMajor;
     config.m = 128;
     config.n = static_cast<uint32_t>(n);
-    config.scaleType = ::flamia::Sm100ScaleType::UE8M0;
-    config.scaleVec = ::flamia::Sm100ScaleVec::X1;
+    config.scaleType = Sm100ScaleType::UE8M0;
+    config.scaleVec = Sm100ScaleVec::X1;
 
     std::string error;
     Value dAddr = tmemPtr(e, e.add(adaptor.getTmem(), e.i32c(op.getDColumn())));
@@ -289,14 +286,14 @@ struct UmmaLowering : OpConversionPattern<UmmaOp> {
     for (int64_t kk = 0; kk < k / kStep; ++kk) {
       uint32_t k0 = static_cast<uint32_t>(kk * kStep);
       uint64_t bT = 0;
-      if (!::flamia::makeSm100OperandDescriptor(operandTile(bType, bMajor), 0, k0,
-                                                bT, error))
+      if (!makeSm100OperandDescriptor(operandTile(bType, bMajor), 0, k0,
+                                      bT, error))
         return op.emitOpError() << "B descriptor: " << error;
       Value bDesc = withBase(e, bT, bBase);
       Value a;
       if (op.getA()) {
         uint64_t aT = 0;
-        if (!::flamia::makeSm100OperandDescriptor(
+        if (!makeSm100OperandDescriptor(
                 operandTile(op.getA().getType(), OperandMajor::K), 0, k0, aT, error))
           return op.emitOpError() << "A descriptor: " << error;
         a = withBase(e, aT, aBase);
@@ -309,7 +306,7 @@ struct UmmaLowering : OpConversionPattern<UmmaOp> {
       config.aScaleFactorId = config.bScaleFactorId =
           scaled ? static_cast<uint8_t>(kk) : 0;
       uint32_t idesc = 0;
-      if (!::flamia::encodeSm100InstrDescriptor(config, idesc, error))
+      if (!encodeSm100InstrDescriptor(config, idesc, error))
         return op.emitOpError() << "instruction descriptor: " << error;
       Value enableD = kk == 0 ? accumulate : e.i1c(true);
       Value idescV = e.i32c(static_cast<int32_t>(idesc));
@@ -356,7 +353,7 @@ struct UmmaCommitLowering : OpConversionPattern<UmmaCommitOp> {
 
 } // namespace
 
-void mlir::flamia::populateSm100TensorMemoryPatterns(
+void flamia::populateSm100TensorMemoryPatterns(
     const FlamiaTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<TmemAllocLowering, TmemDeallocLowering, TmemLoadLowering,
                TmemStoreLowering, TmemFillLowering, UmmaScalesLowering,

@@ -23,11 +23,7 @@
 #include <string>
 
 using namespace mlir;
-using namespace mlir::flamia;
-using ::flamia::AtomOrder;
-using ::flamia::OperandMajor;
-using ::flamia::SmemOperandTile;
-using ::flamia::SmemSwizzle;
+using namespace flamia;
 
 namespace {
 
@@ -45,7 +41,7 @@ FailureOr<uint64_t> descriptorTemplate(Operation *op, OperandMajor major,
   tile.order = order;
   uint64_t desc = 0;
   std::string error;
-  if (!::flamia::makeSm90OperandDescriptor(tile, 0, k0, desc, error))
+  if (!makeSm90OperandDescriptor(tile, 0, k0, desc, error))
     return op->emitOpError() << "wgmma descriptor: " << error;
   return desc;
 }
@@ -223,7 +219,7 @@ struct WarpgroupWaitLowering : OpConversionPattern<WarpgroupWaitOp> {
 
 } // namespace
 
-void mlir::flamia::populateSm90WarpgroupMmaPatterns(
+void flamia::populateSm90WarpgroupMmaPatterns(
     const FlamiaTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<WarpgroupMmaLowering, WarpgroupWaitLowering>(
       converter, patterns.getContext());

@@ -4,7 +4,7 @@
 #include "flamia/Dialect/FlamiaOps.h"
 
 using namespace mlir;
-using namespace mlir::flamia;
+using namespace flamia;
 
 const TargetInfo &TargetInfo::get(Chip chip) {
   // Both chips opt in to 227 KiB of dynamic shared memory per block (CUDA

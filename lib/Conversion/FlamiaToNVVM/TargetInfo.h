@@ -14,11 +14,12 @@
 #include "FragmentLayout.h"
 
 #include "flamia/Dialect/FlamiaAttrs.h"
+#include "flamia/Support/MLIR.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/StringRef.h"
 
-namespace mlir::flamia {
+namespace flamia {
 
 class TargetInfo {
 public:
@@ -64,6 +65,6 @@ private:
   bool tensorMemory;
 };
 
-} // namespace mlir::flamia
+} // namespace flamia
 
 #endif // FLAMIA_LIB_CONVERSION_FLAMIATONVVM_TARGETINFO_H
