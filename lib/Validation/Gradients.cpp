@@ -33,6 +33,27 @@ std::vector<float> gradientValues(const uint8_t *bytes, size_t n,
   return out;
 }
 
+Check checkGradientsWritten(const GradientsView &g, size_t qElements,
+                            size_t kvElements) {
+  auto nans = [](const float *x, size_t n) {
+    int64_t count = 0;
+    for (size_t i = 0; i < n; ++i)
+      count += std::isnan(x[i]);
+    return count;
+  };
+  const int64_t q = nans(g.dq, qElements), k = nans(g.dk, kvElements),
+                v = nans(g.dv, kvElements);
+  Check row;
+  row.name = "gradients written (no NaN)";
+  row.compared = static_cast<int64_t>(qElements + 2 * kvElements);
+  row.verdict = q + k + v == 0 ? Verdict::Pass : Verdict::Fail;
+  row.detail = q + k + v == 0
+                   ? "dQ, dK, dV"
+                   : "NaN: dQ " + std::to_string(q) + ", dK " +
+                         std::to_string(k) + ", dV " + std::to_string(v);
+  return row;
+}
+
 std::vector<float> referenceDelta(const uint16_t *gradO, const uint16_t *o,
                                   int64_t T, int64_t Hq, int64_t D) {
   std::vector<float> delta(static_cast<size_t>(Hq * T));

@@ -140,6 +140,19 @@ TEST(Delta, BitForBit) {
   EXPECT_EQ(c.detail, "the buffer has 20 bytes, the reference 24 (Hq x T f32)");
 }
 
+TEST(GradientsWritten, CountsNaN) {
+  std::vector<float> dq(6, 1.0f), dk(4, 0.5f), dv(4, -1.0f);
+  Check c = checkGradientsWritten({dq.data(), dk.data(), dv.data()}, 6, 4);
+  EXPECT_EQ(c.name, "gradients written (no NaN)");
+  EXPECT_EQ(c.verdict, Verdict::Pass);
+  EXPECT_EQ(c.compared, 14);
+  dk[3] = NAN;
+  dv[0] = dv[1] = NAN;
+  c = checkGradientsWritten({dq.data(), dk.data(), dv.data()}, 6, 4);
+  EXPECT_EQ(c.verdict, Verdict::Fail);
+  EXPECT_EQ(c.detail, "NaN: dQ 0, dK 1, dV 2");
+}
+
 TEST(GradientValues, Bf16AndF32) {
   const float f[] = {1.5f, -2.0f};
   std::vector<float> out = gradientValues(reinterpret_cast<const uint8_t *>(f),

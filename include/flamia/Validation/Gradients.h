@@ -32,6 +32,12 @@ struct GradientsView {
   const float *dq = nullptr, *dk = nullptr, *dv = nullptr;
 };
 
+/// "gradients written (no NaN)": dq (`qElements`), dk and dv (`kvElements`
+/// each) hold no NaN (they were filled with NaN before the run). The detail
+/// names the NaN count of each.
+Check checkGradientsWritten(const GradientsView &gradients, size_t qElements,
+                            size_t kvElements);
+
 /// D_i of the reference's backward, [Hq, T]: delta[h, t] = fl32(the exact
 /// sum over d of dO[t, h, d] * O[t, h, d]), dO and O bf16 bits [T, Hq, D]
 /// (the GPU's O: the reference reads the forward's output as an input).
