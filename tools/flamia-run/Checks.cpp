@@ -11,6 +11,7 @@
 
 #include "flamia/Support/FileOutput.h"
 #include "flamia/Support/Npy.h"
+#include "flamia/Validation/Gradients.h"
 #include "flamia/Validation/Leaks.h"
 #include "flamia/Validation/QuantizedCopies.h"
 #include "flamia/Validation/Reference.h"
@@ -41,6 +42,7 @@ vd::BatchView view(const HostBatch &b) {
   v.q = b.q.data();
   v.k = b.k.data();
   v.v = b.v.data();
+  v.gradO = b.gradO.empty() ? nullptr : b.gradO.data();
   return v;
 }
 
@@ -63,7 +65,7 @@ void checkOutputsWritten(const std::vector<uint16_t> &o,
 }
 
 Status checkQuantizedCopies(Session &session, const RunOptions &options,
-                            Report &report) {
+                            const std::vector<uint16_t> &o, Report &report) {
   (void)options;
   std::vector<vd::Check> checks;
   Status s = vd::checkQuantizedCopies(
@@ -72,7 +74,7 @@ Status checkQuantizedCopies(Session &session, const RunOptions &options,
         flamia_buffer_info info;
         return session.downloadBuffer(name, bytes, info);
       },
-      checks);
+      checks, o.data());
   addAll(checks, report);
   return s;
 }
@@ -93,7 +95,7 @@ Status checkReference(Session &session, const RunOptions &options,
   vd::ReferenceOptions ro;
   ro.heads = options.refHeads;
   ro.budget = options.refBudget;
-  ro.softmaxScale = flamia_runtime_softmax_scale(session.runtime());
+  ro.softmaxScale = session.softmaxScale();
   std::vector<vd::Check> checks;
   vd::ReferenceArrays arrays;
   FLAMIA_RETURN_IF_ERROR(vd::checkReference(view(b), m, ro,
@@ -165,6 +167,90 @@ Status checkLeaks(Session &session, HostBatch &b, const RunOptions &options,
   std::vector<vd::Check> checks;
   Status s = vd::checkLeaks(view(b), session.manifest().causal, options.seed,
                             {o0.data(), l0.data()}, run, checks);
+  addAll(checks, report);
+  return s;
+}
+
+Status runTraining(Session &session, vd::TrainingOutputs &out) {
+  FLAMIA_RETURN_IF_ERROR(session.forward());
+  FLAMIA_RETURN_IF_ERROR(session.downloadOutputs(out.o, out.lse));
+  return session.downloadGradients(out.dq, out.dk, out.dv);
+}
+
+void checkGradientsWritten(const vd::TrainingOutputs &run, Report &report) {
+  report.add(vd::checkGradientsWritten({run.dq.data(), run.dk.data(),
+                                        run.dv.data()},
+                                       run.dq.size(), run.dk.size()));
+}
+
+Status checkGradients(Session &session, const RunOptions &options,
+                      const vd::TrainingOutputs &run, Report &report) {
+  const HostBatch &b = session.batch();
+  vd::ReferenceOptions ro;
+  ro.heads = options.refHeads;
+  ro.budget = options.refBudget;
+  ro.softmaxScale = session.softmaxScale();
+  std::vector<vd::Check> checks;
+  vd::GradientArrays arrays;
+  Status s = vd::checkGradients(view(b), session.manifest(), ro,
+                                {run.o.data(), run.lse.data()},
+                                {run.dq.data(), run.dk.data(), run.dv.data()},
+                                checks, &arrays);
+  // (An invalid --ref-heads was refused by checkReference, which runs first.)
+  FLAMIA_RETURN_IF_ERROR(s);
+  addAll(checks, report);
+
+  if (!options.dumpDir.empty() && !arrays.skipped) {
+    const std::string &dir = options.dumpDir;
+    const int64_t heads = arrays.heads, kvHeads = heads / (b.Hq / b.Hkv);
+    std::vector<std::pair<std::string, NpyArray>> files;
+    files.push_back(dumpFile(dir, "grad_o", toFloat(b.gradO), {b.T, b.Hq, b.D}));
+    files.push_back(dumpFile(dir, "dq", run.dq, {b.T, b.Hq, b.D}));
+    files.push_back(dumpFile(dir, "dk", run.dk, {b.T, b.Hkv, b.D}));
+    files.push_back(dumpFile(dir, "dv", run.dv, {b.T, b.Hkv, b.D}));
+    files.push_back(dumpFile(dir, "dq_ref", arrays.refDq, {b.T, heads, b.D}));
+    files.push_back(dumpFile(dir, "dk_ref", arrays.refDk, {b.T, kvHeads, b.D}));
+    files.push_back(dumpFile(dir, "dv_ref", arrays.refDv, {b.T, kvHeads, b.D}));
+    std::string error;
+    if (!writeNpyFilesAtomically(files, error))
+      return runtime::invalidArgument("--dump: " + error);
+  }
+  return Status::success();
+}
+
+Status checkTrainingLeaks(Session &session, HostBatch &b,
+                          const RunOptions &options,
+                          const vd::TrainingOutputs &base, Report &report) {
+  // As checkLeaks' run, with grad_o perturbed too.
+  auto run = [&](const vd::Perturbation &p, vd::TrainingOutputs &out) -> Status {
+    const int64_t qr = b.Hq * b.D, kr = b.Hkv * b.D;
+    struct Saved {
+      std::vector<uint16_t> *x;
+      int64_t row;
+      uint64_t salt;
+      std::vector<uint16_t> copy;
+    } saved[] = {{&b.q, qr, 0x51, {}},
+                 {&b.k, kr, 0x4B, {}},
+                 {&b.v, kr, 0x56, {}},
+                 {&b.gradO, qr, 0x47, {}}};
+    for (Saved &s : saved) {
+      s.copy.assign(s.x->begin() + p.begin * s.row, s.x->begin() + p.end * s.row);
+      if (p.allNaN)
+        std::fill(s.x->begin() + p.begin * s.row, s.x->begin() + p.end * s.row,
+                  uint16_t(0x7FC0));
+      else
+        numerics::perturbPackedBf16Tokens(*s.x, s.row / b.D, b.D, p.begin,
+                                          p.end, p.seed ^ s.salt, true);
+    }
+    FLAMIA_RETURN_IF_ERROR(session.uploadTokens(p.begin, p.end));
+    Status s = runTraining(session, out);
+    for (Saved &sv : saved)
+      std::copy(sv.copy.begin(), sv.copy.end(), sv.x->begin() + p.begin * sv.row);
+    FLAMIA_RETURN_IF_ERROR(session.uploadTokens(p.begin, p.end));
+    return s;
+  };
+  std::vector<vd::Check> checks;
+  Status s = vd::checkTrainingLeaks(view(b), options.seed, base, run, checks);
   addAll(checks, report);
   return s;
 }

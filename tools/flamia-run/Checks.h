@@ -16,6 +16,7 @@
 #include "Session.h"
 
 #include "flamia/Runtime/Status.h"
+#include "flamia/Validation/Leaks.h"
 
 #include <vector>
 
@@ -28,8 +29,11 @@ void checkOutputsWritten(const std::vector<uint16_t> &o,
 /// Every workspace buffer bit for bit against the numerics quantizer, by
 /// what its manifest entry says it holds (validation::device::
 /// checkQuantizedCopies). Returns an error only for a runtime failure.
+/// `o` (the run's O) is what delta is checked against (--backward).
 runtime::Status checkQuantizedCopies(Session &session,
-                                     const RunOptions &options, Report &report);
+                                     const RunOptions &options,
+                                     const std::vector<uint16_t> &o,
+                                     Report &report);
 
 /// O and LSE against the CPU mxfp8 reference and the float64 reference
 /// (validation::device::checkReference); with --dump, writes the arrays.
@@ -44,6 +48,29 @@ runtime::Status checkLeaks(Session &session, HostBatch &batch,
                            const RunOptions &options,
                            const std::vector<uint16_t> &o,
                            const std::vector<float> &lse, Report &report);
+
+/// --backward: "gradients written (no NaN)", always.
+void checkGradientsWritten(const validation::device::TrainingOutputs &run,
+                           Report &report);
+
+/// --backward --check: dQ, dK, dV against the CPU reference's backward fed
+/// this run's O and LSE (validation::device::checkGradients); with --dump,
+/// writes grad_o, dq, dk, dv and the references.
+runtime::Status checkGradients(Session &session, const RunOptions &options,
+                               const validation::device::TrainingOutputs &run,
+                               Report &report);
+
+/// --backward --leakcheck: the L2 checks over every output of the training
+/// step, q, k, v and grad_o perturbed (validation::device::
+/// checkTrainingLeaks).
+runtime::Status checkTrainingLeaks(Session &session, HostBatch &batch,
+                                   const RunOptions &options,
+                                   const validation::device::TrainingOutputs &run,
+                                   Report &report);
+
+/// Runs the training step and downloads every output.
+runtime::Status runTraining(Session &session,
+                            validation::device::TrainingOutputs &out);
 
 } // namespace flamia::run
 

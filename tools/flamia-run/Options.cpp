@@ -57,6 +57,11 @@ cli::CommandLine declareOptions() {
       .addString("--ref-budget", "F",
                  "multiply-adds the reference may cost (default 1.5e11)")
       .addFlag("--leakcheck", "L1/L2 perturbation checks on the GPU, bit for bit")
+      .addFlag("--backward",
+               "a training-step manifest (backward kernels): grad_o\n"
+               "N(0, 1) from the seed; --check adds grad_o's copies, delta\n"
+               "and dQ/dK/dV vs the CPU reference, --leakcheck the L2\n"
+               "checks of every gradient, --dump dq, dk, dv")
       .addFlag("--sanitize-friendly",
                "zero the workspace, fill outputs with NaN, synchronize\n"
                "after every kernel (for compute-sanitizer); no --bench")
@@ -206,6 +211,12 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
     return false;
   }
   o.leakcheck = cl.flag("--leakcheck");
+  o.backward = cl.flag("--backward");
+  if (o.backward && o.bench) {
+    error = "--backward and --bench do not go together yet (the benchmark "
+            "times the forward through the C API)";
+    return false;
+  }
   o.sanitizeFriendly = cl.flag("--sanitize-friendly");
   o.outliers = cl.flag("--outliers");
   o.verbose = cl.flag("--verbose");

@@ -27,6 +27,9 @@ struct RunOptions {
   float softmaxScale = 0.0f;
   bool check = false;
   bool leakcheck = false;
+  /// Run a training-step manifest's forward and backward kernels (grad_o
+  /// generated from the seed), and check the gradients.
+  bool backward = false;
   bool sanitizeFriendly = false;
   int bench = 0;
   int warmup = 3;

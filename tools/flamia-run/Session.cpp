@@ -2,6 +2,8 @@
 
 #include "Session.h"
 
+#include "flamia/Validation/Gradients.h"
+
 #include <cstring>
 
 namespace flamia::run {
@@ -42,7 +44,88 @@ Status Session::open(const RunOptions &options, HostBatch &batch) {
   FLAMIA_RETURN_IF_ERROR(device_.alloc(batch.cu.size() * 4, cu_));
   FLAMIA_RETURN_IF_ERROR(device_.alloc(qBytes, o_));
   FLAMIA_RETURN_IF_ERROR(device_.alloc(batch.lseElements() * 4, lse_));
+  if (!options.backward) {
+    if (manifest_.hasBackward())
+      return runtime::invalidArgument(
+          "the manifest has backward kernels (a training step): run it with "
+          "--backward (they need grad_o)");
+    return Status::success();
+  }
+  if (!manifest_.hasBackward())
+    return runtime::invalidArgument(
+        "--backward: the manifest has no backward kernels (no \"phase\": "
+        "\"backward\")");
+  for (const char *name : {"grad_o", "dq", "dk", "dv"})
+    if (manifest_.findBuffer(name) < 0)
+      return runtime::invalidArgument(
+          std::string("--backward: the manifest has backward kernels but no "
+                      "buffer '") +
+          name + "'");
+  runtime::RuntimeOptions ro2;
+  ro2.zeroWorkspace = ro.zero_workspace;
+  ro2.syncAfterEachKernel = ro.sync_after_each_kernel;
+  ro2.checkSchedule = ro.check_schedule;
+  FLAMIA_RETURN_IF_ERROR(runtime::AttentionRuntime::create(
+      options.artifacts, options.device, ro2, training_));
+  auto bytesOf = [&](const char *name, size_t elements) {
+    return elements * static_cast<size_t>(runtime::dtypeBytes(
+                          manifest_.buffers[manifest_.findBuffer(name)].dtype));
+  };
+  dqBytes_ = bytesOf("dq", batch.qElements());
+  dkBytes_ = bytesOf("dk", batch.kElements());
+  if (bytesOf("dv", batch.kElements()) != dkBytes_)
+    return runtime::invalidArgument(
+        "--backward: dk and dv have different dtypes in the manifest");
+  FLAMIA_RETURN_IF_ERROR(device_.alloc(qBytes, gradO_));
+  FLAMIA_RETURN_IF_ERROR(device_.alloc(dqBytes_, dq_));
+  FLAMIA_RETURN_IF_ERROR(device_.alloc(dkBytes_, dk_));
+  FLAMIA_RETURN_IF_ERROR(device_.alloc(dkBytes_, dv_));
   return Status::success();
+}
+
+runtime::AttentionArgs Session::trainingArgs() const {
+  runtime::AttentionArgs a;
+  a.q = q_;
+  a.k = k_;
+  a.v = v_;
+  a.cuSeqlens = cu_;
+  a.o = o_;
+  a.lse = lse_;
+  a.gradO = gradO_;
+  a.dq = dq_;
+  a.dk = dk_;
+  a.dv = dv_;
+  a.numTokens = batch_->T;
+  a.numQHeads = batch_->Hq;
+  a.numKVHeads = batch_->Hkv;
+  a.headDim = batch_->D;
+  a.numDocs = batch_->numDocs();
+  a.softmaxScale = softmaxScale_;
+  return a;
+}
+
+float Session::softmaxScale() const {
+  return training_ ? (training_->prepared() ? training_->softmaxScale() : 0.0f)
+                   : flamia_runtime_softmax_scale(rt_);
+}
+
+Status Session::downloadGradients(std::vector<float> &dq,
+                                  std::vector<float> &dk,
+                                  std::vector<float> &dv) {
+  if (!training_)
+    return Status::error(ErrorCode::Internal, "no training step was run");
+  auto fetch = [&](const char *name, CUdeviceptr src, size_t elements,
+                   size_t bytes, std::vector<float> &out) -> Status {
+    std::vector<uint8_t> raw(bytes);
+    FLAMIA_RETURN_IF_ERROR(device_.download(raw.data(), src, bytes));
+    out = validation::device::gradientValues(
+        raw.data(), elements,
+        manifest_.buffers[manifest_.findBuffer(name)].dtype);
+    return Status::success();
+  };
+  FLAMIA_RETURN_IF_ERROR(fetch("dq", dq_, batch_->qElements(), dqBytes_, dq));
+  FLAMIA_RETURN_IF_ERROR(fetch("dk", dk_, batch_->kElements(), dkBytes_, dk));
+  return fetch("dv", dv_, batch_->kElements(), dkBytes_, dv);
 }
 
 Status Session::uploadInputs() {
@@ -56,6 +139,12 @@ Status Session::uploadInputs() {
   FLAMIA_RETURN_IF_ERROR(device_.upload(q_, batch.q.data(), qBytes));
   FLAMIA_RETURN_IF_ERROR(device_.upload(k_, batch.k.data(), kBytes));
   FLAMIA_RETURN_IF_ERROR(device_.upload(v_, batch.v.data(), kBytes));
+  if (training_) {
+    if (batch.gradO.size() != batch.qElements())
+      return runtime::Status::error(ErrorCode::Internal,
+                                    "grad_o does not match the batch");
+    FLAMIA_RETURN_IF_ERROR(device_.upload(gradO_, batch.gradO.data(), qBytes));
+  }
   return device_.upload(cu_, batch.cu.data(), batch.cu.size() * 4);
 }
 
@@ -83,6 +172,14 @@ flamia_attention_args Session::args() const {
 Status Session::forward() {
   FLAMIA_RETURN_IF_ERROR(device_.fill(o_, 0xFF, batch_->qElements() * 2));
   FLAMIA_RETURN_IF_ERROR(device_.fill(lse_, 0xFF, batch_->lseElements() * 4));
+  if (training_) {
+    FLAMIA_RETURN_IF_ERROR(device_.fill(dq_, 0xFF, dqBytes_));
+    FLAMIA_RETURN_IF_ERROR(device_.fill(dk_, 0xFF, dkBytes_));
+    FLAMIA_RETURN_IF_ERROR(device_.fill(dv_, 0xFF, dkBytes_));
+    FLAMIA_RETURN_IF_ERROR(
+        training_->forward(trainingArgs(), device_.stream()));
+    return device_.synchronize().withContext("running the kernels");
+  }
   flamia_attention_args a = args();
   flamia_status s = flamia_attention_forward(rt_, &a, device_.stream());
   if (s != FLAMIA_STATUS_OK)
@@ -103,6 +200,13 @@ Status Session::downloadBuffer(const std::string &name,
                                flamia_buffer_info &info) {
   memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
+  if (training_) {
+    runtime::BufferView view;
+    FLAMIA_RETURN_IF_ERROR(training_->buffer(name, view));
+    bytes.resize(static_cast<size_t>(view.bytes));
+    info.bytes = view.bytes;
+    return device_.download(bytes.data(), view.address, bytes.size());
+  }
   flamia_status s = flamia_runtime_get_buffer(rt_, name.c_str(), &info);
   if (s != FLAMIA_STATUS_OK)
     return capiError(s, "flamia_runtime_get_buffer");
@@ -124,6 +228,10 @@ Status Session::uploadTokens(int64_t begin, int64_t end) {
       q_ + begin * qRow * 2, b.q.data() + begin * qRow, n * qRow * 2));
   FLAMIA_RETURN_IF_ERROR(device_.upload(
       k_ + begin * kRow * 2, b.k.data() + begin * kRow, n * kRow * 2));
+  if (training_)
+    FLAMIA_RETURN_IF_ERROR(device_.upload(gradO_ + begin * qRow * 2,
+                                          b.gradO.data() + begin * qRow,
+                                          n * qRow * 2));
   return device_.upload(v_ + begin * kRow * 2, b.v.data() + begin * kRow,
                         n * kRow * 2);
 }

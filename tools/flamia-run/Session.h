@@ -8,6 +8,9 @@
 
 #include "flamia/CAPI/Runtime.h"
 #include "flamia/Runtime/Manifest.h"
+#include "flamia/Runtime/Runtime.h"
+
+#include <memory>
 
 #include <string>
 #include <vector>
@@ -35,15 +38,25 @@ public:
   const runtime::Manifest &manifest() const { return manifest_; }
   flamia_attention_args args() const;
 
-  /// Fills O and LSE with NaN (0xFF bytes), runs every kernel, waits.
+  /// Fills O and LSE (and the gradients) with NaN (0xFF bytes), runs every
+  /// kernel, waits.
   runtime::Status forward();
+  /// --backward: dq, dk, dv as float32 (by the manifest's dtypes).
+  runtime::Status downloadGradients(std::vector<float> &dq,
+                                    std::vector<float> &dk,
+                                    std::vector<float> &dv);
+  /// The softmax scale of the last call (the runtime's, after the
+  /// manifest's default).
+  float softmaxScale() const;
+  bool backward() const { return training_ != nullptr; }
   runtime::Status downloadOutputs(std::vector<uint16_t> &o,
                                   std::vector<float> &lse);
   /// A workspace (or any) buffer of the last call.
   runtime::Status downloadBuffer(const std::string &name,
                                  std::vector<uint8_t> &bytes,
                                  flamia_buffer_info &info);
-  /// Re-uploads tokens [begin, end) of q, k and v from the host batch.
+  /// Re-uploads tokens [begin, end) of q, k and v (and grad_o) from the host
+  /// batch.
   runtime::Status uploadTokens(int64_t begin, int64_t end);
 
   CUdeviceptr o() const { return o_; }
@@ -56,6 +69,14 @@ private:
   HostBatch *batch_ = nullptr;
   float softmaxScale_ = 0.0f;
   CUdeviceptr q_ = 0, k_ = 0, v_ = 0, cu_ = 0, o_ = 0, lse_ = 0;
+  // --backward: the C API's flamia_attention_args has no grad_o, dq, dk, dv
+  // yet, so a training step runs through runtime::AttentionRuntime (the
+  // library behind the C API); the C API runtime above still answers the
+  // introspection calls.
+  std::unique_ptr<runtime::AttentionRuntime> training_;
+  CUdeviceptr gradO_ = 0, dq_ = 0, dk_ = 0, dv_ = 0;
+  size_t dqBytes_ = 0, dkBytes_ = 0;
+  runtime::AttentionArgs trainingArgs() const;
 };
 
 } // namespace flamia::run

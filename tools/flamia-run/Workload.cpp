@@ -139,6 +139,12 @@ void generateInputs(HostBatch &b, uint64_t seed, bool outliers) {
                                  b.k, b.v);
 }
 
+void generateGradO(HostBatch &b, uint64_t seed) {
+  b.gradO.assign(b.qElements(), 0);
+  numerics::perturbPackedBf16Tokens(b.gradO, b.Hq, b.D, 0, b.T,
+                                    seed ^ 0x67726164ull /* "grad" */, false);
+}
+
 static bool readFloatTensor(const std::string &path, const char *what,
                             NpyArray &a, std::string &error) {
   if (!readNpy(path, a, error))

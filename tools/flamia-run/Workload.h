@@ -22,6 +22,8 @@ struct HostBatch {
   std::vector<int32_t> cu;
   int64_t T = 0, Hq = 0, Hkv = 0, D = 0;
   std::vector<uint16_t> q, k, v;
+  /// grad_o [T, Hq, D] (--backward only).
+  std::vector<uint16_t> gradO;
 
   int64_t numDocs() const { return static_cast<int64_t>(cu.size()) - 1; }
   /// Elements of q and o, of k and v, of lse (the dimensions are validated
@@ -49,6 +51,10 @@ bool checkBatchSize(const HostBatch &batch, const RunOptions &options,
 /// numerics::makePackedBf16Inputs (include/flamia/Numerics/SyntheticInputs.h).
 void generateInputs(HostBatch &batch, uint64_t seed, bool outliers);
 
+/// grad_o for --backward: bf16 N(0, 1) samples [T, Hq, D], deterministic for
+/// a seed (numerics::perturbPackedBf16Tokens over every token, without the
+/// outlier, from a seed apart from q, k, v's).
+void generateGradO(HostBatch &batch, uint64_t seed);
 /// Reads --q/--k/--v (float32 holding bf16 values) and --cu-seqlens (int32;
 /// default one document).
 bool loadNpyInputs(const RunOptions &options, HostBatch &batch,

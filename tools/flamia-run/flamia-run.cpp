@@ -153,6 +153,8 @@ int main(int argc, char **argv) {
     generateInputs(batch, options.seed, options.outliers);
     inputSeconds = seconds(t0);
   }
+  if (options.backward)
+    generateGradO(batch, options.seed);
   s = session.uploadInputs();
   if (!s.ok())
     return fail(s);
@@ -196,28 +198,44 @@ int main(int argc, char **argv) {
              k.cluster[0], k.cluster[1], k.cluster[2],
              static_cast<long long>(k.smemBytes), k.params.size());
 
-  // One forward; everything else compares against it.
+  // One forward (with --backward: the training step); everything else
+  // compares against it.
   t0 = std::chrono::steady_clock::now();
-  s = session.forward();
+  validation::device::TrainingOutputs run;
+  s = options.backward ? runTraining(session, run) : session.forward();
   if (!s.ok())
     return fail(s);
-  printf("  forward: ok (%.3f s including host preparation)\n", seconds(t0));
+  printf("  %s: ok (%.3f s including host preparation)\n",
+         options.backward ? "training step (forward + backward)" : "forward",
+         seconds(t0));
   std::vector<uint16_t> o;
   std::vector<float> lse;
-  s = session.downloadOutputs(o, lse);
-  if (!s.ok())
-    return fail(s);
+  if (options.backward) {
+    o = run.o;
+    lse = run.lse;
+  } else {
+    s = session.downloadOutputs(o, lse);
+    if (!s.ok())
+      return fail(s);
+  }
 
   Report report;
   checkOutputsWritten(o, lse, report);
+  if (options.backward)
+    checkGradientsWritten(run, report);
   if (options.check) {
     t0 = std::chrono::steady_clock::now();
-    s = checkQuantizedCopies(session, options, report);
+    s = checkQuantizedCopies(session, options, o, report);
     if (!s.ok())
       return fail(s);
     s = checkReference(session, options, o, lse, report);
     if (!s.ok())
       return fail(s);
+    if (options.backward) {
+      s = checkGradients(session, options, run, report);
+      if (!s.ok())
+        return fail(s);
+    }
     printf("  reference checks: %.1f s\n", seconds(t0));
   }
   if (options.leakcheck) {
@@ -225,6 +243,11 @@ int main(int argc, char **argv) {
     s = checkLeaks(session, batch, options, o, lse, report);
     if (!s.ok())
       return fail(s);
+    if (options.backward) {
+      s = checkTrainingLeaks(session, batch, options, run, report);
+      if (!s.ok())
+        return fail(s);
+    }
     printf("  leak checks: %.1f s\n", seconds(t0));
   }
   printf("\n");

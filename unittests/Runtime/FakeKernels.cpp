@@ -14,14 +14,29 @@
 //       O and LSE with the CPU reference of recipe $FAKE_CUDA_FWD_RECIPE
 //       (default mxfp8).
 //
+// and, for a training step (test/Runtime/Inputs/fake-training-artifacts):
+//
+//   fake_quantize_grad(grad_o, o, cu_seqlens, T, Hq, D, num_docs, do_tb,
+//                      do_tb_scales, do_deq, delta)
+//       grad_o's 32x32 copies (the numerics quantizer) and delta = fl32 of
+//       the exact rowsum(dO * O);
+//   fake_attention_bwd(q, k, v, grad_o, o, lse, cu_seqlens, kv_items,
+//                      num_kv_items, counter, dq, dk, dv, softmax_scale, T,
+//                      Hq, Hkv, D, num_docs)
+//       dq (f32), dk, dv (bf16) with the CPU reference's backward (mxfp8)
+//       fed this run's O and LSE.
+//
 // $FAKE_CUDA_CORRUPT=<copy name> flips one byte of that copy after
-// quantization (to see flamia-run's bit-for-bit checks fail).
+// quantization (to see flamia-run's bit-for-bit checks fail);
+// $FAKE_CUDA_BWD_LEAK=1 adds each document's first key's dK to the previous
+// document's last key (a key-tile item reading past its document).
 //
 //===----------------------------------------------------------------------===//
 
 #include "FakeCuda.h"
 
 #include "flamia/Schedule/DocumentLayout.h"
+#include "flamia/Numerics/ExactSum.h"
 #include "flamia/Numerics/Formats.h"
 #include "flamia/Numerics/Quantizer.h"
 #include "flamia/Numerics/RecipeConfig.h"
@@ -155,6 +170,95 @@ void fakeAttentionForward(const FakeLaunch *, void **p) {
   memcpy(lse, out.lse.data(), out.lse.size() * sizeof(float));
 }
 
+void fakeQuantizeGrad(const FakeLaunch *, void **p) {
+  const uint16_t *dO = devicePointer<uint16_t>(p, 0);
+  const uint16_t *o = devicePointer<uint16_t>(p, 1);
+  const int32_t *cu = devicePointer<int32_t>(p, 2);
+  const int64_t T = i32(p, 3), Hq = i32(p, 4), D = i32(p, 5),
+                numDocs = i32(p, 6);
+  ::flamia::DocumentLayout docs;
+  if (!::flamia::DocumentLayout::fromCuSeqlens(cu, numDocs + 1, T, docs))
+    abort();
+  quantizeInto(bf16ToFloats(dO, T * Hq * D), T, Hq, D, docs,
+               nm::ScaleLayout::documentLocal(32, 32),
+               devicePointer<uint8_t>(p, 7), devicePointer<uint8_t>(p, 8),
+               devicePointer<uint16_t>(p, 9));
+  float *delta = devicePointer<float>(p, 10);
+  std::vector<double> a(static_cast<size_t>(D)), b(static_cast<size_t>(D));
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t h = 0; h < Hq; ++h) {
+      for (int64_t d = 0; d < D; ++d) {
+        a[d] = nm::bf16ToFloat(dO[(t * Hq + h) * D + d]);
+        b[d] = nm::bf16ToFloat(o[(t * Hq + h) * D + d]);
+      }
+      delta[h * T + t] = nm::exactDot(
+          a.data(), b.data(), D,
+          nm::normUpperBound(a.data(), D) * nm::normUpperBound(b.data(), D));
+    }
+  if (const char *corrupt = getenv("FAKE_CUDA_CORRUPT")) {
+    static const char *names[] = {"do_tb", "do_tb_scales", "do_deq", "delta"};
+    for (int i = 0; i < 4; ++i)
+      if (!strcmp(corrupt, names[i]) && T > 0)
+        devicePointer<uint8_t>(p, 7 + i)[0] ^= 1;
+  }
+}
+
+void fakeAttentionBackward(const FakeLaunch *, void **p) {
+  const int64_t T = i32(p, 14), Hq = i32(p, 15), Hkv = i32(p, 16),
+                D = i32(p, 17), numDocs = i32(p, 18);
+  const int32_t *cu = devicePointer<int32_t>(p, 6);
+  ::flamia::DocumentLayout docs;
+  if (!::flamia::DocumentLayout::fromCuSeqlens(cu, numDocs + 1, T, docs))
+    abort();
+  // The key-tile list the runtime uploaded: one item per (document, kv head,
+  // key tile of 128), or the fake refuses to run.
+  int64_t expected = 0;
+  for (int d = 0; d < docs.numDocuments(); ++d)
+    expected += (docs.length(d) + 127) / 128 * Hkv;
+  if (i32(p, 8) != expected) {
+    fprintf(stderr, "fake_attention_bwd: num_kv_items %d, expected %lld\n",
+            i32(p, 8), static_cast<long long>(expected));
+    abort();
+  }
+  nm::RecipeConfig recipe;
+  if (!nm::recipeFromName("mxfp8", recipe))
+    abort();
+  const std::vector<float> qf = bf16ToFloats(devicePointer<uint16_t>(p, 0), T * Hq * D),
+                           kf = bf16ToFloats(devicePointer<uint16_t>(p, 1), T * Hkv * D),
+                           vf = bf16ToFloats(devicePointer<uint16_t>(p, 2), T * Hkv * D),
+                           dO = bf16ToFloats(devicePointer<uint16_t>(p, 3), T * Hq * D),
+                           of = bf16ToFloats(devicePointer<uint16_t>(p, 4), T * Hq * D);
+  nm::AttentionInputs in;
+  in.numTokens = T;
+  in.numHeads = Hq;
+  in.numKvHeads = Hkv;
+  in.headDim = D;
+  in.q = qf.data();
+  in.k = kf.data();
+  in.v = vf.data();
+  in.docs = &docs;
+  in.causal = true;
+  in.softmaxScale = f32(p, 13);
+  nm::BackwardOutputs out;
+  if (!nm::referenceBackward(in, recipe, dO.data(), of.data(),
+                             devicePointer<float>(p, 5), out))
+    abort();
+  if (const char *leak = getenv("FAKE_CUDA_BWD_LEAK"); leak && *leak == '1')
+    for (int d = 1; d < docs.numDocuments(); ++d) {
+      const int64_t first = docs.begin(d);
+      if (docs.length(d) == 0 || first == 0)
+        continue;
+      for (int64_t i = 0; i < Hkv * D; ++i)
+        out.dk[(first - 1) * Hkv * D + i] += out.dk[first * Hkv * D + i];
+    }
+  memcpy(devicePointer<float>(p, 10), out.dq.data(), out.dq.size() * 4);
+  uint16_t *dk = devicePointer<uint16_t>(p, 11), *dv = devicePointer<uint16_t>(p, 12);
+  for (size_t i = 0; i < out.dk.size(); ++i) {
+    dk[i] = nm::floatToBf16(out.dk[i]);
+    dv[i] = nm::floatToBf16(out.dv[i]);
+  }
+}
+
 /// flamia-run --selftest's kernel (tools/flamia-run/flamia_echo.ptx), on the
 /// host: the same bytes at the same offsets.
 void fakeEcho(const FakeLaunch *launch, void **p) {
@@ -189,5 +293,9 @@ extern "C" FakeKernelImpl fake_cuda_builtin_kernel(const char *name) {
     return fakeAttentionForward;
   if (!strcmp(name, "flamia_echo"))
     return fakeEcho;
+  if (!strcmp(name, "fake_quantize_grad"))
+    return fakeQuantizeGrad;
+  if (!strcmp(name, "fake_attention_bwd"))
+    return fakeAttentionBackward;
   return nullptr;
 }
