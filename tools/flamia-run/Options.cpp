@@ -44,6 +44,9 @@ cli::CommandLine declareOptions() {
       .addString("--v", "V.npy", "V [T, Hkv, D]")
       .addString("--cu-seqlens", "CU.npy",
                  "int32 [num_docs+1] (default: one document)")
+      .addString("--grad-o", "G.npy",
+                 "with --backward: grad_o [T, Hq, D] (float32 holding\n"
+                 "bf16 values) instead of random")
       .addInteger("--device", "N", 0, 1024,
                   "CUDA device ordinal (default 0)")
       .addSection("checks")
@@ -212,6 +215,11 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
   }
   o.leakcheck = cl.flag("--leakcheck");
   o.backward = cl.flag("--backward");
+  o.gradONpy = text("--grad-o");
+  if (!o.gradONpy.empty() && !o.backward) {
+    error = "--grad-o is the gradient of a training step; it needs --backward";
+    return false;
+  }
   if (o.backward && o.bench) {
     error = "--backward and --bench do not go together yet (the benchmark "
             "times the forward through the C API)";

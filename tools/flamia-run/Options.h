@@ -40,6 +40,7 @@ struct RunOptions {
   /// Kernels timed as "quantization": names containing this.
   std::string quantizeMatch = "quant";
   std::string qNpy, kNpy, vNpy, cuNpy; // .npy inputs instead of random
+  std::string gradONpy;                // --backward: grad_o from .npy
   std::string dumpDir;
   bool verbose = false;
   bool selfTest = false;

@@ -158,6 +158,27 @@ static bool readFloatTensor(const std::string &path, const char *what,
   return true;
 }
 
+/// float32 values that must be bf16 values, to bf16 bits; the first that is
+/// not is named.
+static bool toBf16Exactly(const NpyArray &a, std::vector<uint16_t> &out,
+                          const char *what, std::string &error) {
+  const float *x = a.data<float>();
+  out.resize(static_cast<size_t>(a.numElements()));
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = floatToBf16(x[i]);
+    uint32_t before, after;
+    float back = bf16ToFloat(out[i]);
+    memcpy(&before, &x[i], 4);
+    memcpy(&after, &back, 4);
+    if (before != after && !(std::isnan(x[i]) && std::isnan(back))) {
+      error = std::string(what) + " element " + std::to_string(i) + " (" +
+              std::to_string(x[i]) + ") is not a bf16 value";
+      return false;
+    }
+  }
+  return true;
+}
+
 bool loadNpyInputs(const RunOptions &o, HostBatch &b, std::string &error) {
   NpyArray q, k, v;
   if (!readFloatTensor(o.qNpy, "--q", q, error) ||
@@ -187,26 +208,9 @@ bool loadNpyInputs(const RunOptions &o, HostBatch &b, std::string &error) {
               " bytes of data";
       return false;
     }
-  auto convert = [&](const NpyArray &a, std::vector<uint16_t> &out,
-                     const char *what) {
-    const float *x = a.data<float>();
-    out.resize(static_cast<size_t>(a.numElements()));
-    for (size_t i = 0; i < out.size(); ++i) {
-      out[i] = floatToBf16(x[i]);
-      uint32_t before, after;
-      float back = bf16ToFloat(out[i]);
-      memcpy(&before, &x[i], 4);
-      memcpy(&after, &back, 4);
-      if (before != after && !(std::isnan(x[i]) && std::isnan(back))) {
-        error = std::string(what) + " element " + std::to_string(i) + " (" +
-                std::to_string(x[i]) + ") is not a bf16 value";
-        return false;
-      }
-    }
-    return true;
-  };
-  if (!convert(q, b.q, "--q") || !convert(k, b.k, "--k") ||
-      !convert(v, b.v, "--v"))
+  if (!toBf16Exactly(q, b.q, "--q", error) ||
+      !toBf16Exactly(k, b.k, "--k", error) ||
+      !toBf16Exactly(v, b.v, "--v", error))
     return false;
   if (o.cuNpy.empty()) {
     b.cu = {0, static_cast<int32_t>(b.T)};
@@ -227,6 +231,20 @@ bool loadNpyInputs(const RunOptions &o, HostBatch &b, std::string &error) {
   }
   b.cu.assign(cu.data<int32_t>(), cu.data<int32_t>() + cu.numElements());
   return true; // validated by the runtime (as a caller's would be)
+}
+
+bool loadGradO(const std::string &path, HostBatch &b, std::string &error) {
+  NpyArray a;
+  if (!readFloatTensor(path, "--grad-o", a, error))
+    return false;
+  if (a.shape != std::vector<int64_t>{b.T, b.Hq, b.D} ||
+      a.bytes.size() != static_cast<size_t>(a.numElements()) * 4) {
+    error = "--grad-o (" + path + ") must be float32 [T, Hq, D] = [" +
+            std::to_string(b.T) + ", " + std::to_string(b.Hq) + ", " +
+            std::to_string(b.D) + "] (the batch's), is " + a.shapeString();
+    return false;
+  }
+  return toBf16Exactly(a, b.gradO, "--grad-o", error);
 }
 
 double forwardFlops(const std::vector<int32_t> &cu, int64_t Hq, int64_t D,

@@ -55,6 +55,9 @@ void generateInputs(HostBatch &batch, uint64_t seed, bool outliers);
 /// a seed (numerics::perturbPackedBf16Tokens over every token, without the
 /// outlier, from a seed apart from q, k, v's).
 void generateGradO(HostBatch &batch, uint64_t seed);
+/// Reads --grad-o (float32 [T, Hq, D] holding bf16 values; the batch's T,
+/// Hq, D must be set).
+bool loadGradO(const std::string &path, HostBatch &batch, std::string &error);
 /// Reads --q/--k/--v (float32 holding bf16 values) and --cu-seqlens (int32;
 /// default one document).
 bool loadNpyInputs(const RunOptions &options, HostBatch &batch,

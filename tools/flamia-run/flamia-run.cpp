@@ -153,8 +153,11 @@ int main(int argc, char **argv) {
     generateInputs(batch, options.seed, options.outliers);
     inputSeconds = seconds(t0);
   }
-  if (options.backward)
+  if (options.backward && options.gradONpy.empty())
     generateGradO(batch, options.seed);
+  if (options.backward && !options.gradONpy.empty() &&
+      !loadGradO(options.gradONpy, batch, error))
+    return fail(runtime::invalidArgument(error));
   s = session.uploadInputs();
   if (!s.ok())
     return fail(s);
