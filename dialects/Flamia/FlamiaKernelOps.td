@@ -383,9 +383,16 @@ def Flamia_FragMaskOp : Flamia_Op<"frag.mask", [Pure, Flamia_WarpgroupWide,
     `key_limit` (the document's end, document-local) or, when `causal`,
     after query `query_base + r`. Positions are document-local; `query_base`
     already includes this warpgroup's row offset. Scores are f32.
+
+    With `transposed` the tile is S^T (the backward's dK/dV program): entry
+    (r, c) is key `key_base + r` (with the warpgroup's row offset) and
+    query `query_base + c`; it becomes -inf where the query is at or past
+    `key_limit` (the limit always bounds the column positions) or, when
+    `causal`, before the key.
   }];
   let arguments = (ins Flamia_FragmentType:$scores, I32:$query_base,
-                       I32:$key_base, I32:$key_limit, UnitAttr:$causal);
+                       I32:$key_base, I32:$key_limit, UnitAttr:$causal,
+                       UnitAttr:$transposed);
   let results = (outs Flamia_FragmentType:$result);
   let assemblyFormat = [{
     $scores `query` $query_base `key` $key_base `limit` $key_limit attr-dict
@@ -596,7 +603,8 @@ def Flamia_RuntimeValueOp : Flamia_Op<"runtime_value", [Pure]> {
   let summary = "a scalar the runtime supplies at launch";
   let description = [{
     `%n = flamia.runtime_value "NUM_ITEMS" : i32`: an integer symbol of the
-    manifest (T, Hq, Hkv, D, NUM_DOCS, NB, NUM_ITEMS, NUM_SMS) or the f32
+    manifest (T, Hq, Hkv, D, NUM_DOCS, NB, NUM_ITEMS, NUM_KV_ITEMS, NUM_SMS)
+    or the f32
     values `softmax_scale` and `softmax_scale_log2`.
   }];
   let arguments = (ins StrAttr:$value_name);
@@ -632,6 +640,192 @@ def Flamia_LaunchOp : Flamia_Op<"launch", [
   let assemblyFormat = [{
     $kernel `(` $args `)` `grid` $grid attr-dict `:` functional-type($args, results)
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Backward fragments: recomputed P and dS, dS quantization, gradient stores
+//===----------------------------------------------------------------------===//
+
+def Flamia_SoftmaxGradOp : Flamia_Op<"softmax.grad", [Flamia_WarpgroupWide,
+    AllTypesMatch<["scores", "dp", "p", "ds"]>, AllTypesMatch<["lse", "delta"]>]> {
+  let summary = "recomputed P and dS = P (dP - D) of a score tile";
+  let description = [{
+    Entry (r, c) belongs to query `query_base + r` (or, with `transposed`,
+    `query_base + c`: rows are keys), document-local, of head `head`. With
+    t = scores * scale_log2 and the query's lse and delta read from the
+    `[H, T]` f32 tensors `lse` (natural log, as the forward wrote it) and
+    `delta` at token `doc_start + query`:
+
+      P = exp2(t - fl32(lse * log2(e))),  dS = P * (dp - delta).
+
+    Where the scores are -inf (masked by flamia.frag.mask) or the query is
+    at or past `query_limit` (the document's length), P and dS are exactly
+    0, whatever dp holds: masked entries contribute nothing, not 0 x NaN.
+    Nothing is read for those queries.
+  }];
+  let arguments = (ins Flamia_FragmentType:$scores, Flamia_FragmentType:$dp,
+                       Arg<Flamia_GlobalType, "", [MemRead]>:$lse,
+                       Arg<Flamia_GlobalType, "", [MemRead]>:$delta,
+                       I32:$head, I32:$doc_start, I32:$query_base,
+                       I32:$query_limit, I32:$num_tokens, F32:$scale_log2,
+                       UnitAttr:$transposed);
+  let results = (outs Flamia_FragmentType:$p, Flamia_FragmentType:$ds);
+  let assemblyFormat = [{
+    $scores `,` $dp `lse` $lse `delta` $delta `head` $head `queries` `(`
+    $doc_start `,` $query_base `,` $query_limit `)` `tokens` $num_tokens
+    `scale` $scale_log2 attr-dict `:` qualified(type($scores)) `,`
+    qualified(type($lse))
+  }];
+  let hasVerifier = 1;
+}
+
+def Flamia_FragBlockQuantizeOp : Flamia_Op<"frag.block_quantize", [Pure,
+    Flamia_WarpgroupWide]> {
+  let summary = "quantize each row in blocks of 32 columns (dS)";
+  let description = [{
+    Where `quantized` is true, columns `[32 b, 32 b + 32)` of each row form
+    a block quantized by the contract's scale rule (docs/design.md, "Scale
+    rule"): amax over the block, E8M0 scale 2^e with e the smallest integer
+    such that amax / 2^e <= 448 (limited to [-127, 127], e = -127 for an
+    all-zero block), elements x / 2^e rounded to nearest even E4M3 and
+    saturated; a block holding a NaN or an infinity becomes all NaN. The
+    result holds the dequantized values (code x 2^e) as bf16, in the
+    A-operand layout, for a bf16 MMA (sm_90a). Where `quantized` is false
+    (the safe block) every value is rounded to bf16. Blocks start at column
+    0: the fragment's first column must be a 32-aligned document-local
+    position along the contraction axis of the MMA that reads the result.
+  }];
+  let arguments = (ins Flamia_FragmentType:$values, I1:$quantized);
+  let results = (outs Flamia_FragmentType:$result);
+  let assemblyFormat = [{
+    $values `quantized` $quantized attr-dict `:` qualified(type($values))
+    `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Flamia_GradStoreOp : Flamia_Op<"grad.store", [Flamia_WarpgroupWide]> {
+  let summary = "scale a gradient tile and write it";
+  let description = [{
+    Writes `acc * factor` (f32, rounded to the element type of `out`, bf16
+    or f32) to rows `[row_start + row_base, +rows)` of head `head` of the
+    `[T, H, D]` tensor `out`, only the rows below `valid_rows` (relative to
+    `row_start`). `acc` is f32 with `D` columns.
+  }];
+  let arguments = (ins Flamia_FragmentType:$acc,
+                       Arg<Flamia_GlobalType, "", [MemWrite]>:$out,
+                       I32:$row_start, I32:$row_base, I32:$valid_rows,
+                       I32:$head, F32:$factor);
+  let assemblyFormat = [{
+    $acc `times` $factor `to` $out `rows` `(` $row_start `,` $row_base `,`
+    $valid_rows `)` `head` $head attr-dict `:` qualified(type($acc)) `,`
+    qualified(type($out))
+  }];
+  let hasVerifier = 1;
+}
+
+def Flamia_RowDotOp : Flamia_Op<"row_dot", [Flamia_WarpgroupWide]> {
+  let summary = "per-row dot products of two tensors (D = rowsum(dO * O))";
+  let description = [{
+    For rows `t` in `[start, start + length)` (`length <= 32`) of head
+    `head`: `out[head, t] = fl32(sum_d a[t, head, d] * b[t, head, d])`,
+    the products and their sum in f64 (exact for bf16 inputs unless the
+    terms span more than 2^37, then within one f64 rounding), rounded once
+    to f32. `a`, `b` are bf16 `[T, H, D]`, `out` f32 `[H, T]`. The CTA's
+    threads share the rows; the summation order is fixed.
+  }];
+  let arguments = (ins Arg<Flamia_GlobalType, "", [MemRead]>:$a,
+                       Arg<Flamia_GlobalType, "", [MemRead]>:$b,
+                       Arg<Flamia_GlobalType, "", [MemWrite]>:$out,
+                       I32:$start, I32:$length, I32:$head,
+                       I32:$num_tokens);
+  let assemblyFormat = [{
+    $a `,` $b `rows` `(` $start `,` $length `)` `head` $head `to` $out
+    `tokens` $num_tokens
+    attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,`
+    qualified(type($out))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Backward per-item work before tiling (flamia-varlen-schedule -> flamia-tile)
+//===----------------------------------------------------------------------===//
+
+def Flamia_AttentionDqTileOp : Flamia_Op<"attention_dq_tile",
+    [AttrSizedOperandSegments]> {
+  let summary = "dQ of one scheduled query tile, before tiling";
+  let description = [{
+    For the query tile of item `index` of the forward's schedule (rows
+    `[q_start, q_start + q_rows)` of query head `q_head`, the keys of its
+    document, at or before the query when causal): recomputes S = Q K^T
+    from the forward's operands `q`, `k`, P = exp2(S log2(e) - LSE) from
+    the forward's `lse`, dP = dO V^T from `grad_o`, `v`, dS = P (dP - delta)
+    quantized in 32-key blocks, and writes dQ = softmax_scale * dS K to
+    `dq`. Inside each query's safe block every GEMM reads the bf16
+    originals `safe` (q, k, v, grad_o) and dS is rounded to bf16.
+    `flamia-tile` expands it, with the work loop around it, into the
+    program of the kernel's target.
+  }];
+  let arguments = (ins Flamia_GlobalType:$items, I32:$index,
+                       Variadic<Flamia_GlobalType>:$q,
+                       Variadic<Flamia_GlobalType>:$k,
+                       Variadic<Flamia_GlobalType>:$v,
+                       Variadic<Flamia_GlobalType>:$grad_o,
+                       Variadic<Flamia_GlobalType>:$safe,
+                       Flamia_GlobalType:$lse, Flamia_GlobalType:$delta,
+                       Arg<Flamia_GlobalType, "", [MemWrite]>:$dq,
+                       F32:$scale_log2, F32:$softmax_scale, I32:$num_tokens,
+                       UnitAttr:$causal, Flamia_RecipeAttr:$recipe,
+                       I64Attr:$block_m, I64Attr:$block_n);
+  let assemblyFormat = [{
+    $items `[` $index `]` `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)`
+    `grad_o` `(` $grad_o `)` `safe` `(` $safe `)` `lse` $lse `delta` $delta
+    `to` $dq `scale` $scale_log2 `,` $softmax_scale `tokens` $num_tokens
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Flamia_AttentionDkdvTileOp : Flamia_Op<"attention_dkdv_tile",
+    [AttrSizedOperandSegments]> {
+  let summary = "dK and dV of one scheduled key tile, before tiling";
+  let description = [{
+    For the key tile of item `index` of the key-tile schedule (keys
+    `[q_start, q_start + q_rows)` of key/value head `kv_head`: the fields
+    of a query item, read as a key tile), summed over the query heads of
+    its group and the queries of its document (at or after the key when
+    causal), in query tiles of `block_m`: recomputes S^T = K Q^T from the
+    forward's `k`, `q`, P^T from `lse`, dP^T = V dO^T from `v`, `grad_o`,
+    dS^T = P^T (dP^T - delta) quantized in 32-query blocks; writes
+    dV = P^T dO (P quantized with the fixed scale of `p`, dO from
+    `grad_o`) to `dv` and dK = softmax_scale * dS^T Q from the token-block
+    copy `q_tb` to `dk`. Inside each query's safe block every GEMM reads
+    the bf16 originals `safe` (q, k, v, grad_o), P and dS are rounded to
+    bf16.
+  }];
+  let arguments = (ins Flamia_GlobalType:$items, I32:$index,
+                       Variadic<Flamia_GlobalType>:$q,
+                       Variadic<Flamia_GlobalType>:$k,
+                       Variadic<Flamia_GlobalType>:$v,
+                       Variadic<Flamia_GlobalType>:$grad_o,
+                       Variadic<Flamia_GlobalType>:$q_tb,
+                       Variadic<Flamia_GlobalType>:$safe,
+                       Flamia_GlobalType:$lse, Flamia_GlobalType:$delta,
+                       Arg<Flamia_GlobalType, "", [MemWrite]>:$dk,
+                       Arg<Flamia_GlobalType, "", [MemWrite]>:$dv,
+                       F32:$scale_log2, F32:$softmax_scale, I32:$num_tokens,
+                       UnitAttr:$causal, Flamia_RecipeAttr:$recipe,
+                       Flamia_PrecisionAttr:$p, I64Attr:$block_m,
+                       I64Attr:$block_n);
+  let assemblyFormat = [{
+    $items `[` $index `]` `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)`
+    `grad_o` `(` $grad_o `)` `q_tb` `(` $q_tb `)` `safe` `(` $safe `)`
+    `lse` $lse `delta` $delta `to` $dk `,` $dv `scale` $scale_log2 `,`
+    $softmax_scale `tokens` $num_tokens attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // FLAMIA_KERNEL_OPS_TD

@@ -135,10 +135,18 @@ OwningOpRef<ModuleOp> buildGraph(MLIRContext &ctx, const AttentionSpec &spec) {
   auto kvType = RankedTensorType::get({dyn, spec.kvHeads, spec.headDim}, bf16);
   auto lseType = RankedTensorType::get({spec.heads, dyn}, b.getF32Type());
   SmallVector<Type> inputs = {qType, kvType, kvType};
+  if (spec.backward)
+    inputs.push_back(qType); // dO
   if (spec.varlen)
     inputs.push_back(RankedTensorType::get({dyn}, b.getI32Type()));
+  Type gradElement = spec.gradDtype == "f32" ? Type(b.getF32Type()) : bf16;
+  auto dqType = RankedTensorType::get({dyn, spec.heads, spec.headDim}, gradElement);
+  auto dkvType = RankedTensorType::get({dyn, spec.kvHeads, spec.headDim}, gradElement);
+  SmallVector<Type> results = {qType, lseType};
+  if (spec.backward)
+    results.append({dqType, dkvType, dkvType});
   auto func = func::FuncOp::create(b, loc, "flamia",
-                                   b.getFunctionType(inputs, {qType, lseType}));
+                                   b.getFunctionType(inputs, results));
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToEnd(entry);
   // validateSpec found the kind in the registry.
@@ -150,11 +158,20 @@ OwningOpRef<ModuleOp> buildGraph(MLIRContext &ctx, const AttentionSpec &spec) {
   FloatAttr scale;
   if (spec.softmaxScale)
     scale = b.getF32FloatAttr(*spec.softmaxScale);
+  Value cu = spec.varlen ? entry->getArguments().back() : Value();
+  UnitAttr causal = spec.causal ? b.getUnitAttr() : UnitAttr();
   auto attn = AttentionOp::create(
       b, loc, qType, lseType, entry->getArgument(0), entry->getArgument(1),
-      entry->getArgument(2), spec.varlen ? entry->getArgument(3) : Value(),
-      spec.causal ? b.getUnitAttr() : UnitAttr(), scale, recipe);
-  func::ReturnOp::create(b, loc, attn->getResults());
+      entry->getArgument(2), cu, causal, scale, recipe);
+  SmallVector<Value> returned(attn->getResults());
+  if (spec.backward) {
+    auto grad = AttentionGradOp::create(
+        b, loc, dqType, dkvType, dkvType, entry->getArgument(0),
+        entry->getArgument(1), entry->getArgument(2), attn.getO(),
+        attn.getLse(), entry->getArgument(3), cu, causal, scale, recipe);
+    returned.append(grad->getResults().begin(), grad->getResults().end());
+  }
+  func::ReturnOp::create(b, loc, returned);
   return module;
 }
 
@@ -247,10 +264,12 @@ bool deriveWorkspaceContents(
         tensor = runtime::HeldTensor::K;
       else if (source == "v")
         tensor = runtime::HeldTensor::V;
+      else if (source == "grad_o")
+        tensor = runtime::HeldTensor::GradO;
       else {
         error = "internal error: a flamia.quantize_block of kernel '" +
                 kernel.getSymName().str() + "' quantizes '" + source +
-                "', not the input q, k or v";
+                "', not the input q, k, v or grad_o";
         ok = false;
         return;
       }
@@ -305,8 +324,38 @@ bool deriveWorkspaceContents(
              rows && *rows == "channels" ? runtime::TileRows::Channels
                                          : runtime::TileRows::Tokens);
     });
+    // D = rowsum(dO O), per query (the gradient quantizer's row_dot).
+    kernel.walk([&](RowDotOp rd) {
+      std::string name = bound(rd.getOut());
+      if (name.empty() || bound(rd.getA()) != "grad_o") {
+        error = "internal error: a flamia.row_dot of kernel '" +
+                kernel.getSymName().str() +
+                "' is not rowsum(grad_o * o) into a host buffer";
+        ok = false;
+        return;
+      }
+      runtime::BufferContents c;
+      c.part = runtime::HeldPart::Delta;
+      c.tensor = runtime::HeldTensor::GradO;
+      c.layout = runtime::HeldLayout::PerToken;
+      c.format = runtime::HeldFormat::F32;
+      out[name] = c;
+    });
   });
   return ok;
+}
+
+/// The phase of each kernel (its flamia.phase attribute, set by
+/// flamia-varlen-schedule), by name; read before the lowering drops it.
+std::map<std::string, runtime::KernelPhase> deriveKernelPhases(ModuleOp module) {
+  std::map<std::string, runtime::KernelPhase> phases;
+  module.walk([&](KernelOp kernel) {
+    phases[kernel.getSymName().str()] =
+        attrString(kernel->getAttr("flamia.phase")) == "backward"
+            ? runtime::KernelPhase::Backward
+            : runtime::KernelPhase::Forward;
+  });
+  return phases;
 }
 
 /// The manifest of the lowered module: the host launch plan (buffers,
@@ -315,6 +364,7 @@ bool deriveWorkspaceContents(
 bool buildManifest(ModuleOp module, const AttentionSpec &spec,
                    const std::vector<CompiledKernel> &compiled,
                    const std::map<std::string, runtime::BufferContents> &contents,
+                   const std::map<std::string, runtime::KernelPhase> &phases,
                    runtime::Manifest &m, std::string &error) {
   func::FuncOp host = findHost(module);
   auto infos = module->getAttrOfType<ArrayAttr>("flamia.kernel_infos");
@@ -463,6 +513,8 @@ bool buildManifest(ModuleOp module, const AttentionSpec &spec,
     if (assembled)
       k.cubin = k.name + ".cubin";
     k.ptx = k.name + ".ptx";
+    if (auto it = phases.find(k.name); it != phases.end())
+      k.phase = it->second;
     if (launch.getGrid().size() != 3) {
       ok = fail("kernel '" + k.name + "' has a grid of rank " +
                 std::to_string(launch.getGrid().size()));
@@ -573,6 +625,15 @@ bool validateSpec(const AttentionSpec &spec, std::string &error) {
                                                   spec.target, spec.headDim);
       !s)
     return fail(s.message);
+  if (spec.backward) {
+    if (numerics::Status s = numerics::checkBackwardKernels(
+            *kind, /*strict=*/false, spec.target, spec.headDim);
+        !s)
+      return fail(s.message);
+    if (spec.gradDtype != "bf16" && spec.gradDtype != "f32")
+      return fail("gradient dtype '" + spec.gradDtype +
+                  "' is not implemented (bf16, f32)");
+  }
   // Heads and the softmax scale: the rules (and wording) every tool and the
   // runtime share.
   std::string shared;
@@ -644,6 +705,8 @@ bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
   std::map<std::string, runtime::BufferContents> contents;
   if (!deriveWorkspaceContents(*module, contents, error))
     return false;
+  std::map<std::string, runtime::KernelPhase> phases =
+      deriveKernelPhases(*module);
   if (!run([&](OpPassManager &pm) { buildTilePipeline(pm, pipeline); },
            "flamia-tile"))
     return false;
@@ -674,7 +737,8 @@ bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
       if (!assemble(k, ptxas, spec.target, error))
         return false;
   runtime::Manifest manifest;
-  if (!buildManifest(*module, spec, result.kernels, contents, manifest, error))
+  if (!buildManifest(*module, spec, result.kernels, contents, phases, manifest,
+                     error))
     return false;
   result.manifestJson = runtime::writeManifestJson(manifest);
   // The runtime's reader checks what the compiler wrote (it refuses a

@@ -52,11 +52,45 @@ bool specsFromFile(const std::string &path, std::vector<NamedSpec> &specs,
   }
 
   std::map<std::string, int> perFunction;
+  std::map<Operation *, size_t> specOf; // flamia.attention -> its spec
   WalkResult walk = module->walk([&](Operation *op) -> WalkResult {
     if (auto grad = dyn_cast<AttentionGradOp>(op)) {
-      notes.push_back(locationString(grad.getLoc()) +
-                      ": flamia.attention_grad not compiled: backward kernels "
-                      "are not implemented yet (the forward is)");
+      // A training step: the backward of an attention of the same inputs
+      // (its O and LSE, its q, k, v and attributes). It is compiled with
+      // the forward, whose kernels write what it reads.
+      auto attn = grad.getO().getDefiningOp<AttentionOp>();
+      if (!attn || grad.getLse().getDefiningOp() != attn ||
+          grad.getQ() != attn.getQ() || grad.getK() != attn.getK() ||
+          grad.getV() != attn.getV() ||
+          grad.getCuSeqlens() != attn.getCuSeqlens() ||
+          grad.getCausal() != attn.getCausal() ||
+          grad.getRecipe() != attn.getRecipe() ||
+          grad.getSoftmaxScaleAttr() != attn.getSoftmaxScaleAttr() ||
+          !specOf.count(attn)) {
+        error = locationString(grad.getLoc()) +
+                ": flamia.attention_grad is compiled as the backward of a "
+                "flamia.attention with the same q, k, v, cu_seqlens and "
+                "attributes whose O and LSE it takes";
+        return WalkResult::interrupt();
+      }
+      AttentionSpec &spec = specs[specOf[attn]].spec;
+      if (spec.backward) {
+        error = locationString(grad.getLoc()) +
+                ": a flamia.attention has two flamia.attention_grad; one "
+                "backward per attention is compiled";
+        return WalkResult::interrupt();
+      }
+      auto dq = cast<RankedTensorType>(grad.getGradQ().getType());
+      auto dk = cast<RankedTensorType>(grad.getGradK().getType());
+      auto dv = cast<RankedTensorType>(grad.getGradV().getType());
+      if (dq.getElementType() != dk.getElementType() ||
+          dq.getElementType() != dv.getElementType()) {
+        error = locationString(grad.getLoc()) +
+                ": dQ, dK and dV of one backward have one element type";
+        return WalkResult::interrupt();
+      }
+      spec.backward = true;
+      spec.gradDtype = dq.getElementType().isF32() ? "f32" : "bf16";
       return WalkResult::advance();
     }
     if (auto fwd = dyn_cast<AttentionFwdOp>(op)) {
@@ -93,6 +127,7 @@ bool specsFromFile(const std::string &path, std::vector<NamedSpec> &specs,
     spec.safeBlock = recipe.getSafeBlock();
     if (FloatAttr scale = attn.getSoftmaxScaleAttr())
       spec.softmaxScale = scale.getValueAsDouble();
+    specOf[attn] = specs.size();
     specs.push_back(std::move(named));
     return WalkResult::advance();
   });

@@ -643,9 +643,10 @@ LogicalResult WorkspaceOp::verify() {
                          << " expressions for a rank-"
                          << getBuffer().getType().getShape().size() << " buffer";
   if (getKind() == WorkspaceKind::schedule && getBufferName() != "items" &&
-      getBufferName() != "block_info" && getBufferName() != "counter")
-    return emitOpError() << "schedule buffers are items, block_info and "
-                            "counter, got \""
+      getBufferName() != "kv_items" && getBufferName() != "block_info" &&
+      getBufferName() != "counter")
+    return emitOpError() << "schedule buffers are items, kv_items, "
+                            "block_info and counter, got \""
                          << getBufferName() << "\"";
   return success();
 }
@@ -654,7 +655,9 @@ LogicalResult RuntimeValueOp::verify() {
   StringRef name = getValueName();
   bool isFloat = name == "softmax_scale" || name == "softmax_scale_log2";
   bool isInt = llvm::is_contained(
-      {"T", "Hq", "Hkv", "D", "NUM_DOCS", "NB", "NUM_ITEMS", "NUM_SMS"}, name);
+      {"T", "Hq", "Hkv", "D", "NUM_DOCS", "NB", "NUM_ITEMS", "NUM_KV_ITEMS",
+       "NUM_SMS"},
+      name);
   if (!isFloat && !isInt)
     return emitOpError() << "unknown runtime value \"" << name << "\"";
   if (isFloat != getValue().getType().isF32())
@@ -692,5 +695,140 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
       return emitOpError() << "parameter " << i << " of '" << getKernel()
                            << "' is " << std::get<0>(pair) << ", got "
                            << std::get<1>(pair).getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The backward's fragment ops and per-item ops
+//===----------------------------------------------------------------------===//
+
+/// An f32 [H, T] tensor (LSE, D) of `heads` heads.
+static LogicalResult verifyHeadMajor(Operation *op, GlobalType t,
+                                     int64_t heads, StringRef what) {
+  if (t.getShape().size() != 2 || !t.getElementType().isF32() ||
+      t.getShape()[0] != heads)
+    return op->emitOpError() << what << " must be an f32 [H, T] tensor with "
+                             << heads << " heads, got " << t;
+  return success();
+}
+
+LogicalResult SoftmaxGradOp::verify() {
+  FragmentType scores = getScores().getType();
+  if (!scores.getElementType().isF32())
+    return emitOpError() << "the scores must be f32, got " << scores;
+  GlobalType lse = getLse().getType();
+  if (lse.getShape().size() != 2 || !lse.getElementType().isF32())
+    return emitOpError() << "LSE and delta must be f32 [H, T] tensors, got "
+                         << lse;
+  return success();
+}
+
+LogicalResult FragBlockQuantizeOp::verify() {
+  FragmentType in = getValues().getType(), out = getResult().getType();
+  if (!in.getElementType().isF32() || !out.getElementType().isBF16() ||
+      in.getShape() != out.getShape())
+    return emitOpError() << "quantizes an f32 fragment into a bf16 one of the "
+                            "same shape, got "
+                         << in << " -> " << out;
+  if (in.getCols() % 32 != 0)
+    return emitOpError() << "blocks of 32 columns need a multiple of 32 "
+                            "columns, got "
+                         << in.getCols();
+  return success();
+}
+
+LogicalResult GradStoreOp::verify() {
+  FragmentType acc = getAcc().getType();
+  if (!acc.getElementType().isF32())
+    return emitOpError() << "the accumulator must be f32, got " << acc;
+  GlobalType out = getOut().getType();
+  if (!isPackedTensor(out) ||
+      !(out.getElementType().isBF16() || out.getElementType().isF32()))
+    return emitOpError() << "the gradient must be a bf16 or f32 [T, H, D] "
+                            "tensor with static H and D, got "
+                         << out;
+  if (out.getShape()[2] != acc.getCols())
+    return emitOpError() << "the accumulator has " << acc.getCols()
+                         << " columns but the gradient's head dim is "
+                         << out.getShape()[2];
+  return success();
+}
+
+LogicalResult RowDotOp::verify() {
+  GlobalType a = getA().getType(), b = getB().getType();
+  if (!isPackedTensor(a) || !a.getElementType().isBF16() || a != b)
+    return emitOpError() << "a and b must be bf16 [T, H, D] tensors of one "
+                            "type, got "
+                         << a << " and " << b;
+  return verifyHeadMajor(*this, getOut().getType(), a.getShape()[1], "out");
+}
+
+/// What the two per-item backward ops share: the operands, the safe block,
+/// the item table, LSE and D.
+template <typename OpTy>
+static LogicalResult verifyBackwardTile(OpTy op, ArrayRef<ValueRange> operands) {
+  for (ValueRange r : operands)
+    if (r.empty())
+      return op.emitOpError() << "needs the q, k, v and grad_o operands";
+  RecipeAttr recipe = op.getRecipe();
+  if (recipe.hasSafeBlock() && op.getSafe().size() != 4)
+    return op.emitOpError() << "the recipe has safe_block = "
+                            << recipe.getSafeBlock()
+                            << ": give the bf16 q, k, v, grad_o in safe(...)";
+  if (!recipe.hasSafeBlock() && !op.getSafe().empty())
+    return op.emitOpError() << "the recipe has no safe block but safe(...) has "
+                            << op.getSafe().size() << " operand(s)";
+  if (failed(verifyI32Table(op, op.getItems().getType(), 8, "the item array")))
+    return failure();
+  auto q = cast<GlobalType>(op.getQ().front().getType());
+  if (!isPackedTensor(q))
+    return op.emitOpError() << "q must be a [T, H, D] tensor, got " << q;
+  int64_t heads = q.getShape()[1];
+  if (failed(verifyHeadMajor(op, op.getLse().getType(), heads, "LSE")) ||
+      failed(verifyHeadMajor(op, op.getDelta().getType(), heads, "delta")))
+    return failure();
+  if (op.getBlockM() <= 0 || op.getBlockN() <= 0 || op.getBlockM() % 64 != 0 ||
+      op.getBlockN() % 64 != 0)
+    return op.emitOpError() << "tile sizes must be positive multiples of 64, "
+                               "got "
+                            << op.getBlockM() << " x " << op.getBlockN();
+  return success();
+}
+
+/// A gradient of `like`'s H and D.
+static LogicalResult verifyGradient(Operation *op, GlobalType grad,
+                                    GlobalType like, StringRef what) {
+  if (!isPackedTensor(grad) || grad.getShape()[1] != like.getShape()[1] ||
+      grad.getShape()[2] != like.getShape()[2] ||
+      !(grad.getElementType().isBF16() || grad.getElementType().isF32()))
+    return op->emitOpError() << what << " must be a bf16 or f32 [T, H, D] "
+                                        "tensor with the H and D of "
+                             << like << ", got " << grad;
+  return success();
+}
+
+LogicalResult AttentionDqTileOp::verify() {
+  if (failed(verifyBackwardTile(*this, {getQ(), getK(), getV(), getGradO()})))
+    return failure();
+  return verifyGradient(*this, getDq().getType(),
+                        cast<GlobalType>(getQ().front().getType()), "dq");
+}
+
+LogicalResult AttentionDkdvTileOp::verify() {
+  if (failed(verifyBackwardTile(*this, {getQ(), getK(), getV(), getGradO(),
+                                         getQTb()})))
+    return failure();
+  if (!getP().getFixedScale())
+    return emitOpError() << "P is quantized with a fixed scale (P <= 1), got "
+                         << getP();
+  auto k = cast<GlobalType>(getK().front().getType());
+  auto q = cast<GlobalType>(getQ().front().getType());
+  if (!isPackedTensor(k) || q.getShape()[1] % k.getShape()[1] != 0)
+    return emitOpError() << "k must be a [T, Hkv, D] tensor whose Hkv divides "
+                            "q's heads, got "
+                         << k << " for " << q;
+  if (failed(verifyGradient(*this, getDk().getType(), k, "dk")) ||
+      failed(verifyGradient(*this, getDv().getType(), k, "dv")))
+    return failure();
   return success();
 }

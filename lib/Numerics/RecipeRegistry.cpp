@@ -9,9 +9,11 @@ const std::vector<RecipeKind> &recipeKinds() {
        "mxfp8",
        "mxfp8",
        "mxfp8-strict",
-       // The forward kernels of both targets; strict mode (per-token K in
-       // Q K^T) has none: they quantize K in 32x32 token blocks.
-       {{"sm_90a", {64, 128}, false}, {"sm_100a", {64, 128}, false}}},
+       // The forward kernels of both targets, the backward's on sm_90a
+       // (sm_100a's: issue 17); strict mode (per-token K in Q K^T) has
+       // none: they quantize K in 32x32 token blocks.
+       {{"sm_90a", {64, 128}, false, true},
+        {"sm_100a", {64, 128}, false, false}}},
       // The mixed NVFP4/FP8 recipe (issue 14): in the dialect, not yet in
       // the numerics library nor in any kernel.
       {"nvfp4-mixed", "nvfp4_mixed", "", "", {}},
@@ -129,6 +131,25 @@ Status checkKernels(const RecipeKind &kind, bool strict,
   return Status::error("head dim " + std::to_string(headDim) +
                        " is not implemented by the kernels (" + joined(dims) +
                        ")");
+}
+
+Status checkBackwardKernels(const RecipeKind &kind, bool strict,
+                            const std::string &target, int64_t headDim) {
+  if (Status s = checkKernels(kind, strict, target, headDim); !s)
+    return s;
+  std::vector<std::string> withBackward;
+  for (const RecipeKernels &k : kind.kernels) {
+    if (k.target == target && k.backward)
+      return Status::success();
+    if (k.backward)
+      withBackward.push_back(k.target);
+  }
+  return Status::error("no " + target + " backward kernels implement recipe " +
+                       kind.name + " yet (" +
+                       (withBackward.empty()
+                            ? std::string("no target has them")
+                            : "they exist for " + joined(withBackward)) +
+                       "); the forward kernels do");
 }
 
 } // namespace flamia::numerics

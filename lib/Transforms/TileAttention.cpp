@@ -439,6 +439,24 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     return success();
   }
 
+  /// The backward's programs: sm_90a's; on a target without backward
+  /// kernels, the recipe registry's error.
+  LogicalResult tileBackward(KernelOp kernel, Operation *op) {
+    if (kernel.getTarget().getChip() != Chip::sm_90a) {
+      auto recipe = op->getAttrOfType<RecipeAttr>("recipe");
+      auto q = cast<GlobalType>(op->getOperand(2).getType());
+      if (failed(checkBackwardKernelsExist(
+              op, recipe, stringifyChip(kernel.getTarget().getChip()),
+              q.getShape()[2])))
+        return failure();
+      return op->emitOpError() << "flamia-tile: no backward program for "
+                               << kernel.getTarget();
+    }
+    if (auto dq = dyn_cast<AttentionDqTileOp>(op))
+      return tileDqSm90(kernel, dq);
+    return tileDkdvSm90(kernel, cast<AttentionDkdvTileOp>(op));
+  }
+
   static DictionaryAttr tileAttr(OpBuilder &b, int64_t bm, int64_t bn,
                                  int64_t stages) {
     return b.getDictionaryAttr(
@@ -598,6 +616,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       return signalPassFailure();
     }
     SmallVector<std::pair<KernelOp, AttentionTileOp>> work;
+    SmallVector<std::pair<KernelOp, Operation *>> backward;
     getOperation()->walk([&](KernelOp kernel) {
       if (!target.empty() &&
           stringifyChip(kernel.getTarget().getChip()) != target) {
@@ -607,9 +626,16 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
         return signalPassFailure();
       }
       kernel.walk([&](AttentionTileOp at) { work.push_back({kernel, at}); });
+      kernel.walk([&](Operation *op) {
+        if (isa<AttentionDqTileOp, AttentionDkdvTileOp>(op))
+          backward.push_back({kernel, op});
+      });
     });
     for (auto [kernel, at] : work)
       if (failed(tile(kernel, at)))
+        return signalPassFailure();
+    for (auto [kernel, op] : backward)
+      if (failed(tileBackward(kernel, op)))
         return signalPassFailure();
   }
 };

@@ -92,6 +92,15 @@ OpBuilder createRole(OpBuilder &b, Location loc, StringRef name, int64_t first,
 /// The sm_100a program (TileAttentionSm100.cpp).
 LogicalResult tileSm100(KernelOp kernel, AttentionTileOp at);
 
+/// That the recipe registry lists backward kernels for `recipe` on
+/// `target` at head dim `d` (else an error on `op` saying what is missing).
+LogicalResult checkBackwardKernelsExist(Operation *op, RecipeAttr recipe,
+                                        StringRef target, int64_t d);
+
+/// The sm_90a backward programs (TileAttentionBackward.cpp).
+LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at);
+LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at);
+
 } // namespace flamia::tile
 
 #endif // FLAMIA_LIB_TRANSFORMS_TILEATTENTION_H

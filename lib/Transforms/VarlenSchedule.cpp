@@ -13,6 +13,13 @@
 // (document, query head, query tile) from a device counter. Documents stay
 // where they are in the packed tensors: items carry their offsets.
 //
+// A function that also holds the attention's backward (a training step,
+// returning O, LSE, dQ, dK, dV) gets three more kernels, launched after the
+// forward's: the gradient quantizer (dO's 32x32 copy and D = rowsum(dO O),
+// one CTA per block and query head), the dQ kernel (persistent, on the
+// forward's query-tile items) and the dK/dV kernel (persistent, on key-tile
+// items: document, key/value head, key tile).
+//
 //===----------------------------------------------------------------------===//
 #include "flamia/Dialect/GemmRoles.h"
 #include "flamia/Numerics/RecipeRegistry.h"
@@ -120,10 +127,18 @@ struct ForwardPlan {
   Type i32, f32;
   GlobalType blockInfoType, itemsType, counterType;
   std::string base;
+  /// The backward of the same attention, when the function trains (null
+  /// otherwise), and its dO argument.
+  mutable AttentionBwdOp bwd;
+  BlockArgument gradOArg;
+  QTensorType gradOType;
+
+  bool backward() const { return static_cast<bool>(bwd); }
 
   static FailureOr<ForwardPlan> get(func::FuncOp func, AttentionFwdOp fwd,
-                                    StringRef target, bool scaleTiles,
-                                    int64_t blockM, int64_t blockN) {
+                                    AttentionBwdOp bwd, StringRef target,
+                                    bool scaleTiles, int64_t blockM,
+                                    int64_t blockN) {
     MLIRContext *ctx = func.getContext();
     auto chip = symbolizeChip(target);
     if (!chip)
@@ -153,6 +168,11 @@ struct ForwardPlan {
     p.itemsType = GlobalType::get(ctx, {ShapedType::kDynamic, 8}, p.i32);
     p.counterType = GlobalType::get(ctx, {1}, p.i32);
     p.base = func.getSymName().str();
+    if (bwd) {
+      p.bwd = bwd;
+      p.gradOArg = argOf(bwd.getDovGradO());
+      p.gradOType = cast<QTensorType>(bwd.getDovGradO().getType());
+    }
     return p;
   }
 
@@ -166,12 +186,27 @@ struct ForwardPlan {
                << "flamia-varlen-schedule: argument " << arg.getArgNumber()
                << " is not an input of the attention";
     auto retOp = cast<func::ReturnOp>(entry.getTerminator());
-    if (retOp.getNumOperands() != 2 || retOp.getOperand(0) != fwd.getO() ||
-        retOp.getOperand(1) != fwd.getLse())
+    SmallVector<Value> expected = {fwd.getO(), fwd.getLse()};
+    if (bwd)
+      expected.append({bwd.getGradQ(), bwd.getGradK(), bwd.getGradV()});
+    if (retOp.getOperands() != ValueRange(expected))
       return func.emitOpError()
              << "flamia-varlen-schedule: the function must return exactly "
-                "the attention's O and LSE";
+             << (bwd ? "the attention's O and LSE and its backward's dQ, dK "
+                       "and dV, in this order"
+                     : "the attention's O and LSE");
     return success();
+  }
+
+  /// The function results that become output buffers, by buffer name.
+  SmallVector<std::pair<StringRef, Type>> outputs() const {
+    SmallVector<std::pair<StringRef, Type>> out = {
+        {"o", fwd.getO().getType()}, {"lse", fwd.getLse().getType()}};
+    if (bwd)
+      out.append({{"dq", bwd.getGradQ().getType()},
+                  {"dk", bwd.getGradK().getType()},
+                  {"dv", bwd.getGradV().getType()}});
+    return out;
   }
 
   /// The buffer name of a function argument (null if it is not an input).
@@ -182,6 +217,8 @@ struct ForwardPlan {
       return "k";
     if (arg == vArg)
       return "v";
+    if (bwd && arg == gradOArg)
+      return "grad_o";
     if (arg == fwd.getCuSeqlens())
       return "cu_seqlens";
     return {};
@@ -209,13 +246,79 @@ struct ForwardPlan {
       copies.append({{"q_deq", bf16Copy(qType)},
                      {"k_deq", bf16Copy(kType)},
                      {"v_deq", bf16Copy(vType)}});
+    // The backward's dK = dS^T Q reads Q's token-block copy.
+    if (hopper && backward())
+      copies.push_back({"q_tb_deq", bf16Copy(qTbType)});
     if (tiles)
       copies.append({{"q_sf", scaleFactorTiles(qType)},
                      {"k_sf", scaleFactorTiles(kType)},
                      {"v_sf", scaleFactorTiles(vType)}});
     return copies;
   }
+
+  /// What the gradient quantizer writes: dO's 32x32 copy (and its bf16
+  /// dequantization on sm_90a) and D = rowsum(dO O), [Hq, T] like LSE.
+  SmallVector<std::pair<StringRef, GlobalType>> gradientCopies() const {
+    SmallVector<std::pair<StringRef, GlobalType>> copies = {
+        {"do_tb", payloadOf(gradOType)}, {"do_tb_scales", scalesOf(gradOType)}};
+    if (hopper)
+      copies.push_back({"do_deq", bf16Copy(gradOType)});
+    copies.push_back({"delta", globalOf(fwd.getLse().getType())});
+    return copies;
+  }
 };
+
+/// Query tiles of the dK/dV kernel (64: its two consumer warpgroups hold a
+/// 128-key tile's dK and dV in registers).
+constexpr int64_t kDkdvQueryTile = 64;
+
+/// Which call of a training step launches the kernel: `forward` (O, LSE)
+/// or `backward` (dQ, dK, dV, after the forward's).
+void setPhase(KernelOp kernel, StringRef phase) {
+  kernel->setAttr("flamia.phase", StringAttr::get(kernel.getContext(), phase));
+}
+
+/// The block arguments of `buffers`' parameters.
+SmallVector<Value> params(KernelOp kernel,
+                          ArrayRef<std::pair<StringRef, GlobalType>> buffers) {
+  SmallVector<Value> values;
+  for (auto [name, type] : buffers)
+    values.push_back(KernelSignature::param(kernel, name));
+  return values;
+}
+
+/// The body of a persistent kernel: take item indices from `counter` until
+/// `numItems`, `item(builder, index)` for each.
+void buildWorkLoop(KernelOp kernel, Value counter, Value numItems,
+                   function_ref<void(OpBuilder &, Value)> item) {
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = kernel.getLoc();
+  Type i32 = IntegerType::get(ctx, 32);
+  OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
+  Value queue = QueueCreateOp::create(b, loc, QueueType::get(ctx), counter,
+                                      numItems);
+  Value zero = constI32(b, loc, 0), one = constI32(b, loc, 1);
+  auto loop = scf::WhileOp::create(b, loc, TypeRange{i32, i32}, ValueRange{zero});
+  {
+    Block *before = b.createBlock(&loop.getBefore(), {}, {i32}, {loc});
+    OpBuilder bb = OpBuilder::atBlockEnd(before);
+    Value it = before->getArgument(0);
+    Value index = QueueNextOp::create(bb, loc, i32, queue, it,
+                                      QueueSide::fetch);
+    Value more = arith::CmpIOp::create(bb, loc, arith::CmpIPredicate::slt,
+                                       index, numItems);
+    scf::ConditionOp::create(bb, loc, more, ValueRange{it, index});
+  }
+  {
+    Block *after = b.createBlock(&loop.getAfter(), {}, {i32, i32}, {loc, loc});
+    OpBuilder ab = OpBuilder::atBlockEnd(after);
+    item(ab, after->getArgument(1));
+    Value next = arith::AddIOp::create(ab, loc, after->getArgument(0), one);
+    scf::YieldOp::create(ab, loc, next);
+  }
+  b.setInsertionPointAfter(loop);
+  ReturnOp::create(b, loc);
+}
 
 /// The quantization kernel: one CTA per (document-local 32-token block,
 /// query head) writes every quantized copy of Q, K and V.
@@ -244,7 +347,8 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
   QuantizeBlockOp::create(b, loc, p("q"), start, length, block, head,
                           p("q_pt"), p("q_pt_scales"),
                           hopper ? p("q_deq") : Value(), p("q_tb"),
-                          p("q_tb_scales"), Value(),
+                          p("q_tb_scales"),
+                          hopper && plan.backward() ? p("q_tb_deq") : Value(),
                           tiles ? p("q_sf") : Value(), Value(), StringAttr());
   // K and V: 32x32, only the key/value heads.
   Value kvHeads = constI32(b, loc, plan.kType.getNumHeads());
@@ -261,6 +365,7 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
                             tiles ? p(sf) : Value(),
                             tiles ? tb.getStringAttr(rows) : StringAttr());
   ReturnOp::create(b, loc);
+  setPhase(qk, "forward");
   return qk;
 }
 
@@ -308,45 +413,145 @@ KernelOp buildForwardKernel(OpBuilder &mb, const ForwardPlan &plan,
                    mb.getNamedAttr("safe_block", mb.getI64IntegerAttr(
                                                      fwd.getRecipe().getSafeBlock())),
                    mb.getNamedAttr("cost_model", mb.getStringAttr(plan.target))}));
-  OpBuilder b = OpBuilder::atBlockEnd(&ak.getBody().front());
+  setPhase(ak, "forward");
   auto p = [&](StringRef n) { return KernelSignature::param(ak, n); };
-  Value queue = QueueCreateOp::create(b, loc, QueueType::get(plan.ctx),
-                                      p("counter"), p("num_items"));
-  Value zero = constI32(b, loc, 0), one = constI32(b, loc, 1);
-  auto loop = scf::WhileOp::create(b, loc, TypeRange{i32, i32}, ValueRange{zero});
-  {
-    Block *before = b.createBlock(&loop.getBefore(), {}, {i32}, {loc});
-    OpBuilder bb = OpBuilder::atBlockEnd(before);
-    Value it = before->getArgument(0);
-    Value index = QueueNextOp::create(bb, loc, i32, queue, it,
-                                      QueueSide::fetch);
-    Value more = arith::CmpIOp::create(bb, loc, arith::CmpIPredicate::slt,
-                                       index, p("num_items"));
-    scf::ConditionOp::create(bb, loc, more, ValueRange{it, index});
-  }
-  {
-    Block *after = b.createBlock(&loop.getAfter(), {}, {i32, i32}, {loc, loc});
-    OpBuilder ab = OpBuilder::atBlockEnd(after);
-    auto params = [&](ArrayRef<std::pair<StringRef, GlobalType>> buffers) {
-      SmallVector<Value> values;
-      for (auto [name, type] : buffers)
-        values.push_back(p(name));
-      return values;
-    };
-    SmallVector<Value> safeOps;
-    if (plan.safe)
-      safeOps = {p("q"), p("k"), p("v")};
+  SmallVector<Value> safeOps;
+  if (plan.safe)
+    safeOps = {p("q"), p("k"), p("v")};
+  buildWorkLoop(ak, p("counter"), p("num_items"),
+                [&](OpBuilder &ab, Value index) {
     AttentionTileOp::create(
-        ab, loc, p("items"), after->getArgument(1), params(q), params(k),
-        params(v), safeOps, p("o"), p("lse"), p("softmax_scale_log2"), p("T"),
-        fwd.getCausalAttr(), fwd.getRecipe(), fwd.getP(),
+        ab, loc, p("items"), index, params(ak, q), params(ak, k),
+        params(ak, v), safeOps, p("o"), p("lse"), p("softmax_scale_log2"),
+        p("T"), fwd.getCausalAttr(), fwd.getRecipe(), fwd.getP(),
         ab.getI64IntegerAttr(plan.blockM), ab.getI64IntegerAttr(plan.blockN));
-    Value next = arith::AddIOp::create(ab, loc, after->getArgument(0), one);
-    scf::YieldOp::create(ab, loc, next);
-  }
-  b.setInsertionPointAfter(loop);
-  ReturnOp::create(b, loc);
+  });
   return ak;
+}
+
+/// The gradient quantizer: one CTA per (document-local 32-token block,
+/// query head) writes dO's 32x32 copy and D = rowsum(dO O) of its rows.
+KernelOp buildGradQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
+                                 KernelSignature &sig) {
+  Location loc = plan.loc;
+  Type i32 = plan.i32;
+  sig.add("grad_o", globalOf(plan.gradOArg.getType()));
+  sig.add("o", globalOf(plan.fwd.getO().getType()));
+  sig.add("block_info", plan.blockInfoType);
+  for (auto [name, type] : plan.gradientCopies())
+    sig.add(name, type);
+  sig.add("T", i32);
+  KernelOp qk = sig.create(mb, loc, plan.base + "_quantize_grad",
+                           plan.targetAttr, LaunchKind::grid, /*threads=*/128);
+  OpBuilder b = OpBuilder::atBlockEnd(&qk.getBody().front());
+  auto p = [&](StringRef n) { return KernelSignature::param(qk, n); };
+  Value block = arith::IndexCastOp::create(
+      b, loc, i32, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value head = arith::IndexCastOp::create(
+      b, loc, i32, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+  auto info = BlockInfoLoadOp::create(b, loc, i32, i32, p("block_info"), block);
+  Value start = info.getStart(), length = info.getLength();
+  QuantizeBlockOp::create(b, loc, p("grad_o"), start, length, block, head,
+                          Value(), Value(), Value(), p("do_tb"),
+                          p("do_tb_scales"),
+                          plan.hopper ? p("do_deq") : Value(), Value(), Value(),
+                          StringAttr());
+  RowDotOp::create(b, loc, p("grad_o"), p("o"), p("delta"), start, length,
+                   head, p("T"));
+  ReturnOp::create(b, loc);
+  setPhase(qk, "backward");
+  return qk;
+}
+
+/// The operands both backward kernels read on sm_90a: the forward's
+/// dequantized copies of Q, K, V, dO's, and the bf16 originals.
+void addBackwardOperands(const ForwardPlan &plan, KernelSignature &sig,
+                         bool withQTb) {
+  sig.add("q_deq", plan.bf16Copy(plan.qType));
+  sig.add("k_deq", plan.bf16Copy(plan.kType));
+  sig.add("v_deq", plan.bf16Copy(plan.vType));
+  sig.add("do_deq", plan.bf16Copy(plan.gradOType));
+  if (withQTb)
+    sig.add("q_tb_deq", plan.bf16Copy(plan.qTbType));
+  if (plan.safe) {
+    sig.add("q", globalOf(plan.qArg.getType()));
+    sig.add("k", globalOf(plan.kArg.getType()));
+    sig.add("v", globalOf(plan.vArg.getType()));
+    sig.add("grad_o", globalOf(plan.gradOArg.getType()));
+  }
+  sig.add("lse", globalOf(plan.fwd.getLse().getType()));
+  sig.add("delta", globalOf(plan.fwd.getLse().getType()));
+}
+
+SmallVector<Value> safeOperands(const ForwardPlan &plan, KernelOp kernel) {
+  if (!plan.safe)
+    return {};
+  auto p = [&](StringRef n) { return KernelSignature::param(kernel, n); };
+  return {p("q"), p("k"), p("v"), p("grad_o")};
+}
+
+/// The persistent dQ kernel: the forward's items (document, query head,
+/// query tile), one flamia.attention_dq_tile each.
+KernelOp buildDqKernel(OpBuilder &mb, const ForwardPlan &plan,
+                       KernelSignature &sig) {
+  Location loc = plan.loc;
+  addBackwardOperands(plan, sig, /*withQTb=*/false);
+  sig.add("dq", globalOf(plan.bwd.getGradQ().getType()));
+  sig.add("items", plan.itemsType);
+  sig.add("num_items", plan.i32);
+  sig.add("counter", plan.counterType);
+  sig.add("softmax_scale_log2", plan.f32);
+  sig.add("softmax_scale", plan.f32);
+  sig.add("T", plan.i32);
+  KernelOp kernel = sig.create(mb, loc, plan.base + "_attention_dq",
+                               plan.targetAttr, LaunchKind::persistent,
+                               /*threads=*/128);
+  auto p = [&](StringRef n) { return KernelSignature::param(kernel, n); };
+  buildWorkLoop(kernel, p("counter"), p("num_items"),
+                [&](OpBuilder &ab, Value index) {
+    AttentionDqTileOp::create(
+        ab, loc, p("items"), index, ValueRange{p("q_deq")},
+        ValueRange{p("k_deq")}, ValueRange{p("v_deq")},
+        ValueRange{p("do_deq")}, safeOperands(plan, kernel), p("lse"),
+        p("delta"), p("dq"), p("softmax_scale_log2"), p("softmax_scale"),
+        p("T"), plan.fwd.getCausalAttr(), plan.fwd.getRecipe(),
+        ab.getI64IntegerAttr(plan.blockM), ab.getI64IntegerAttr(plan.blockN));
+  });
+  setPhase(kernel, "backward");
+  return kernel;
+}
+
+/// The persistent dK/dV kernel: key-tile items (document, key/value head,
+/// key tile), one flamia.attention_dkdv_tile each.
+KernelOp buildDkdvKernel(OpBuilder &mb, const ForwardPlan &plan,
+                         KernelSignature &sig) {
+  Location loc = plan.loc;
+  addBackwardOperands(plan, sig, /*withQTb=*/true);
+  sig.add("dk", globalOf(plan.bwd.getGradK().getType()));
+  sig.add("dv", globalOf(plan.bwd.getGradV().getType()));
+  sig.add("kv_items", plan.itemsType);
+  sig.add("num_kv_items", plan.i32);
+  sig.add("counter", plan.counterType);
+  sig.add("softmax_scale_log2", plan.f32);
+  sig.add("softmax_scale", plan.f32);
+  sig.add("T", plan.i32);
+  KernelOp kernel = sig.create(mb, loc, plan.base + "_attention_dkdv",
+                               plan.targetAttr, LaunchKind::persistent,
+                               /*threads=*/128);
+  auto p = [&](StringRef n) { return KernelSignature::param(kernel, n); };
+  buildWorkLoop(kernel, p("counter"), p("num_kv_items"),
+                [&](OpBuilder &ab, Value index) {
+    AttentionDkdvTileOp::create(
+        ab, loc, p("kv_items"), index, ValueRange{p("q_deq")},
+        ValueRange{p("k_deq")}, ValueRange{p("v_deq")},
+        ValueRange{p("do_deq")}, ValueRange{p("q_tb_deq")},
+        safeOperands(plan, kernel), p("lse"), p("delta"), p("dk"), p("dv"),
+        p("softmax_scale_log2"), p("softmax_scale"), p("T"),
+        plan.fwd.getCausalAttr(), plan.fwd.getRecipe(), plan.bwd.getP(),
+        ab.getI64IntegerAttr(kDkdvQueryTile), ab.getI64IntegerAttr(plan.blockN));
+  });
+  setPhase(kernel, "backward");
+  return kernel;
 }
 
 /// A kernel of the launch plan: its signature's names select the plan's
@@ -389,8 +594,7 @@ void buildLaunchPlan(OpBuilder &mb, const ForwardPlan &plan,
     argTypes.push_back(buf[name].getType());
     argAttrs.push_back(bufferAttr(name, false, globalOf(arg.getType())));
   }
-  for (auto [name, type] : {std::make_pair("o", fwd.getO().getType()),
-                            std::make_pair("lse", fwd.getLse().getType())}) {
+  for (auto [name, type] : plan.outputs()) {
     buf[name] = nb->addArgument(globalOf(type), loc);
     argTypes.push_back(buf[name].getType());
     argAttrs.push_back(bufferAttr(name, true, globalOf(type)));
@@ -405,18 +609,31 @@ void buildLaunchPlan(OpBuilder &mb, const ForwardPlan &plan,
       symbol = "NB";
     else if (name == "items")
       symbol = "NUM_ITEMS";
+    else if (name == "kv_items")
+      symbol = "NUM_KV_ITEMS";
     buf[name] = WorkspaceOp::create(b, loc, type, b.getStringAttr(name),
                                     WorkspaceKindAttr::get(b.getContext(), kind),
                                     dimsOf(b, cast<GlobalType>(type), symbol));
   };
   for (auto [name, type] : plan.quantizedCopies())
     workspace(WorkspaceKind::workspace, name, type);
+  if (plan.backward())
+    for (auto [name, type] : plan.gradientCopies())
+      workspace(WorkspaceKind::workspace, name, type);
   workspace(WorkspaceKind::schedule, "block_info", plan.blockInfoType);
   workspace(WorkspaceKind::schedule, "items", plan.itemsType);
+  if (plan.backward())
+    workspace(WorkspaceKind::schedule, "kv_items", plan.itemsType);
   workspace(WorkspaceKind::schedule, "counter", plan.counterType);
   buf["num_items"] = RuntimeValueOp::create(b, loc, plan.i32, "NUM_ITEMS");
   buf["softmax_scale_log2"] =
       RuntimeValueOp::create(b, loc, plan.f32, "softmax_scale_log2");
+  if (plan.backward()) {
+    buf["num_kv_items"] =
+        RuntimeValueOp::create(b, loc, plan.i32, "NUM_KV_ITEMS");
+    buf["softmax_scale"] =
+        RuntimeValueOp::create(b, loc, plan.f32, "softmax_scale");
+  }
   buf["T"] = RuntimeValueOp::create(b, loc, plan.i32, "T");
   for (const PlannedLaunch &launch : launches) {
     SmallVector<Value> args;
@@ -505,24 +722,115 @@ struct VarlenSchedulePass
     return success();
   }
 
-  LogicalResult lower(func::FuncOp func, AttentionFwdOp fwd,
-                      SymbolTable &symbols) {
-    if (failed(checkSupported(fwd)))
+  /// The backward the kernels implement: where the recipe registry lists
+  /// backward kernels (sm_90a); S recomputed from the
+  /// forward's own Q and K copies (flamia-fwd-bwd-consistency), dP and dV
+  /// from V's and dO's 32x32 copies (one dO copy for both), dQ from K's,
+  /// dK from Q's 32x32 copy; O, LSE, cu_seqlens and the attributes those of
+  /// the forward; P with the forward's fixed scale, dS E4M3 in online
+  /// blocks of 32.
+  LogicalResult checkSupported(AttentionBwdOp bwd, AttentionFwdOp fwd) {
+    auto fail = [&](const Twine &message) {
+      return bwd.emitOpError() << "flamia-varlen-schedule: " << message;
+    };
+    namespace num = ::flamia::numerics;
+    RecipeAttr recipe = fwd.getRecipe();
+    FailureOr<const num::RecipeKind *> kind = getRecipeKind(bwd, recipe);
+    if (failed(kind))
       return failure();
-    FailureOr<ForwardPlan> plan =
-        ForwardPlan::get(func, fwd, target, scaleTiles, blockM, blockN);
+    int64_t headDim = cast<QTensorType>(fwd.getQ().getType()).getHeadDim();
+    if (num::Status s = num::checkBackwardKernels(**kind, recipe.getStrict(),
+                                                  target, headDim);
+        !s)
+      return fail(s.message);
+    if (bwd.getQ() != fwd.getQ() || bwd.getK() != fwd.getK())
+      return fail("the backward must recompute S from the forward's own "
+                  "quantized Q and K (run flamia-graph-pipeline, whose "
+                  "flamia-fwd-bwd-consistency links them)");
+    if (bwd.getDovV() != fwd.getV() || bwd.getDskK() != fwd.getK())
+      return fail("dP = dO V^T and dQ = dS K must read the forward's V and K "
+                  "copies (run flamia-graph-pipeline: "
+                  "flamia-reuse-scale-layouts shares them)");
+    if (bwd.getDovGradO() != bwd.getPdoGradO())
+      return fail("dP = dO V^T and dV = P^T dO must read one copy of dO");
+    auto quantizedArg = [&](Value v) -> BlockArgument {
+      auto q = v.getDefiningOp<QuantizeOp>();
+      return q ? dyn_cast<BlockArgument>(q.getInput()) : BlockArgument();
+    };
+    auto isTokenBlock32 = [](Value v) {
+      auto type = cast<QTensorType>(v.getType());
+      ScaleLayoutAttr layout = type.getLayout();
+      return isa<Float8E4M3FNType>(type.getElementType()) &&
+             isa<Float8E8M0FNUType>(type.getScaleType()) &&
+             layout.getTokenBlock() == 32 && layout.getChannelBlock() == 32 &&
+             layout.isDocumentLocal();
+    };
+    BlockArgument gradO = quantizedArg(bwd.getDovGradO());
+    if (!gradO || !isTokenBlock32(bwd.getDovGradO()))
+      return fail("dO must be a function argument quantized in "
+                  "document-local 32x32 token blocks (E4M3, E8M0 scales)");
+    if (quantizedArg(bwd.getDsqQ()) != quantizedArg(fwd.getQ()) ||
+        !isTokenBlock32(bwd.getDsqQ()))
+      return fail("dK = dS^T Q must read Q quantized in document-local 32x32 "
+                  "token blocks");
+    if (bwd.getO() != fwd.getO() || bwd.getLse() != fwd.getLse() ||
+        bwd.getCuSeqlens() != fwd.getCuSeqlens())
+      return fail("O, LSE and cu_seqlens must be the forward's");
+    if (bwd.getCausal() != fwd.getCausal() || bwd.getRecipe() != fwd.getRecipe() ||
+        bwd.getSoftmaxScaleAttr() != fwd.getSoftmaxScaleAttr())
+      return fail("causal, recipe and softmax_scale must be the forward's");
+    if (bwd.getP() != fwd.getP())
+      return fail("P must be rounded as in the forward");
+    PrecisionAttr ds = bwd.getDs();
+    if (!isa<Float8E4M3FNType>(ds.getElementType()) || ds.getOnlineBlock() != 32)
+      return fail("the kernels quantize dS to E4M3 in online blocks of 32, "
+                  "got ") << ds;
+    SmallVector<Value> safe(bwd.getSafe());
+    if (fwd.getRecipe().hasSafeBlock()) {
+      SmallVector<Value> fwdSafe(fwd.getSafe());
+      if (safe.size() != 4 || fwdSafe.size() != 3 ||
+          !std::equal(fwdSafe.begin(), fwdSafe.end(), safe.begin()) ||
+          safe[3] != gradO)
+        return fail("the safe-block operands must be the bf16 arguments Q, "
+                    "K, V (the forward's) and dO");
+    }
+    for (Value g : {bwd.getGradQ(), bwd.getGradK(), bwd.getGradV()}) {
+      Type e = cast<RankedTensorType>(g.getType()).getElementType();
+      if (!e.isF32() && !e.isBF16())
+        return fail("gradients are written as f32 or bf16");
+    }
+    return success();
+  }
+
+  LogicalResult lower(func::FuncOp func, AttentionFwdOp fwd,
+                      AttentionBwdOp bwd, SymbolTable &symbols) {
+    if (failed(checkSupported(fwd)) ||
+        (bwd && failed(checkSupported(bwd, fwd))))
+      return failure();
+    FailureOr<ForwardPlan> plan = ForwardPlan::get(
+        func, fwd, bwd, target, scaleTiles, blockM, blockN);
     if (failed(plan) || failed(plan->checkSignature()))
       return failure();
     OpBuilder mb(func);
     KernelSignature qsig, asig;
     KernelOp qk = buildQuantizeKernel(mb, *plan, qsig);
     KernelOp ak = buildForwardKernel(mb, *plan, asig);
-    // The backward kernels (dQ, dK/dV and their preprocessing) are built
-    // here the same way, from the same ForwardPlan, when they exist.
     symbols.insert(qk);
     symbols.insert(ak);
-    buildLaunchPlan(mb, *plan, {{qk, &qsig, {"NB", "Hq", "1"}},
-                                {ak, &asig, {"NUM_SMS", "1", "1"}}});
+    SmallVector<PlannedLaunch> launches = {{qk, &qsig, {"NB", "Hq", "1"}},
+                                           {ak, &asig, {"NUM_SMS", "1", "1"}}};
+    KernelSignature gsig, dqsig, dkvsig;
+    if (plan->backward()) {
+      KernelOp gk = buildGradQuantizeKernel(mb, *plan, gsig);
+      KernelOp dqk = buildDqKernel(mb, *plan, dqsig);
+      KernelOp dkvk = buildDkdvKernel(mb, *plan, dkvsig);
+      for (KernelOp k : {gk, dqk, dkvk})
+        symbols.insert(k);
+      launches.append({{gk, &gsig, {"NB", "Hq", "1"}},
+                       {dqk, &dqsig, {"NUM_SMS", "1", "1"}},
+                       {dkvk, &dkvsig, {"NUM_SMS", "1", "1"}}});
+    }
+    buildLaunchPlan(mb, *plan, launches);
     func.erase();
     return success();
   }
@@ -542,18 +850,26 @@ struct VarlenSchedulePass
     SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
       SmallVector<AttentionFwdOp> fwds;
-      bool hasBackward = false;
+      SmallVector<AttentionBwdOp> bwds;
       func.walk([&](Operation *op) {
         if (auto f = dyn_cast<AttentionFwdOp>(op))
           fwds.push_back(f);
-        hasBackward |= isa<AttentionBwdOp>(op);
+        if (auto b = dyn_cast<AttentionBwdOp>(op))
+          bwds.push_back(b);
       });
-      if (fwds.empty())
+      if (fwds.empty() && bwds.empty())
         continue;
-      if (hasBackward) {
-        func.emitOpError() << "flamia-varlen-schedule: backward kernels "
-                              "(flamia.attention_bwd) are not implemented; "
-                              "compile the forward on its own";
+      if (fwds.empty()) {
+        bwds.front().emitOpError()
+            << "flamia-varlen-schedule: a backward is compiled with its "
+               "forward (a training step returning O, LSE, dQ, dK, dV): the "
+               "forward's kernels write the quantized copies and LSE it reads";
+        return signalPassFailure();
+      }
+      if (bwds.size() > 1) {
+        func.emitOpError() << "flamia-varlen-schedule: one backward per "
+                              "function is supported, got "
+                           << bwds.size();
         return signalPassFailure();
       }
       if (fwds.size() != 1) {
@@ -562,7 +878,9 @@ struct VarlenSchedulePass
                            << fwds.size();
         return signalPassFailure();
       }
-      if (failed(lower(func, fwds.front(), symbols)))
+      if (failed(lower(func, fwds.front(),
+                       bwds.empty() ? AttentionBwdOp() : bwds.front(),
+                       symbols)))
         return signalPassFailure();
     }
   }

@@ -1155,7 +1155,7 @@ func.func @f() {
 
 // -----
 func.func @f() {
-  // expected-error @below {{'flamia.workspace' op schedule buffers are items, block_info and counter, got "q_pt"}}
+  // expected-error @below {{'flamia.workspace' op schedule buffers are items, kv_items, block_info and counter, got "q_pt"}}
   %w = flamia.workspace schedule "q_pt" dims ["T", "4", "128"] : !flamia.global<?x4x128xf8E4M3FN>
   return
 }

@@ -25,24 +25,6 @@ func.func @token_block_q(%q: !b, %cu: tensor<?xi32>) -> (!b, tensor<2x?xf32>) {
 }
 
 // -----
-!b = tensor<?x2x64xbf16>
-!tb = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
-!pt = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 1x32>
-// expected-error @below {{flamia-varlen-schedule: backward kernels (flamia.attention_bwd) are not implemented; compile the forward on its own}}
-func.func @backward(%q: !b, %o: !b, %lse: tensor<2x?xf32>) -> tensor<?x2x64xf32> {
-  %q8 = flamia.quantize %q : (!b) -> !pt
-  %qtb = flamia.quantize %q : (!b) -> !tb
-  %dq, %dk, %dv = flamia.attention_bwd qk(%q8, %qtb) dov(%qtb, %qtb) dsk(%qtb) dsq(%qtb) pdo(%qtb) o(%o) lse(%lse)
-      {causal, ds = #flamia.precision<f8E4M3FN, online = 32>, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>,
-       recipe = #flamia.recipe<mxfp8>}
-      : (!pt, !tb, !tb, !tb, !tb, !tb, !tb, !b, tensor<2x?xf32>) -> (tensor<?x2x64xf32>, tensor<?x2x64xf32>, tensor<?x2x64xf32>)
-  %o2, %l2 = flamia.attention_fwd qk(%q8, %qtb) pv(%qtb)
-      {causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<mxfp8>}
-      : (!pt, !tb, !tb) -> (!b, tensor<2x?xf32>)
-  return %dq : tensor<?x2x64xf32>
-}
-
-// -----
 // Which recipes, strict modes and head dims have kernels is the recipe
 // registry's answer (flamia/Numerics/RecipeRegistry.h).
 !b = tensor<?x2x96xbf16>

@@ -23,7 +23,7 @@ func.func @attn(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x?
 // SM90-SAME: {flamia.param = "q"}
 // SM90-SAME: {flamia.param = "block_info"}
 // SM90-SAME: {flamia.param = "q_deq"}
-// SM90-SAME: attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64}
+// SM90-SAME: attributes {flamia.phase = "forward", launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64}
 // SM90: %[[B:.*]] = arith.index_cast %block_id_x
 // SM90: %[[H:.*]] = arith.index_cast %block_id_y
 // SM90: %[[START:.*]], %[[LEN:.*]] = flamia.block_info.load %{{.*}}[%[[B]]]

@@ -67,6 +67,14 @@ static cl::opt<bool> overlapSoftmax(
              "previous P V execute (default on; =false for the serial "
              "consumer, to compare)"),
     cl::init(true), cl::cat(compileCategory));
+static cl::opt<bool> backward(
+    "backward",
+    cl::desc("A training step: also the backward kernels (dO in; dQ, dK, dV "
+             "out; sm_90a)"),
+    cl::cat(compileCategory));
+static cl::opt<std::string> gradDtype(
+    "grad-dtype", cl::desc("With --backward: dQ, dK, dV as bf16 (default) or f32"),
+    cl::init("bf16"), cl::cat(compileCategory));
 static cl::opt<bool> emitIR("emit-ir", cl::desc("Also write graph.mlir and "
                                                 "block.mlir"), cl::cat(compileCategory));
 static cl::opt<std::string> inputFile(cl::Positional,
@@ -118,7 +126,8 @@ int main(int argc, char **argv) {
     for (cl::Option *shapeFlag :
          std::initializer_list<cl::Option *>{&recipe, &headDim, &heads, &kvHeads,
                                              &causal, &varlen, &safeBlock,
-                                             &softmaxScale}) {
+                                             &softmaxScale, &backward,
+                                             &gradDtype}) {
       if (shapeFlag->getNumOccurrences()) {
         llvm::errs() << "flamia-compile: error: --" << shapeFlag->ArgStr
                      << " conflicts with " << inputFile
@@ -158,6 +167,10 @@ int main(int argc, char **argv) {
     spec.safeBlock = safeBlock;
     if (softmaxScale.getNumOccurrences())
       spec.softmaxScale = softmaxScale;
+    if (gradDtype.getNumOccurrences() && !backward)
+      return usageError("--grad-dtype needs --backward");
+    spec.backward = backward;
+    spec.gradDtype = gradDtype;
     specs.push_back(named);
   }
 
@@ -177,6 +190,7 @@ int main(int argc, char **argv) {
                    << " query / " << named.spec.kvHeads << " key-value heads, "
                    << (named.spec.causal ? "causal" : "non-causal") << ", "
                    << (named.spec.varlen ? "packed documents" : "one sequence")
+                   << (named.spec.backward ? ", forward and backward" : "")
                    << " -> " << dir << "\n";
     flamia::CompileResult result;
     if (!flamia::compileAttention(named.spec, options, result, error))

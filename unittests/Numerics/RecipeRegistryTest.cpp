@@ -86,4 +86,18 @@ TEST(RecipeRegistry, KernelsOfEachTargetAndHeadDim) {
   EXPECT_EQ(kernelTargets(), (std::vector<std::string>{"sm_90a", "sm_100a"}));
 }
 
+TEST(RecipeRegistry, BackwardKernelsOnSm90Only) {
+  const RecipeKind &mx = *findRecipeKind("mxfp8");
+  for (int64_t d : {64, 128})
+    EXPECT_TRUE(checkBackwardKernels(mx, false, "sm_90a", d)) << "D=" << d;
+  Status s = checkBackwardKernels(mx, false, "sm_100a", 128);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.message, "no sm_100a backward kernels implement recipe mxfp8 "
+                       "yet (they exist for sm_90a); the forward kernels do");
+  // The forward's checks come first.
+  s = checkBackwardKernels(mx, false, "sm_90a", 96);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.message, "head dim 96 is not implemented by the kernels (64, 128)");
+}
+
 } // namespace

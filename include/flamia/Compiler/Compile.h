@@ -37,6 +37,11 @@ struct AttentionSpec {
   /// sm_90a: overlap the softmax with the next S and the previous P V MMAs
   /// (flamia-tile's overlap-softmax); false gives the serial consumer.
   bool overlapSoftmax = true;
+  /// A training step: the forward and its backward (dO in; dQ, dK, dV out),
+  /// five kernels (docs/runtime-abi.md).
+  bool backward = false;
+  /// The gradients' element type: "bf16" or "f32".
+  std::string gradDtype = "bf16";
 };
 
 struct CompileOptions {

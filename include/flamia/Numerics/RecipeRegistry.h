@@ -34,6 +34,7 @@ struct RecipeKernels {
   std::string target;            // "sm_90a", "sm_100a"
   std::vector<int64_t> headDims; // the head dims they implement
   bool strict = false;           // whether strict (L3) mode has kernels
+  bool backward = false;         // whether the backward kernels exist too
 };
 
 struct RecipeKind {
@@ -72,6 +73,11 @@ Status contractRecipe(const RecipeKind &kind, bool strict, int64_t safeBlock,
 /// target, the kind, strict mode or the head dim) and what exists.
 Status checkKernels(const RecipeKind &kind, bool strict,
                     const std::string &target, int64_t headDim);
+
+/// checkKernels, and that the target has the backward kernels too (else an
+/// error naming the targets that do).
+Status checkBackwardKernels(const RecipeKind &kind, bool strict,
+                            const std::string &target, int64_t headDim);
 
 /// The targets any kernels exist for ("sm_90a", "sm_100a").
 const std::vector<std::string> &kernelTargets();

@@ -36,6 +36,7 @@ public:
   Type i32() { return b.getI32Type(); }
   Type i64() { return b.getI64Type(); }
   Type f32() { return b.getF32Type(); }
+  Type f64() { return b.getF64Type(); }
   Type ptr(unsigned as = Generic) {
     return LLVM::LLVMPointerType::get(b.getContext(), as);
   }

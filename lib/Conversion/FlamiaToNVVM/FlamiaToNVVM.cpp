@@ -384,6 +384,7 @@ struct ConvertFlamiaToNVVMPass
       RewritePatternSet patterns(ctx);
       populateFlamiaMemoryPatterns(converter, patterns);
       populateFragmentPatterns(converter, patterns);
+      populateGradientPatterns(converter, patterns);
       // The MMAs and (sm_100a) tensor memory: the target's own ops.
       if (c == Chip::sm_90a)
         populateSm90WarpgroupMmaPatterns(converter, patterns);

@@ -12,6 +12,11 @@ public:
   int64_t rowsPerThread() const override { return 2; }
   int64_t rowSlotOf(int64_t i) const override { return (i / 2) % 2; }
   bool holdsWholeRows() const override { return false; }
+  int64_t columnSlotOf(int64_t i) const override { return 2 * (i / 4) + i % 2; }
+  /// Element i is in columns [8 (i / 4), 8 (i / 4) + 8).
+  int64_t columnGroupOf(int64_t i, int64_t width) const override {
+    return 8 * (i / 4) / width;
+  }
 
   ThreadPosition position(Emitter &e) const override {
     Value tid = e.tid();
@@ -51,6 +56,23 @@ public:
       e.store(packed, e.elementPtr(base, elem, 2), 4);
     }
   }
+  /// Consecutive element pairs: one 8-byte store each.
+  void storeRowAsF32(Emitter &e, const ThreadPosition &p, ArrayRef<Value> acc,
+                     int64_t slot, Value factor, Value base,
+                     Value rowElement) const override {
+    auto v2 = VectorType::get({2}, e.f32());
+    for (int64_t i = 0, n = acc.size(); i < n; i += 2) {
+      if (rowSlotOf(i) != slot)
+        continue;
+      Value vec = e.undef(v2);
+      for (int64_t j = 0; j < 2; ++j)
+        vec = LLVM::InsertElementOp::create(e.b, e.loc, vec,
+                                            e.fmul(acc[i + j], factor),
+                                            e.i32c(j));
+      Value elem = e.add(rowElement, e.zext(e.i64(), column(e, p, i)));
+      e.store(vec, e.elementPtr(base, elem, 4), 8);
+    }
+  }
 };
 
 class Sm100RowPerThreadLayout final : public FragmentLayout {
@@ -59,6 +81,10 @@ public:
   int64_t rowsPerThread() const override { return 1; }
   int64_t rowSlotOf(int64_t) const override { return 0; }
   bool holdsWholeRows() const override { return true; }
+  int64_t columnSlotOf(int64_t i) const override { return i; }
+  int64_t columnGroupOf(int64_t i, int64_t width) const override {
+    return i / width;
+  }
 
   ThreadPosition position(Emitter &e) const override {
     return {e.urem(e.tid(), e.i32c(128)), Value()};
@@ -87,6 +113,21 @@ public:
                                             e.i32c(j));
       }
       e.store(vec, e.gep(rowPtr, 2 * c), 16);
+    }
+  }
+  /// Four f32 (16 bytes) per store.
+  void storeRowAsF32(Emitter &e, const ThreadPosition &, ArrayRef<Value> acc,
+                     int64_t, Value factor, Value base,
+                     Value rowElement) const override {
+    Value rowPtr = e.elementPtr(base, rowElement, 4);
+    auto v4 = VectorType::get({4}, e.f32());
+    for (int64_t c = 0, d = acc.size(); c < d; c += 4) {
+      Value vec = e.undef(v4);
+      for (int64_t j = 0; j < 4; ++j)
+        vec = LLVM::InsertElementOp::create(e.b, e.loc, vec,
+                                            e.fmul(acc[c + j], factor),
+                                            e.i32c(j));
+      e.store(vec, e.gep(rowPtr, 4 * c), 16);
     }
   }
 };

@@ -49,6 +49,12 @@ public:
   /// Whether a thread holds whole rows, element i in column i: columns are
   /// compile-time constants and row reductions need no other thread.
   virtual bool holdsWholeRows() const = 0;
+  /// Elements with the same column slot are in the same column (for every
+  /// thread): per-column values are computed once per slot.
+  virtual int64_t columnSlotOf(int64_t i) const = 0;
+  /// Which group of `width` consecutive columns (a multiple of 8, groups
+  /// from column 0) element `i` is in: the same for every thread.
+  virtual int64_t columnGroupOf(int64_t i, int64_t width) const = 0;
 
   /// The thread's position.
   virtual ThreadPosition position(Emitter &e) const = 0;
@@ -67,6 +73,10 @@ public:
   virtual void storeRowAsBF16(Emitter &e, const ThreadPosition &p,
                               ArrayRef<Value> acc, int64_t slot, Value inv,
                               Value base, Value rowElement) const = 0;
+  /// The same as f32.
+  virtual void storeRowAsF32(Emitter &e, const ThreadPosition &p,
+                             ArrayRef<Value> acc, int64_t slot, Value factor,
+                             Value base, Value rowElement) const = 0;
 };
 
 /// The wgmma accumulator layout of sm_90a.

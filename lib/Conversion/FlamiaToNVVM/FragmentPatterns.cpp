@@ -86,7 +86,8 @@ struct RowsFillLowering : FragmentPattern<RowsFillOp> {
 };
 
 /// Scores of keys at or past the limit, and (causal) past the query, become
-/// -inf.
+/// -inf; with `transposed` (rows are keys, columns queries), scores of
+/// queries at or past the limit, and (causal) before the key.
 struct FragMaskLowering : FragmentPattern<FragMaskOp> {
   using FragmentPattern::FragmentPattern;
   LogicalResult
@@ -97,6 +98,18 @@ struct FragMaskLowering : FragmentPattern<FragMaskOp> {
     ThreadPosition pos = l.position(e);
     SmallVector<Value> s = e.unpack(adaptor.getScores());
     Value ninf = e.f32c(-std::numeric_limits<float>::infinity());
+    if (op.getTransposed()) {
+      for (int64_t i = 0, n = s.size(); i < n; ++i) {
+        Value key = e.add(adaptor.getKeyBase(), l.row(e, pos, l.rowSlotOf(i)));
+        Value query = e.add(adaptor.getQueryBase(), l.column(e, pos, i));
+        Value masked = e.icmp(LLVM::ICmpPredicate::sge, query, adaptor.getKeyLimit());
+        if (op.getCausal())
+          masked = e.bor(masked, e.icmp(LLVM::ICmpPredicate::sgt, key, query));
+        s[i] = e.select(masked, ninf, s[i]);
+      }
+      rewriter.replaceOp(op, e.pack(adaptor.getScores().getType(), s));
+      return success();
+    }
     SmallVector<Value> query;
     for (int64_t r = 0; r < l.rowsPerThread(); ++r)
       query.push_back(e.add(adaptor.getQueryBase(), l.row(e, pos, r)));

@@ -43,6 +43,11 @@ void populateSm100TensorMemoryPatterns(const FlamiaTypeConverter &converter,
                                        RewritePatternSet &patterns);
 
 /// flamia.quantize_block: the fused quantization of one token block.
+/// The backward's fragment ops (softmax.grad, frag.block_quantize,
+/// grad.store) and row_dot, on any target's fragment layout.
+void populateGradientPatterns(const FlamiaTypeConverter &converter,
+                              RewritePatternSet &patterns);
+
 void populateQuantizeBlockPatterns(const FlamiaTypeConverter &converter,
                                    RewritePatternSet &patterns);
 

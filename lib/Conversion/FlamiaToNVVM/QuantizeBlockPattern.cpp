@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
+#include "MxScale.h"
 #include "KernelPlan.h"
 #include "Patterns.h"
 
@@ -27,39 +28,6 @@ using namespace mlir;
 using namespace flamia;
 
 namespace {
-
-struct Scale {
-  Value byte;     // i8 scale code (E8M0)
-  Value inverse;  // f32 2^-e
-  Value factor;   // f32 2^e
-  Value nonFinite;
-};
-
-/// The E8M0 scale of a block whose amax is `amax` (+inf for Inf/NaN blocks).
-Scale scaleOf(Emitter &e, Value amax) {
-  Value bits = e.bitcast(e.i32(), amax);
-  Value expField = e.band(e.lshr(bits, e.i32c(23)), e.i32c(0xFF));
-  Value mant = e.band(bits, e.i32c(0x7FFFFF));
-  Value bump = e.zext(e.i32(), e.icmp(LLVM::ICmpPredicate::ugt, mant,
-                                      e.i32c(0x600000)));
-  Value ex = e.add(e.sub(expField, e.i32c(127 + 8)), bump);
-  // amax = 0 or subnormal: the smallest exponent.
-  ex = e.select(e.icmp(LLVM::ICmpPredicate::eq, expField, e.i32c(0)),
-                e.i32c(-127), ex);
-  ex = e.select(e.icmp(LLVM::ICmpPredicate::slt, ex, e.i32c(-127)), e.i32c(-127), ex);
-  ex = e.select(e.icmp(LLVM::ICmpPredicate::sgt, ex, e.i32c(127)), e.i32c(127), ex);
-  Value nonFinite = e.icmp(LLVM::ICmpPredicate::eq, expField, e.i32c(0xFF));
-  Value byte = e.select(nonFinite, e.i32c(0xFF), e.add(ex, e.i32c(127)));
-  // 2^-e and 2^e as float bits; the one subnormal case of each is explicit.
-  Value invBits = e.select(e.icmp(LLVM::ICmpPredicate::eq, ex, e.i32c(127)),
-                           e.i32c(0x00200000),
-                           e.shl(e.sub(e.i32c(127), ex), e.i32c(23)));
-  Value facBits = e.select(e.icmp(LLVM::ICmpPredicate::eq, ex, e.i32c(-127)),
-                           e.i32c(0x00400000),
-                           e.shl(e.add(ex, e.i32c(127)), e.i32c(23)));
-  return {e.trunc(e.i8(), byte), e.bitcast(e.f32(), invBits),
-          e.bitcast(e.f32(), facBits), nonFinite};
-}
 
 struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -112,7 +80,7 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
     }
     amax = e.select(valid, amax, e.f32c(0));
 
-    auto storeCopy = [&](const Scale &s, Value data, Value dequant) {
+    auto storeCopy = [&](const MxScale &s, Value data, Value dequant) {
       // Payload: 32 E4M3 codes = two 16-byte stores.
       SmallVector<Value> words;
       SmallVector<Value> deqWords;
@@ -210,7 +178,7 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
     };
 
     if (Value data = adaptor.getPerTokenData()) {
-      Scale s = scaleOf(e, amax);
+      MxScale s = mxScaleOf(e, amax);
       storeCopy(s, data, adaptor.getPerTokenDequant());
       if (Value tiles = adaptor.getPerTokenTiles())
         writeTiles(tiles, s.byte, /*channelRows=*/false);
@@ -248,7 +216,7 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
                                                             e.i32c(4))),
                                  4));
       NVVM::Barrier0Op::create(rewriter, loc);
-      Scale s = scaleOf(e, blockMax);
+      MxScale s = mxScaleOf(e, blockMax);
       storeCopy(s, data, adaptor.getTokenBlockDequant());
       if (Value tiles = adaptor.getTokenBlockTiles())
         writeTiles(tiles, s.byte,

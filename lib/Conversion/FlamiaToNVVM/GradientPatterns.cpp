@@ -1,0 +1,275 @@
+//===- GradientPatterns.cpp - the backward's fragment ops on any target ---===//
+//
+// The fragment ops of the backward programs, written once over the
+// target's FragmentLayout like FragmentPatterns.cpp: P and dS from the
+// recomputed scores (flamia.softmax.grad), dS quantized in 32-column blocks
+// (flamia.frag.block_quantize) and the gradient epilogue
+// (flamia.grad.store); and D = rowsum(dO * O) for the gradient quantizer
+// (flamia.row_dot).
+//
+//===----------------------------------------------------------------------===//
+#include "Emitter.h"
+#include "FragmentLayout.h"
+#include "MxScale.h"
+#include "Patterns.h"
+#include "TargetInfo.h"
+
+#include "flamia/Dialect/FlamiaOps.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
+#include <map>
+
+using namespace mlir;
+using namespace flamia;
+
+namespace {
+
+template <typename OpTy>
+struct FragmentPattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  const TargetInfo &target() const {
+    return static_cast<const FlamiaTypeConverter *>(this->getTypeConverter())
+        ->getTarget();
+  }
+  const FragmentLayout &layout() const { return target().getFragmentLayout(); }
+};
+
+constexpr float kLog2e = 1.4426950408889634f;
+
+/// P = exp2(s * c - lse * log2(e)) and dS = P (dp - delta) per entry, both
+/// 0 where s is -inf (masked) or the entry's query is past the limit. The
+/// per-query values are loaded once per query a thread holds: per row slot,
+/// or (transposed: queries are columns) per column slot.
+struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
+  using FragmentPattern::FragmentPattern;
+  LogicalResult
+  matchAndRewrite(SoftmaxGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    const FragmentLayout &l = layout();
+    ThreadPosition pos = l.position(e);
+    SmallVector<Value> s = e.unpack(adaptor.getScores());
+    SmallVector<Value> dp = e.unpack(adaptor.getDp());
+    bool transposed = op.getTransposed();
+    struct QueryValues {
+      Value valid, lse2, delta;
+    };
+    // The per-query values of a document-local query position.
+    auto load = [&](Value query) {
+      Value valid = e.icmp(LLVM::ICmpPredicate::slt, query,
+                           adaptor.getQueryLimit());
+      // An invalid query reads the document's first token (a valid address)
+      // and its values are never used.
+      Value token = e.add(adaptor.getDocStart(),
+                          e.select(valid, query, e.i32c(0)));
+      Value index = e.headMajorIndex(adaptor.getHead(), adaptor.getNumTokens(),
+                                     token);
+      Value lse = e.load(e.f32(), e.elementPtr(adaptor.getLse(), index, 4), 4);
+      Value delta =
+          e.load(e.f32(), e.elementPtr(adaptor.getDelta(), index, 4), 4);
+      return QueryValues{valid, e.fmul(lse, e.f32c(kLog2e)), delta};
+    };
+    std::map<int64_t, QueryValues> bySlot;
+    auto valuesOf = [&](int64_t i) -> const QueryValues & {
+      int64_t slot = transposed ? l.columnSlotOf(i) : l.rowSlotOf(i);
+      auto it = bySlot.find(slot);
+      if (it != bySlot.end())
+        return it->second;
+      Value local = transposed ? l.column(e, pos, i)
+                               : l.row(e, pos, l.rowSlotOf(i));
+      return bySlot.emplace(slot, load(e.add(adaptor.getQueryBase(), local)))
+          .first->second;
+    };
+    Value ninf = e.f32c(-std::numeric_limits<float>::infinity());
+    Value zero = e.f32c(0);
+    SmallVector<Value> p(s.size()), ds(s.size());
+    for (size_t i = 0; i < s.size(); ++i) {
+      const QueryValues &qv = valuesOf(static_cast<int64_t>(i));
+      Value t = e.fmul(s[i], adaptor.getScaleLog2());
+      Value pi = e.exp2(e.fsub(t, qv.lse2));
+      Value dsi = e.fmul(pi, e.fsub(dp[i], qv.delta));
+      Value keep = e.band(qv.valid,
+                          e.fcmp(LLVM::FCmpPredicate::une, s[i], ninf));
+      p[i] = e.select(keep, pi, zero);
+      ds[i] = e.select(keep, dsi, zero);
+    }
+    Type type = adaptor.getScores().getType();
+    rewriter.replaceOp(op, {e.pack(type, p), e.pack(type, ds)});
+    return success();
+  }
+};
+
+/// dS in blocks of 32 columns per row: the block's amax (combined across the
+/// threads holding the row), its E8M0 scale, E4M3 elements, dequantized to
+/// bf16 pairs; bf16 rounding on the safe path.
+struct FragBlockQuantizeLowering : FragmentPattern<FragBlockQuantizeOp> {
+  using FragmentPattern::FragmentPattern;
+  LogicalResult
+  matchAndRewrite(FragBlockQuantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    const FragmentLayout &l = layout();
+    Type outType = getTypeConverter()->convertType(op.getResult().getType());
+    SmallVector<Value> x = e.unpack(adaptor.getValues());
+    const int64_t block = 32;
+    auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{outType},
+                                  adaptor.getQuantized(), /*withElse=*/true);
+    {
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      Emitter te(tb, loc);
+      Value inf = te.f32c(std::numeric_limits<float>::infinity());
+      // Block (row slot, column group) of every element, and its scale.
+      std::map<std::pair<int64_t, int64_t>, Value> amax;
+      for (size_t i = 0; i < x.size(); ++i) {
+        auto key = std::make_pair(l.rowSlotOf(i), l.columnGroupOf(i, block));
+        Value a = LLVM::FAbsOp::create(tb, loc, x[i]);
+        a = te.select(te.fcmp(LLVM::FCmpPredicate::uno, x[i], x[i]), inf, a);
+        auto it = amax.find(key);
+        amax[key] = it == amax.end() ? a : te.fmax(it->second, a);
+      }
+      std::map<std::pair<int64_t, int64_t>, MxScale> scales;
+      for (auto &[key, a] : amax)
+        scales.emplace(key, mxScaleOf(te, l.reduceRow(te, a, /*isMax=*/true)));
+      SmallVector<Value> words;
+      for (size_t i = 0; i + 1 < x.size(); i += 2) {
+        const MxScale &sc =
+            scales.at({l.rowSlotOf(i), l.columnGroupOf(i, block)});
+        Value f8 = te.cvtToE4M3x2(te.fmul(x[i + 1], sc.inverse),
+                                  te.fmul(x[i], sc.inverse));
+        auto [lo, hi] = te.cvtE4M3x2ToF32(f8);
+        Value packed = te.cvtToBF16x2(te.fmul(hi, sc.factor),
+                                      te.fmul(lo, sc.factor));
+        words.push_back(te.select(sc.nonFinite, te.i32c(0x7FC07FC0), packed));
+      }
+      scf::YieldOp::create(tb, loc, te.pack(outType, words));
+    }
+    {
+      OpBuilder eb = ifOp.getElseBodyBuilder();
+      Emitter ee(eb, loc);
+      SmallVector<Value> words;
+      for (size_t i = 0; i + 1 < x.size(); i += 2)
+        words.push_back(ee.cvtToBF16x2(x[i + 1], x[i]));
+      scf::YieldOp::create(eb, loc, ee.pack(outType, words));
+    }
+    rewriter.replaceOp(op, ifOp.getResult(0));
+    return success();
+  }
+};
+
+/// acc * factor into out[row_start + row, head, :] (bf16 or f32), rows at
+/// or past valid_rows not written.
+struct GradStoreLowering : FragmentPattern<GradStoreOp> {
+  using FragmentPattern::FragmentPattern;
+  LogicalResult
+  matchAndRewrite(GradStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    const FragmentLayout &l = layout();
+    GlobalType outType = op.getOut().getType();
+    int64_t heads = outType.getShape()[1], d = outType.getShape()[2];
+    bool asF32 = outType.getElementType().isF32();
+    SmallVector<Value> acc = e.unpack(adaptor.getAcc());
+    ThreadPosition pos = l.position(e);
+    for (int64_t r = 0; r < l.rowsPerThread(); ++r) {
+      Value rowInTile = e.add(adaptor.getRowBase(), l.row(e, pos, r));
+      Value valid =
+          e.icmp(LLVM::ICmpPredicate::slt, rowInTile, adaptor.getValidRows());
+      auto ifOp = scf::IfOp::create(rewriter, loc, valid, /*withElse=*/false);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      Emitter te(tb, loc);
+      Value token = te.add(adaptor.getRowStart(), rowInTile);
+      Value rowElement =
+          te.packedIndex(token, adaptor.getHead(), te.i32c(0), heads, d);
+      if (asF32)
+        l.storeRowAsF32(te, pos, acc, r, adaptor.getFactor(), adaptor.getOut(),
+                        rowElement);
+      else
+        l.storeRowAsBF16(te, pos, acc, r, adaptor.getFactor(),
+                         adaptor.getOut(), rowElement);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The f64 value of two shuffled halves (a butterfly shuffle of an f64).
+Value shflXorF64(Emitter &e, Value v, int64_t mask) {
+  Value bits = e.bitcast(e.i64(), v);
+  Value lo = e.trunc(e.i32(), bits);
+  Value hi = e.trunc(e.i32(), e.lshr(bits, e.i64c(32)));
+  lo = e.shflXor(lo, mask);
+  hi = e.shflXor(hi, mask);
+  Value joined = e.bor(e.zext(e.i64(), lo), e.shl(e.zext(e.i64(), hi), e.i64c(32)));
+  return e.bitcast(e.f64(), joined);
+}
+
+/// out[head, t] = fl32(sum_d a b) in f64 for the CTA's rows: warp w takes
+/// rows w, w + 4, ...; lane l the D / 32 consecutive channels from
+/// l * D / 32; the lanes' partial sums are combined by a butterfly in a
+/// fixed order, and lane 0 writes.
+struct RowDotLowering : OpConversionPattern<RowDotOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RowDotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    GlobalType aType = op.getA().getType();
+    int64_t heads = aType.getShape()[1], d = aType.getShape()[2];
+    if (d % 64 != 0)
+      return op.emitOpError() << "head dim " << d
+                              << " is not implemented (a multiple of 64)";
+    int64_t perLane = d / 32; // 2 or 4 bf16: one or two 32-bit words
+    Value tid = e.tid();
+    Value warp = e.udiv(tid, e.i32c(32));
+    Value lane = e.urem(tid, e.i32c(32));
+    for (int64_t j = 0; j < 8; ++j) {
+      Value row = e.add(warp, e.i32c(4 * j));
+      Value valid = e.icmp(LLVM::ICmpPredicate::slt, row, adaptor.getLength());
+      Value clamped = e.select(valid, row, e.i32c(0));
+      Value token = e.add(adaptor.getStart(), clamped);
+      Value elem = e.packedIndex(token, adaptor.getHead(),
+                                 e.mul(lane, e.i32c(perLane)), heads, d);
+      Value sum = LLVM::ConstantOp::create(rewriter, loc, e.f64(),
+                                           rewriter.getF64FloatAttr(0.0));
+      for (int64_t w = 0; w < perLane / 2; ++w) {
+        Value aw = e.load(e.i32(), e.gep(e.elementPtr(adaptor.getA(), elem, 2), 4 * w), 4);
+        Value bw = e.load(e.i32(), e.gep(e.elementPtr(adaptor.getB(), elem, 2), 4 * w), 4);
+        for (int64_t half = 0; half < 2; ++half) {
+          auto widen = [&](Value word) {
+            Value bits = half == 0 ? e.shl(word, e.i32c(16))
+                                   : e.band(word, e.i32c(0xFFFF0000));
+            return LLVM::FPExtOp::create(rewriter, loc, e.f64(),
+                                         e.bitcast(e.f32(), bits))
+                .getResult();
+          };
+          sum = e.fadd(sum, e.fmul(widen(aw), widen(bw)));
+        }
+      }
+      for (int64_t m : {16, 8, 4, 2, 1})
+        sum = e.fadd(sum, shflXorF64(e, sum, m));
+      Value writes = e.band(valid, e.icmp(LLVM::ICmpPredicate::eq, lane, e.i32c(0)));
+      auto ifOp = scf::IfOp::create(rewriter, loc, writes, /*withElse=*/false);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      Emitter te(tb, loc);
+      Value f = LLVM::FPTruncOp::create(tb, loc, te.f32(), sum);
+      Value index = te.headMajorIndex(adaptor.getHead(), adaptor.getNumTokens(), token);
+      te.store(f, te.elementPtr(adaptor.getOut(), index, 4), 4);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void flamia::populateGradientPatterns(const FlamiaTypeConverter &converter,
+                                      RewritePatternSet &patterns) {
+  patterns.add<SoftmaxGradLowering, FragBlockQuantizeLowering,
+               GradStoreLowering, RowDotLowering>(converter,
+                                                  patterns.getContext());
+}

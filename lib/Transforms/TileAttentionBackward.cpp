@@ -1,0 +1,542 @@
+//===- TileAttentionBackward.cpp - flamia-tile, the backward on sm_90a ----===//
+//
+// The two backward programs of sm_90a (docs/lowering.md, "The backward"):
+//
+//   dQ (flamia.attention_dq_tile, the forward's query-tile items):
+//     producer (warpgroup 0, one thread): Q and dO of the item's query tile
+//       (quantized and bf16 copies), then K and V of each key tile;
+//     consumers (warpgroups 1-2, 64 query rows each), per key tile:
+//       S = Q K^T, dP = dO V^T, mask, P = exp2(S log2(e) - LSE),
+//       dS = P (dP - D) quantized in 32-key blocks, dQ += dS K;
+//     then dQ * softmax_scale is written.
+//   dK/dV (flamia.attention_dkdv_tile, key-tile items):
+//     producer: K and V of the item's key tile, then Q, Q's token-block
+//       copy and dO of each 64-query tile of each query head of the group;
+//     consumers (warpgroups 1-2, 64 key rows each), per query tile:
+//       S^T = K Q^T, dP^T = V dO^T, mask, P^T, dS^T = P^T (dP^T - D)
+//       quantized in 32-query blocks, dV += P^T dO (P with the fixed scale
+//       2^8), dK += dS^T Q_tb; then dK * softmax_scale and dV / 2^8.
+//
+// No atomics and no dQ accumulation buffer: each gradient row is owned by
+// one item, so every sum has a fixed order (deterministic, bit for bit
+// across runs), at the price of computing S and dP twice (seven GEMMs
+// instead of five).
+//
+//===----------------------------------------------------------------------===//
+#include "TileAttention.h"
+
+#include "flamia/Numerics/RecipeRegistry.h"
+#include "flamia/Transforms/RecipeLayouts.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace flamia;
+using namespace flamia::tile;
+
+namespace {
+
+/// The register split of both programs: the single-thread producer needs
+/// few (24, the least setmaxnreg allows); the consumers hold two 64 x D
+/// f32 accumulators (dK, dV) or three 64 x 128 tiles (S, dP, dQ) next to
+/// the per-query LSE and D. 24 x 128 + 240 x 256 = 64512 of the 65536.
+constexpr int64_t kProducerRegisters = 24;
+constexpr int64_t kConsumerRegisters = 240;
+
+/// The kernel's queue (built by flamia-varlen-schedule) and its bounds.
+std::pair<Value, Value> queueOperands(KernelOp kernel) {
+  auto queueCreate = *kernel.getBody().front().getOps<QueueCreateOp>().begin();
+  return {queueCreate.getCounter(), queueCreate.getNumItems()};
+}
+
+void clearBody(KernelOp kernel) {
+  Block &body = kernel.getBody().front();
+  while (!body.empty())
+    body.back().erase();
+}
+
+DictionaryAttr tileAttr(OpBuilder &b, int64_t bm, int64_t bn, int64_t stages) {
+  return b.getDictionaryAttr(
+      {b.getNamedAttr("block_m", b.getI64IntegerAttr(bm)),
+       b.getNamedAttr("block_n", b.getI64IntegerAttr(bn)),
+       b.getNamedAttr("stages", b.getI64IntegerAttr(stages))});
+}
+
+/// Loads `quantized` or, when `isSafe`, `safe` (if the recipe has a safe
+/// block) into `dest`[`stage`] at (`row`, `col`).
+void loadEither(OpBuilder &b, Location loc, Value isSafe, Value safe,
+                Value quantized, Value row, Value col, Value dest, Value stage,
+                Value pipeline) {
+  if (!safe) {
+    TmaLoadOp::create(b, loc, quantized, row, col, dest, stage, pipeline);
+    return;
+  }
+  auto ifOp = scf::IfOp::create(b, loc, isSafe, /*withElse=*/true);
+  OpBuilder tb = ifOp.getThenBodyBuilder();
+  TmaLoadOp::create(tb, loc, safe, row, col, dest, stage, pipeline);
+  OpBuilder eb = ifOp.getElseBodyBuilder();
+  TmaLoadOp::create(eb, loc, quantized, row, col, dest, stage, pipeline);
+}
+
+/// `safeTile ? safe : quantized` as a tile value (both shared-memory tiles).
+Value pick(OpBuilder &b, Location loc, Value isSafe, Value safe,
+           Value quantized) {
+  if (!safe)
+    return quantized;
+  return arith::SelectOp::create(b, loc, isSafe, safe, quantized);
+}
+
+Value notOf(OpBuilder &b, Location loc, Value x) {
+  return arith::XOrIOp::create(
+      b, loc, x, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+}
+
+/// S (or S^T) masked where the tile needs it.
+Value maskIf(OpBuilder &b, Location loc, Value cond, Value s, Value queryBase,
+             Value keyBase, Value limit, bool causal, bool transposed) {
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{s.getType()}, cond,
+                                /*withElse=*/true);
+  OpBuilder tb = ifOp.getThenBodyBuilder();
+  auto masked = FragMaskOp::create(tb, loc, s.getType(), s, queryBase, keyBase,
+                                   limit, causal ? tb.getUnitAttr() : UnitAttr());
+  if (transposed)
+    masked.setTransposed(true);
+  scf::YieldOp::create(tb, loc, masked.getResult());
+  OpBuilder eb = ifOp.getElseBodyBuilder();
+  scf::YieldOp::create(eb, loc, s);
+  return ifOp.getResult(0);
+}
+
+} // namespace
+
+namespace flamia::tile {
+
+LogicalResult checkBackwardKernelsExist(Operation *op, RecipeAttr recipe,
+                                        StringRef target, int64_t d) {
+  namespace num = ::flamia::numerics;
+  FailureOr<const num::RecipeKind *> kind = getRecipeKind(op, recipe);
+  if (failed(kind))
+    return failure();
+  if (num::Status s = num::checkBackwardKernels(**kind, recipe.getStrict(),
+                                                target.str(), d);
+      !s)
+    return op->emitOpError() << "flamia-tile: " << s.message;
+  return success();
+}
+
+static LogicalResult checkBackwardShape(Operation *op, RecipeAttr recipe, int64_t bm,
+                                 int64_t bn, int64_t wantM, int64_t wantN) {
+  if (bm != wantM || bn != wantN)
+    return op->emitOpError() << "flamia-tile: " << wantM << " x " << wantN
+                             << " tiles only, got " << bm << " x " << bn;
+  int64_t safeBlock = recipe.getSafeBlock();
+  if (safeBlock % 128 != 0)
+    return op->emitOpError()
+           << "flamia-tile: safe_block = " << safeBlock
+           << " does not cover whole 128-token tiles; tiles that mix the safe "
+              "and quantized paths are not implemented (use a multiple of 128)";
+  return success();
+}
+
+/// The dQ program (sm_90a).
+LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = at.getLoc();
+  const int64_t bm = 128, bn = 128;
+  if (failed(checkBackwardShape(at, at.getRecipe(), at.getBlockM(),
+                                at.getBlockN(), bm, bn)))
+    return failure();
+  if (at.getQ().size() != 1 || at.getK().size() != 1 || at.getV().size() != 1 ||
+      at.getGradO().size() != 1)
+    return at.emitOpError() << "flamia-tile: sm_90a reads dequantized bf16 "
+                               "q, k, v, grad_o (one operand each)";
+  int64_t d = cast<GlobalType>(at.getQ()[0].getType()).getShape()[2];
+  if (failed(checkBackwardKernelsExist(at, at.getRecipe(), "sm_90a", d)))
+    return failure();
+  int64_t safeBlock = at.getRecipe().getSafeBlock();
+  bool safe = safeBlock > 0, causal = at.getCausal();
+  Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
+  Type i32 = IntegerType::get(ctx, 32);
+  auto tileType = [&](int64_t stages) {
+    return SmemType::get(ctx, {stages, bm, d}, bf16);
+  };
+  auto sType = FragmentType::get(ctx, {64, bn}, f32);
+  auto dsType = FragmentType::get(ctx, {64, bn}, bf16);
+  auto accType = FragmentType::get(ctx, {64, d}, f32);
+  const int64_t consumerThreads = 256, tileBytes = bm * d * 2;
+
+  Value items = at.getItems(), q = at.getQ()[0], k = at.getK()[0],
+        v = at.getV()[0], gradO = at.getGradO()[0], lse = at.getLse(),
+        delta = at.getDelta(), dq = at.getDq(), scaleLog2 = at.getScaleLog2(),
+        softmaxScale = at.getSoftmaxScale(), numTokens = at.getNumTokens();
+  Value qSafe = safe ? at.getSafe()[0] : Value();
+  Value kSafe = safe ? at.getSafe()[1] : Value();
+  Value vSafe = safe ? at.getSafe()[2] : Value();
+  Value gSafe = safe ? at.getSafe()[3] : Value();
+  auto [counter, numItems] = queueOperands(kernel);
+
+  clearBody(kernel);
+  kernel.setThreads(384);
+  OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
+  // Q and dO of the item (quantized and safe copies: a query tile meets
+  // both kinds of key tiles), K and V of each key tile. At D = 128 the four
+  // query-side tiles take 128 KiB, so the key ring has one stage.
+  const int64_t stages = d == 64 ? 3 : 1;
+  Value qd = SmemAllocOp::create(b, loc, tileType(1));
+  Value qs = safe ? SmemAllocOp::create(b, loc, tileType(1)).getResult() : Value();
+  Value god = SmemAllocOp::create(b, loc, tileType(1));
+  Value gos = safe ? SmemAllocOp::create(b, loc, tileType(1)).getResult() : Value();
+  Value ks = SmemAllocOp::create(b, loc, tileType(stages));
+  Value vs = SmemAllocOp::create(b, loc, tileType(stages));
+  Value qp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, 1),
+                                      consumerThreads);
+  Value kvp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, stages),
+                                       consumerThreads);
+  auto queue = QueueCreateOp::create(b, loc, QueueType::get(ctx), counter,
+                                     numItems, consumerThreads);
+
+  // ---- producer -----------------------------------------------------------
+  {
+    OpBuilder rb = createRole(b, loc, "producer", 0, 1, kProducerRegisters,
+                                /*singleThread=*/true);
+    workLoop(rb, loc, queue, numItems, QueueSide::fetch,
+             ValueRange{I32Builder{rb, loc}.c(0)},
+             [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
+                 -> SmallVector<Value> {
+      I32Builder eb{ab, loc};
+      ItemInfo item = loadItem(eb, items, index, causal, bn);
+      Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
+                                            PipelineSide::producer);
+      PipelineExpectOp::create(ab, loc, qp, qst, (safe ? 4 : 2) * tileBytes);
+      Value qCol = eb.mul(item.qHead, eb.c(d));
+      TmaLoadOp::create(ab, loc, q, item.qStart, qCol, qd, qst, qp);
+      TmaLoadOp::create(ab, loc, gradO, item.qStart, qCol, god, qst, qp);
+      if (safe) {
+        TmaLoadOp::create(ab, loc, qSafe, item.qStart, qCol, qs, qst, qp);
+        TmaLoadOp::create(ab, loc, gSafe, item.qStart, qCol, gos, qst, qp);
+      }
+      Value kvCol = eb.mul(item.kvHead, eb.c(d));
+      auto forOp = scf::ForOp::create(ab, loc, eb.c(0), item.numKeyTiles,
+                                      eb.c(1), ValueRange{carried[0]});
+      {
+        OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
+        I32Builder fib{fb, loc};
+        Value kt = forOp.getInductionVar();
+        Value kv = forOp.getRegionIterArgs()[0];
+        Value row = fib.add(item.docStart, fib.mul(kt, fib.c(bn)));
+        Value st = PipelineAcquireOp::create(fb, loc, i32, kvp, kv,
+                                             PipelineSide::producer);
+        PipelineExpectOp::create(fb, loc, kvp, st, 2 * tileBytes);
+        Value isSafe = isSafeTile(fib, kt, item, safeBlock, bn);
+        loadEither(fb, loc, isSafe, kSafe, k, row, kvCol, ks, st, kvp);
+        loadEither(fb, loc, isSafe, vSafe, v, row, kvCol, vs, st, kvp);
+        scf::YieldOp::create(fb, loc, fib.add(kv, fib.c(1)));
+      }
+      return {forOp.getResult(0)};
+    });
+    ReturnOp::create(rb, loc);
+  }
+
+  // ---- consumers ----------------------------------------------------------
+  {
+    OpBuilder rb = createRole(b, loc, "consumer", 1, 3, kConsumerRegisters,
+                                /*singleThread=*/false);
+    Value wg = WarpgroupIdOp::create(rb, loc, i32);
+    workLoop(rb, loc, queue, numItems, QueueSide::receive,
+             ValueRange{I32Builder{rb, loc}.c(0)},
+             [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
+                 -> SmallVector<Value> {
+      I32Builder eb{ab, loc};
+      ItemInfo item = loadItem(eb, items, index, causal, bn);
+      Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
+                                            PipelineSide::consumer);
+      Value rowBase = eb.mul(wg, eb.c(64));
+      Value queryBase = eb.add(eb.mul(item.qTile, eb.c(bm)), rowBase);
+      Value dq0 = FragZeroOp::create(ab, loc, accType);
+      auto forOp = scf::ForOp::create(ab, loc, eb.c(0), item.numKeyTiles,
+                                      eb.c(1), ValueRange{carried[0], dq0});
+      {
+        OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
+        I32Builder fib{fb, loc};
+        Value kt = forOp.getInductionVar();
+        Value kv = forOp.getRegionIterArgs()[0];
+        Value acc = forOp.getRegionIterArgs()[1];
+        Value st = PipelineAcquireOp::create(fb, loc, i32, kvp, kv,
+                                             PipelineSide::consumer);
+        Value keyBase = fib.mul(kt, fib.c(bn));
+        // K rows past the document end are the next document's: dS is 0
+        // there, but 0 x Inf or NaN is not. Zeroed before any MMA reads K.
+        zeroRowsPastEnd(fb, loc, ks, st, keyBase, item.docLen, bn);
+        Value isSafe = isSafeTile(fib, kt, item, safeBlock, bn);
+        Value s = WarpgroupMmaOp::create(fb, loc, sType,
+                                         pick(fb, loc, isSafe, qs, qd), qst,
+                                         ks, st, Value(), /*b_transposed=*/false)
+                      .getResult();
+        Value dp = WarpgroupMmaOp::create(fb, loc, sType,
+                                          pick(fb, loc, isSafe, gos, god), qst,
+                                          vs, st, Value(), /*b_transposed=*/false)
+                       .getResult();
+        Value masked = maskIf(fb, loc,
+                              needsMask(fib, kt, keyBase, item, causal, bn), s,
+                              queryBase, keyBase, item.docLen, causal,
+                              /*transposed=*/false);
+        auto grad = SoftmaxGradOp::create(
+            fb, loc, sType, sType, masked, dp, lse, delta, item.qHead,
+            item.docStart, queryBase, item.docLen, numTokens, scaleLog2,
+            UnitAttr());
+        Value dsq = FragBlockQuantizeOp::create(fb, loc, dsType, grad.getDs(),
+                                                notOf(fb, loc, isSafe));
+        Value acc2 = WarpgroupMmaOp::create(fb, loc, accType, dsq, Value(), ks,
+                                            st, acc, /*b_transposed=*/true);
+        PipelineReleaseOp::create(fb, loc, kvp, st);
+        scf::YieldOp::create(fb, loc, ValueRange{fib.add(kv, fib.c(1)), acc2});
+      }
+      PipelineReleaseOp::create(ab, loc, qp, qst);
+      GradStoreOp::create(ab, loc, forOp.getResult(1), dq, item.qStart, rowBase,
+                          item.qRows, item.qHead, softmaxScale);
+      return {forOp.getResult(0)};
+    });
+    ReturnOp::create(rb, loc);
+  }
+  ReturnOp::create(b, loc);
+  kernel->setAttr("tile", tileAttr(b, bm, bn, stages));
+  return success();
+}
+
+/// The dK/dV program (sm_90a).
+LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = at.getLoc();
+  // Key tiles of 128 (two warpgroups of 64 key rows), query tiles of 64.
+  const int64_t bn = 128, bq = 64;
+  if (failed(checkBackwardShape(at, at.getRecipe(), at.getBlockM(),
+                                at.getBlockN(), bq, bn)))
+    return failure();
+  if (at.getQ().size() != 1 || at.getK().size() != 1 || at.getV().size() != 1 ||
+      at.getGradO().size() != 1 || at.getQTb().size() != 1)
+    return at.emitOpError() << "flamia-tile: sm_90a reads dequantized bf16 "
+                               "q, k, v, grad_o, q_tb (one operand each)";
+  auto qType = cast<GlobalType>(at.getQ()[0].getType());
+  auto kType = cast<GlobalType>(at.getK()[0].getType());
+  int64_t d = qType.getShape()[2];
+  if (failed(checkBackwardKernelsExist(at, at.getRecipe(), "sm_90a", d)))
+    return failure();
+  int64_t group = qType.getShape()[1] / kType.getShape()[1];
+  int64_t safeBlock = at.getRecipe().getSafeBlock();
+  bool safe = safeBlock > 0, causal = at.getCausal();
+  Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
+  Type i32 = IntegerType::get(ctx, 32);
+  auto keyTile = SmemType::get(ctx, {1, bn, d}, bf16);
+  const int64_t stages = d == 64 ? 3 : 2;
+  auto queryTile = SmemType::get(ctx, {stages, bq, d}, bf16);
+  auto sType = FragmentType::get(ctx, {64, bq}, f32);
+  auto opType = FragmentType::get(ctx, {64, bq}, bf16);
+  auto accType = FragmentType::get(ctx, {64, d}, f32);
+  const int64_t consumerThreads = 256;
+  const int64_t keyBytes = bn * d * 2, queryBytes = bq * d * 2;
+  PrecisionAttr pPrecision = at.getP();
+  if (!pPrecision.getFixedScale())
+    return at.emitOpError() << "flamia-tile: P needs a fixed scale, got "
+                            << pPrecision;
+  int64_t fixedScale = *pPrecision.getFixedScale();
+
+  Value items = at.getItems(), q = at.getQ()[0], k = at.getK()[0],
+        v = at.getV()[0], gradO = at.getGradO()[0], qTb = at.getQTb()[0],
+        lse = at.getLse(), delta = at.getDelta(), dk = at.getDk(),
+        dv = at.getDv(), scaleLog2 = at.getScaleLog2(),
+        softmaxScale = at.getSoftmaxScale(), numTokens = at.getNumTokens();
+  Value qSafe = safe ? at.getSafe()[0] : Value();
+  Value kSafe = safe ? at.getSafe()[1] : Value();
+  Value vSafe = safe ? at.getSafe()[2] : Value();
+  Value gSafe = safe ? at.getSafe()[3] : Value();
+  auto [counter, numItems] = queueOperands(kernel);
+
+  clearBody(kernel);
+  kernel.setThreads(384);
+  OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
+  // The key tile's K and V stay for the whole item, quantized and safe
+  // (its query tiles are of both kinds); each query tile brings Q for S,
+  // Q's token-block copy for dK and dO, each either quantized or the bf16
+  // original (a 64 x 128 tile pair is wholly inside or outside the safe
+  // block).
+  Value kd = SmemAllocOp::create(b, loc, keyTile);
+  Value kS = safe ? SmemAllocOp::create(b, loc, keyTile).getResult() : Value();
+  Value vd = SmemAllocOp::create(b, loc, keyTile);
+  Value vS = safe ? SmemAllocOp::create(b, loc, keyTile).getResult() : Value();
+  Value qa = SmemAllocOp::create(b, loc, queryTile);
+  Value qb = SmemAllocOp::create(b, loc, queryTile);
+  Value go = SmemAllocOp::create(b, loc, queryTile);
+  Value kp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, 1),
+                                      consumerThreads);
+  Value qring = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, stages),
+                                         consumerThreads);
+  auto queue = QueueCreateOp::create(b, loc, QueueType::get(ctx), counter,
+                                     numItems, consumerThreads);
+
+  // The query tiles of an item: for each query head of the group, the
+  // 64-query tiles from the key tile's first key (causal) or the
+  // document's start to its end. Iteration i is head i / n, tile
+  // first + i % n.
+  struct Visit {
+    Value first, perHead, total;
+  };
+  auto visits = [&](I32Builder &ib, const ItemInfo &item) {
+    Value numQTiles = ib.cdiv(item.docLen, bq);
+    Value first = causal ? ib.mul(item.qTile, ib.c(bn / bq)) : ib.c(0);
+    Value perHead = ib.sub(numQTiles, first);
+    return Visit{first, perHead, ib.mul(perHead, ib.c(group))};
+  };
+  // Query tile (document-local index) and query head of iteration i.
+  auto visitAt = [&](I32Builder &ib, const ItemInfo &item, const Visit &vis,
+                     Value i) -> std::pair<Value, Value> {
+    Value hl = ib.div(i, vis.perHead);
+    Value qt = ib.add(vis.first, ib.sub(i, ib.mul(hl, vis.perHead)));
+    return {qt, ib.add(item.qHead, hl)};
+  };
+  // A 64-query tile qt and the item's 128-key tile: the same safe block.
+  auto isSafePair = [&](I32Builder &ib, const ItemInfo &item, Value qt) {
+    if (!safe)
+      return ib.i1(false);
+    return ib.cmp(arith::CmpIPredicate::eq,
+                  ib.div(ib.mul(qt, ib.c(bq)), ib.c(safeBlock)),
+                  ib.div(ib.mul(item.qTile, ib.c(bn)), ib.c(safeBlock)));
+  };
+
+  // ---- producer -----------------------------------------------------------
+  {
+    OpBuilder rb = createRole(b, loc, "producer", 0, 1, kProducerRegisters,
+                                /*singleThread=*/true);
+    workLoop(rb, loc, queue, numItems, QueueSide::fetch,
+             ValueRange{I32Builder{rb, loc}.c(0)},
+             [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
+                 -> SmallVector<Value> {
+      I32Builder eb{ab, loc};
+      ItemInfo item = loadItem(eb, items, index, causal, bn);
+      Value kst = PipelineAcquireOp::create(ab, loc, i32, kp, it,
+                                            PipelineSide::producer);
+      PipelineExpectOp::create(ab, loc, kp, kst, (safe ? 4 : 2) * keyBytes);
+      Value kvCol = eb.mul(item.kvHead, eb.c(d));
+      TmaLoadOp::create(ab, loc, k, item.qStart, kvCol, kd, kst, kp);
+      TmaLoadOp::create(ab, loc, v, item.qStart, kvCol, vd, kst, kp);
+      if (safe) {
+        TmaLoadOp::create(ab, loc, kSafe, item.qStart, kvCol, kS, kst, kp);
+        TmaLoadOp::create(ab, loc, vSafe, item.qStart, kvCol, vS, kst, kp);
+      }
+      Visit vis = visits(eb, item);
+      auto forOp = scf::ForOp::create(ab, loc, eb.c(0), vis.total, eb.c(1),
+                                      ValueRange{carried[0]});
+      {
+        OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
+        I32Builder fib{fb, loc};
+        Value i = forOp.getInductionVar();
+        Value qi = forOp.getRegionIterArgs()[0];
+        auto [qt, head] = visitAt(fib, item, vis, i);
+        Value row = fib.add(item.docStart, fib.mul(qt, fib.c(bq)));
+        Value col = fib.mul(head, fib.c(d));
+        Value st = PipelineAcquireOp::create(fb, loc, i32, qring, qi,
+                                             PipelineSide::producer);
+        PipelineExpectOp::create(fb, loc, qring, st, 3 * queryBytes);
+        Value isSafe = isSafePair(fib, item, qt);
+        loadEither(fb, loc, isSafe, qSafe, q, row, col, qa, st, qring);
+        loadEither(fb, loc, isSafe, qSafe, qTb, row, col, qb, st, qring);
+        loadEither(fb, loc, isSafe, gSafe, gradO, row, col, go, st, qring);
+        scf::YieldOp::create(fb, loc, fib.add(qi, fib.c(1)));
+      }
+      return {forOp.getResult(0)};
+    });
+    ReturnOp::create(rb, loc);
+  }
+
+  // ---- consumers ----------------------------------------------------------
+  {
+    OpBuilder rb = createRole(b, loc, "consumer", 1, 3, kConsumerRegisters,
+                                /*singleThread=*/false);
+    Value wg = WarpgroupIdOp::create(rb, loc, i32);
+    workLoop(rb, loc, queue, numItems, QueueSide::receive,
+             ValueRange{I32Builder{rb, loc}.c(0)},
+             [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
+                 -> SmallVector<Value> {
+      I32Builder eb{ab, loc};
+      ItemInfo item = loadItem(eb, items, index, causal, bn);
+      Value kst = PipelineAcquireOp::create(ab, loc, i32, kp, it,
+                                            PipelineSide::consumer);
+      Value rowBase = eb.mul(wg, eb.c(64));
+      Value keyBase = eb.add(eb.mul(item.qTile, eb.c(bn)), rowBase);
+      Value tileKeyBase = eb.mul(item.qTile, eb.c(bn));
+      Value zero = FragZeroOp::create(ab, loc, accType);
+      Visit vis = visits(eb, item);
+      auto forOp = scf::ForOp::create(ab, loc, eb.c(0), vis.total, eb.c(1),
+                                      ValueRange{carried[0], zero, zero});
+      {
+        OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
+        I32Builder fib{fb, loc};
+        Value i = forOp.getInductionVar();
+        auto args = forOp.getRegionIterArgs();
+        Value qi = args[0], dkAcc = args[1], dvAcc = args[2];
+        auto [qt, head] = visitAt(fib, item, vis, i);
+        Value st = PipelineAcquireOp::create(fb, loc, i32, qring, qi,
+                                             PipelineSide::consumer);
+        Value queryBase = fib.mul(qt, fib.c(bq));
+        // Query rows past the document end are the next document's: P and
+        // dS are 0 there, but 0 x Inf or NaN is not. dO (the B operand of
+        // dP^T and dV) and Q's token-block copy (dK) are zeroed before any
+        // MMA reads them.
+        zeroRowsPastEnd(fb, loc, go, st, queryBase, item.docLen, bq);
+        zeroRowsPastEnd(fb, loc, qb, st, queryBase, item.docLen, bq);
+        Value isSafe = isSafePair(fib, item, qt);
+        Value sT = WarpgroupMmaOp::create(fb, loc, sType,
+                                          pick(fb, loc, isSafe, kS, kd), kst,
+                                          qa, st, Value(), /*b_transposed=*/false)
+                       .getResult();
+        Value dpT = WarpgroupMmaOp::create(fb, loc, sType,
+                                           pick(fb, loc, isSafe, vS, vd), kst,
+                                           go, st, Value(), /*b_transposed=*/false)
+                        .getResult();
+        // Masking: the query tile reaches past the document end, or
+        // (causal) it meets the key tile's diagonal.
+        Value pastEnd = fib.cmp(arith::CmpIPredicate::sgt,
+                                fib.add(queryBase, fib.c(bq)), item.docLen);
+        Value cond = pastEnd;
+        if (causal)
+          cond = arith::OrIOp::create(
+              fb, loc, pastEnd,
+              fib.cmp(arith::CmpIPredicate::slt, queryBase,
+                      fib.add(tileKeyBase, fib.c(bn))));
+        Value masked = maskIf(fb, loc, cond, sT, queryBase, keyBase,
+                              item.docLen, causal, /*transposed=*/true);
+        auto grad = SoftmaxGradOp::create(
+            fb, loc, sType, sType, masked, dpT, lse, delta, head,
+            item.docStart, queryBase, item.docLen, numTokens, scaleLog2,
+            fb.getUnitAttr());
+        Value quantized = notOf(fb, loc, isSafe);
+        Value pq = FragQuantizeOp::create(fb, loc, opType, grad.getP(),
+                                          quantized, pPrecision);
+        Value dv2 = WarpgroupMmaOp::create(fb, loc, accType, pq, Value(), go,
+                                           st, dvAcc, /*b_transposed=*/true);
+        Value dsq = FragBlockQuantizeOp::create(fb, loc, opType, grad.getDs(),
+                                                quantized);
+        Value dk2 = WarpgroupMmaOp::create(fb, loc, accType, dsq, Value(), qb,
+                                           st, dkAcc, /*b_transposed=*/true);
+        PipelineReleaseOp::create(fb, loc, qring, st);
+        scf::YieldOp::create(fb, loc,
+                             ValueRange{fib.add(qi, fib.c(1)), dk2, dv2});
+      }
+      PipelineReleaseOp::create(ab, loc, kp, kst);
+      GradStoreOp::create(ab, loc, forOp.getResult(1), dk, item.qStart,
+                          rowBase, item.qRows, item.kvHead, softmaxScale);
+      Value inv = arith::ConstantOp::create(
+          ab, loc, ab.getF32FloatAttr(std::ldexp(1.0f, -fixedScale)));
+      GradStoreOp::create(ab, loc, forOp.getResult(2), dv, item.qStart,
+                          rowBase, item.qRows, item.kvHead, inv);
+      return {forOp.getResult(0)};
+    });
+    ReturnOp::create(rb, loc);
+  }
+  ReturnOp::create(b, loc);
+  kernel->setAttr("tile", tileAttr(b, bq, bn, stages));
+  return success();
+}
+
+} // namespace flamia::tile

@@ -1,0 +1,54 @@
+// RUN: flamia-opt %s -split-input-file | flamia-opt -split-input-file | FileCheck %s
+// RUN: flamia-opt %s -split-input-file --mlir-print-op-generic | flamia-opt -split-input-file | FileCheck %s
+// The backward's block-level ops print in a form that parses back to the
+// same IR (custom and generic forms).
+
+// CHECK-LABEL: flamia.kernel @backward_fragments(
+// CHECK: %[[ST:.*]] = flamia.frag.mask %{{.*}} query %{{.*}} key %{{.*}} limit %{{.*}} {causal, transposed} : !flamia.frag<64x64xf32>
+// CHECK: %[[P:.*]], %[[DS:.*]] = flamia.softmax.grad %[[ST]], %{{.*}} lse %arg1 delta %arg2 head %{{.*}} queries(%{{.*}}, %{{.*}}, %{{.*}}) tokens %arg4 scale %arg5 {transposed} : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
+// CHECK: %{{.*}} = flamia.frag.block_quantize %[[DS]] quantized %{{.*}} : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
+// CHECK: flamia.grad.store %{{.*}} times %arg5 to %arg3 rows(%{{.*}}, %{{.*}}, %{{.*}}) head %{{.*}} : !flamia.frag<64x128xf32>, !flamia.global<?x2x128xf32>
+flamia.kernel @backward_fragments(%items: !flamia.global<?x8xi32> {flamia.param = "kv_items"},
+                                  %lse: !flamia.global<8x?xf32> {flamia.param = "lse"},
+                                  %delta: !flamia.global<8x?xf32> {flamia.param = "delta"},
+                                  %dk: !flamia.global<?x2x128xf32> {flamia.param = "dk"},
+                                  %tokens: i32 {flamia.param = "T"},
+                                  %scale: f32 {flamia.param = "softmax_scale_log2"})
+    attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
+  flamia.role "consumer" warpgroups [1, 3) registers 232 {
+    %c0 = arith.constant 0 : i32
+    %true = arith.constant true
+    %q_start, %q_rows, %doc_start, %doc_end, %q_head, %kv_head, %block_base, %q_tile =
+        flamia.item.load %items[%c0] : !flamia.global<?x8xi32>
+    %doc_len = arith.subi %doc_end, %doc_start : i32
+    %s = flamia.frag.zero : !flamia.frag<64x64xf32>
+    %dp = flamia.frag.zero : !flamia.frag<64x64xf32>
+    %st = flamia.frag.mask %s query %c0 key %c0 limit %doc_len {causal, transposed}
+        : !flamia.frag<64x64xf32>
+    %p, %ds = flamia.softmax.grad %st, %dp lse %lse delta %delta head %q_head
+        queries(%doc_start, %c0, %doc_len) tokens %tokens scale %scale {transposed}
+        : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
+    %dsq = flamia.frag.block_quantize %ds quantized %true
+        : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
+    %acc = flamia.frag.zero : !flamia.frag<64x128xf32>
+    flamia.grad.store %acc times %scale to %dk rows(%q_start, %c0, %q_rows) head %kv_head
+        : !flamia.frag<64x128xf32>, !flamia.global<?x2x128xf32>
+  }
+  flamia.return
+}
+
+// -----
+
+// CHECK-LABEL: flamia.kernel @grad_quantize(
+// CHECK: flamia.row_dot %arg0, %arg1 rows(%{{.*}}, %{{.*}}) head %{{.*}} to %arg2 tokens %arg3 : !flamia.global<?x8x128xbf16>, !flamia.global<?x8x128xbf16>, !flamia.global<8x?xf32>
+flamia.kernel @grad_quantize(%do: !flamia.global<?x8x128xbf16> {flamia.param = "grad_o"},
+                             %o: !flamia.global<?x8x128xbf16> {flamia.param = "o"},
+                             %delta: !flamia.global<8x?xf32> {flamia.param = "delta"},
+                             %tokens: i32 {flamia.param = "T"})
+    attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  flamia.row_dot %do, %o rows(%c0, %c32) head %c0 to %delta tokens %tokens
+      : !flamia.global<?x8x128xbf16>, !flamia.global<?x8x128xbf16>, !flamia.global<8x?xf32>
+  flamia.return
+}

@@ -1,0 +1,29 @@
+// RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule=target=sm_90a -verify-diagnostics
+// RUN: not flamia-opt %s -split-input-file --flamia-varlen-schedule=target=sm_100a 2>&1 | FileCheck %s --check-prefix=SM100
+// What the backward's kernels do not implement gets a message naming it.
+
+// SM100: error: 'flamia.attention_bwd' op flamia-varlen-schedule: no sm_100a backward kernels implement recipe mxfp8 yet (they exist for sm_90a); the forward kernels do
+// expected-error @below {{flamia-varlen-schedule: the function must return exactly the attention's O and LSE and its backward's dQ, dK and dV, in this order}}
+func.func @train(%arg0: tensor<?x4x64xbf16>, %arg1: tensor<?x2x64xbf16>, %arg2: tensor<?x2x64xbf16>, %arg3: tensor<?x4x64xbf16>, %arg4: tensor<?xi32>) -> (tensor<?x4x64xbf16>, tensor<4x?xf32>, tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>) {
+  %0 = flamia.quantize %arg0 : (tensor<?x4x64xbf16>) -> !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 1x32>
+  %1 = flamia.quantize %arg1 cu_seqlens(%arg4) : (tensor<?x2x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  %2 = flamia.quantize %arg2 cu_seqlens(%arg4) : (tensor<?x2x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  %o, %lse = flamia.attention_fwd qk(%0, %1) pv(%2) safe(%arg0, %arg1, %arg2) cu_seqlens(%arg4) {causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<mxfp8, safe_block = 128>} : (!flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 1x32>, !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>, tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>, tensor<?xi32>) -> (tensor<?x4x64xbf16>, tensor<4x?xf32>)
+  %3 = flamia.quantize %arg3 cu_seqlens(%arg4) : (tensor<?x4x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  %4 = flamia.quantize %arg0 cu_seqlens(%arg4) : (tensor<?x4x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  %grad_q, %grad_k, %grad_v = flamia.attention_bwd qk(%0, %1) dov(%3, %2) dsk(%1) dsq(%4) pdo(%3) safe(%arg0, %arg1, %arg2, %arg3) o(%o) lse(%lse) cu_seqlens(%arg4) {causal, ds = #flamia.precision<f8E4M3FN, online = 32>, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<mxfp8, safe_block = 128>} : (!flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 1x32>, !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>, tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>, tensor<?x4x64xbf16>, tensor<?x4x64xbf16>, tensor<4x?xf32>, tensor<?xi32>) -> (tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>)
+  return %o, %lse, %grad_q, %grad_v, %grad_k : tensor<?x4x64xbf16>, tensor<4x?xf32>, tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>
+}
+
+// -----
+
+func.func @backward_only(%arg0: tensor<?x4x64xbf16>, %arg1: tensor<?x2x64xbf16>, %arg2: tensor<?x2x64xbf16>, %arg3: tensor<?x4x64xbf16>, %arg4: tensor<4x?xf32>, %arg5: tensor<?x4x64xbf16>, %arg6: tensor<?xi32>) -> (tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>) {
+  %0 = flamia.quantize %arg0 : (tensor<?x4x64xbf16>) -> !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 1x32>
+  %1 = flamia.quantize %arg1 cu_seqlens(%arg6) : (tensor<?x2x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  %2 = flamia.quantize %arg5 cu_seqlens(%arg6) : (tensor<?x4x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  %3 = flamia.quantize %arg2 cu_seqlens(%arg6) : (tensor<?x2x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  %4 = flamia.quantize %arg0 cu_seqlens(%arg6) : (tensor<?x4x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  // expected-error @below {{flamia-varlen-schedule: a backward is compiled with its forward (a training step returning O, LSE, dQ, dK, dV): the forward's kernels write the quantized copies and LSE it reads}}
+  %grad_q, %grad_k, %grad_v = flamia.attention_bwd qk(%0, %1) dov(%2, %3) dsk(%1) dsq(%4) pdo(%2) safe(%arg0, %arg1, %arg2, %arg5) o(%arg3) lse(%arg4) cu_seqlens(%arg6) {causal, ds = #flamia.precision<f8E4M3FN, online = 32>, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<mxfp8, safe_block = 128>} : (!flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 1x32>, !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>, tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>, tensor<?x4x64xbf16>, tensor<?x4x64xbf16>, tensor<4x?xf32>, tensor<?xi32>) -> (tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>)
+  return %grad_q, %grad_k, %grad_v : tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>
+}
