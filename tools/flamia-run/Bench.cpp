@@ -134,4 +134,84 @@ Status runBenchmark(Session &session, const RunOptions &options) {
   return Status::success();
 }
 
+Status runTrainingBenchmark(Session &session, const RunOptions &options) {
+  runtime::AttentionRuntime *rt = session.training();
+  if (!rt)
+    return Status::error(runtime::ErrorCode::InvalidArgument,
+                         "the training benchmark needs a training-step "
+                         "manifest (--backward)");
+  Device &dev = session.device();
+  const HostBatch &b = session.batch();
+  const runtime::Manifest &m = session.manifest();
+  const size_t numKernels = m.kernels.size();
+  // The forward's kernels come first, then the backward's.
+  size_t numForward = 0;
+  while (numForward < numKernels &&
+         m.kernels[numForward].phase == runtime::KernelPhase::Forward)
+    ++numForward;
+  for (size_t k = numForward; k < numKernels; ++k)
+    if (m.kernels[k].phase != runtime::KernelPhase::Backward)
+      return Status::error(runtime::ErrorCode::InvalidArgument,
+                           "kernel '" + m.kernels[k].name +
+                               "' of the forward phase comes after a "
+                               "backward kernel");
+  if (numForward == 0 || numForward == numKernels)
+    return Status::error(runtime::ErrorCode::InvalidArgument,
+                         "the manifest has no forward or no backward kernels");
+
+  runtime::AttentionArgs args = session.trainingArgs();
+  FLAMIA_RETURN_IF_ERROR(rt->prepare(args, dev.stream()));
+  for (int i = 0; i < options.warmup; ++i)
+    FLAMIA_RETURN_IF_ERROR(rt->launch(0, numKernels, dev.stream()));
+  FLAMIA_RETURN_IF_ERROR(dev.synchronize());
+
+  // One event before each kernel and one after the last: per-kernel times
+  // and the phases from the same launches.
+  std::vector<CUevent> events(numKernels + 1);
+  for (CUevent &e : events)
+    FLAMIA_RETURN_IF_ERROR(dev.createEvent(e));
+  std::vector<std::vector<double>> kernelMs(numKernels);
+  std::vector<double> forwardMs, backwardMs, stepMs;
+  for (int i = 0; i < options.bench; ++i) {
+    for (size_t k = 0; k < numKernels; ++k) {
+      FLAMIA_RETURN_IF_ERROR(dev.record(events[k]));
+      FLAMIA_RETURN_IF_ERROR(rt->launch(k, 1, dev.stream()));
+    }
+    FLAMIA_RETURN_IF_ERROR(dev.record(events[numKernels]));
+    std::vector<double> t(numKernels);
+    for (size_t k = 0; k < numKernels; ++k) {
+      float ms = 0;
+      FLAMIA_RETURN_IF_ERROR(dev.elapsed(events[k], events[k + 1], ms));
+      t[k] = ms;
+      kernelMs[k].push_back(ms);
+    }
+    double f = 0, bw = 0;
+    for (size_t k = 0; k < numKernels; ++k)
+      (k < numForward ? f : bw) += t[k];
+    forwardMs.push_back(f);
+    backwardMs.push_back(bw);
+    stepMs.push_back(f + bw);
+  }
+
+  const double flops = forwardFlops(b.cu, b.Hq, b.D, m.causal);
+  auto rate = [](double f, double ms) { return ms > 0 ? f / (ms * 1e9) : 0.0; };
+  printf("\ntraining benchmark: %d iterations (median), %d warm-up\n",
+         options.bench, options.warmup);
+  printf("  FLOPs: forward %.4g (%s, sum over documents of %s L^2 D Hq), "
+         "backward 2.5x\n",
+         flops, m.causal ? "causal" : "non-causal", m.causal ? "2" : "4");
+  for (size_t k = 0; k < numKernels; ++k)
+    printf("  kernel %-28s %-8s %.4f ms\n", m.kernels[k].name.c_str(),
+           runtime::kernelPhaseName(m.kernels[k].phase), median(kernelMs[k]));
+  const double f = median(forwardMs), bw = median(backwardMs),
+               st = median(stepMs);
+  printf("  forward (with its quantization): %.4f ms, %.1f TFLOP/s\n", f,
+         rate(flops, f));
+  printf("  backward (with its quantization): %.4f ms, %.1f TFLOP/s\n", bw,
+         rate(2.5 * flops, bw));
+  printf("  forward + backward (both quantizations): %.4f ms, %.1f TFLOP/s\n",
+         st, rate(3.5 * flops, st));
+  return Status::success();
+}
+
 } // namespace flamia::run

@@ -14,6 +14,13 @@ namespace flamia::run {
 /// TFLOP/s and the quantization bandwidth.
 runtime::Status runBenchmark(Session &session, const RunOptions &options);
 
+/// --backward: times the training step's kernels by phase (the forward's,
+/// the backward's, both: each including its quantization kernel) and each
+/// kernel alone, `options.bench` iterations after warm-up; prints medians
+/// and TFLOP/s with the backward counted as 2.5 forwards.
+runtime::Status runTrainingBenchmark(Session &session,
+                                     const RunOptions &options);
+
 } // namespace flamia::run
 
 #endif // FLAMIA_TOOLS_FLAMIARUN_BENCH_H

@@ -220,11 +220,6 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
     error = "--grad-o is the gradient of a training step; it needs --backward";
     return false;
   }
-  if (o.backward && o.bench) {
-    error = "--backward and --bench do not go together yet (the benchmark "
-            "times the forward through the C API)";
-    return false;
-  }
   o.sanitizeFriendly = cl.flag("--sanitize-friendly");
   o.outliers = cl.flag("--outliers");
   o.verbose = cl.flag("--verbose");

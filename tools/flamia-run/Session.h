@@ -62,6 +62,11 @@ public:
   CUdeviceptr o() const { return o_; }
   CUdeviceptr lse() const { return lse_; }
 
+  /// --backward: the runtime of the training step and its arguments (for
+  /// the benchmark, which launches kernel ranges).
+  runtime::AttentionRuntime *training() const { return training_.get(); }
+  runtime::AttentionArgs trainingArgs() const;
+
 private:
   flamia_runtime *rt_ = nullptr;
   Device device_;
@@ -76,7 +81,6 @@ private:
   std::unique_ptr<runtime::AttentionRuntime> training_;
   CUdeviceptr gradO_ = 0, dq_ = 0, dk_ = 0, dv_ = 0;
   size_t dqBytes_ = 0, dkBytes_ = 0;
-  runtime::AttentionArgs trainingArgs() const;
 };
 
 } // namespace flamia::run

@@ -257,7 +257,8 @@ int main(int argc, char **argv) {
   report.print(stdout);
 
   if (options.bench) {
-    s = runBenchmark(session, options);
+    s = options.backward ? runTrainingBenchmark(session, options)
+                         : runBenchmark(session, options);
     if (!s.ok())
       return fail(s);
   }
