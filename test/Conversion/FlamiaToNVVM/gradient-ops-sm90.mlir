@@ -1,0 +1,133 @@
+// RUN: flamia-opt %s -split-input-file --convert-flamia-to-nvvm | FileCheck %s
+// Per-op lowering of the backward's fragment ops on sm_90a (the wgmma
+// accumulator layout: two rows per thread, a row over a quad; element i in
+// column 8 (i / 4) + 2 (lane % 4) + i % 2): softmax.grad (rows and
+// transposed), frag.block_quantize, grad.store (bf16, f32) and row_dot.
+
+// Rows are queries: LSE and D loaded once per row slot (2), P and dS per
+// element (4), both selected to 0 where the score is -inf or the query is
+// past the limit.
+// CHECK-LABEL: llvm.func @sm_90a_softmax_grad_rows(
+// CHECK-COUNT-2: llvm.load {{.*}} -> f32
+// CHECK-NOT: llvm.load
+// CHECK: llvm.intr.exp2
+// CHECK: llvm.fcmp "une"
+// CHECK-COUNT-2: llvm.select %{{.*}} : i1, f32
+// CHECK: llvm.intr.exp2
+// CHECK-COUNT-2: llvm.load {{.*}} -> f32
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-2: llvm.intr.exp2
+// CHECK-NOT: llvm.intr.exp2
+// CHECK: llvm.return
+flamia.kernel @sm_90a_softmax_grad_rows(%lse: !flamia.global<4x?xf32> {flamia.param = "lse"}, %delta: !flamia.global<4x?xf32> {flamia.param = "delta"}, %h: i32 {flamia.param = "h"}, %d0: i32 {flamia.param = "d0"}, %qb: i32 {flamia.param = "qb"}, %lim: i32 {flamia.param = "lim"}, %t: i32 {flamia.param = "T"}, %c: f32 {flamia.param = "c"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "consumer" warpgroups[0, 1) registers 240 {
+    %s = flamia.frag.zero : !flamia.frag<64x8xf32>
+    %p, %ds = flamia.softmax.grad %s, %s lse %lse delta %delta head %h queries(%d0, %qb, %lim) tokens %t scale %c : !flamia.frag<64x8xf32>, !flamia.global<4x?xf32>
+  }
+  flamia.return
+}
+
+// -----
+
+// Transposed (rows are keys, columns queries): the query of element i is
+// query_base + its column; elements 0 and 2, 1 and 3 share a column, so
+// LSE and D are loaded for 2 columns.
+// CHECK-LABEL: llvm.func @sm_90a_softmax_grad_transposed(
+// CHECK: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK: llvm.mul %{{.*}}, %[[TWO]] : i32
+// CHECK-COUNT-2: llvm.load {{.*}} -> f32
+// CHECK: llvm.intr.exp2
+// CHECK-COUNT-2: llvm.load {{.*}} -> f32
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-3: llvm.intr.exp2
+// CHECK-NOT: llvm.intr.exp2
+// CHECK: llvm.return
+flamia.kernel @sm_90a_softmax_grad_transposed(%lse: !flamia.global<4x?xf32> {flamia.param = "lse"}, %delta: !flamia.global<4x?xf32> {flamia.param = "delta"}, %h: i32 {flamia.param = "h"}, %d0: i32 {flamia.param = "d0"}, %qb: i32 {flamia.param = "qb"}, %lim: i32 {flamia.param = "lim"}, %t: i32 {flamia.param = "T"}, %c: f32 {flamia.param = "c"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "consumer" warpgroups[0, 1) registers 240 {
+    %s = flamia.frag.zero : !flamia.frag<64x8xf32>
+    %p, %ds = flamia.softmax.grad %s, %s lse %lse delta %delta head %h queries(%d0, %qb, %lim) tokens %t scale %c {transposed} : !flamia.frag<64x8xf32>, !flamia.global<4x?xf32>
+  }
+  flamia.return
+}
+
+// -----
+
+// A 64 x 32 fragment is one 32-column block per row: 8 elements of each of
+// the thread's two rows, their amax combined over the quad (butterfly 1,
+// 2), the scale, then 8 pairs through E4M3 back to bf16 x 2^e; the safe path
+// (quantized = false) rounds the 8 pairs to bf16 directly.
+// CHECK-LABEL: llvm.func @sm_90a_block_quantize(
+// CHECK: llvm.cond_br
+// CHECK-COUNT-16: llvm.intr.fabs
+// CHECK: nvvm.shfl.sync  bfly
+// CHECK: nvvm.shfl.sync  bfly
+// CHECK: nvvm.shfl.sync  bfly
+// CHECK: nvvm.shfl.sync  bfly
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK-COUNT-8: nvvm.convert.f32x2.to.f8x2 {{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>}
+// CHECK-NOT: nvvm.convert.f32x2.to.f8x2
+// The NaN block's pair (0x7FC07FC0), else the dequantized pair.
+// CHECK: llvm.mlir.constant(2143322048 : i32)
+// CHECK: llvm.br
+// CHECK-COUNT-8: nvvm.convert.f32x2.to.bf16x2
+// CHECK-NOT: nvvm.convert
+// CHECK: llvm.return
+flamia.kernel @sm_90a_block_quantize(%x: i32 {flamia.param = "x"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "consumer" warpgroups[0, 1) registers 240 {
+    %c0 = arith.constant 0 : i32
+    %q = arith.cmpi ne, %x, %c0 : i32
+    %s = flamia.frag.zero : !flamia.frag<64x32xf32>
+    %r = flamia.frag.block_quantize %s quantized %q : !flamia.frag<64x32xf32> -> !flamia.frag<64x32xbf16>
+  }
+  flamia.return
+}
+
+// -----
+
+// bf16 gradients: one bf16x2 store per element pair of each valid row.
+// CHECK-LABEL: llvm.func @sm_90a_grad_store_bf16(
+// CHECK-COUNT-2: nvvm.convert.f32x2.to.bf16x2
+// CHECK-NOT: nvvm.convert
+// CHECK: llvm.return
+flamia.kernel @sm_90a_grad_store_bf16(%out: !flamia.global<?x2x8xbf16> {flamia.param = "out"}, %i: i32 {flamia.param = "i"}, %f: f32 {flamia.param = "f"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "consumer" warpgroups[0, 1) registers 240 {
+    %acc = flamia.frag.zero : !flamia.frag<64x8xf32>
+    flamia.grad.store %acc times %f to %out rows(%i, %i, %i) head %i : !flamia.frag<64x8xf32>, !flamia.global<?x2x8xbf16>
+  }
+  flamia.return
+}
+
+// -----
+
+// f32 gradients: one 8-byte store of two scaled floats per pair.
+// CHECK-LABEL: llvm.func @sm_90a_grad_store_f32(
+// CHECK: llvm.fmul %{{.*}}, %arg2 : f32
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr
+// CHECK-NOT: llvm.store
+// CHECK: llvm.return
+flamia.kernel @sm_90a_grad_store_f32(%out: !flamia.global<?x2x8xf32> {flamia.param = "out"}, %i: i32 {flamia.param = "i"}, %f: f32 {flamia.param = "f"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "consumer" warpgroups[0, 1) registers 240 {
+    %acc = flamia.frag.zero : !flamia.frag<64x8xf32>
+    flamia.grad.store %acc times %f to %out rows(%i, %i, %i) head %i : !flamia.frag<64x8xf32>, !flamia.global<?x2x8xf32>
+  }
+  flamia.return
+}
+
+// -----
+
+// D = rowsum(dO O): 8 rows per warp, D / 32 = 2 channels per lane (one
+// 32-bit word of each input), products and sums in f64, the lanes combined
+// by a 5-step butterfly of both 32-bit halves, rounded once to f32, stored
+// by lane 0.
+// CHECK-LABEL: llvm.func @sm_90a_row_dot(
+// CHECK: llvm.load {{.*}} -> i32
+// CHECK: llvm.fpext {{.*}} : f32 to f64
+// CHECK: llvm.fmul {{.*}} : f64
+// CHECK-COUNT-10: nvvm.shfl.sync  bfly {{.*}} : i32 -> i32
+// CHECK: llvm.fptrunc {{.*}} : f64 to f32
+// CHECK: llvm.store {{.*}} : f32, !llvm.ptr
+flamia.kernel @sm_90a_row_dot(%a: !flamia.global<?x4x64xbf16> {flamia.param = "a"}, %b: !flamia.global<?x4x64xbf16> {flamia.param = "b"}, %out: !flamia.global<4x?xf32> {flamia.param = "out"}, %i: i32 {flamia.param = "i"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.row_dot %a, %b rows(%i, %i) head %i to %out tokens %i : !flamia.global<?x4x64xbf16>, !flamia.global<?x4x64xbf16>, !flamia.global<4x?xf32>
+  flamia.return
+}

@@ -1,0 +1,66 @@
+"""Checks the training-step parts of a manifest.json written by flamia-compile --backward
+against docs/runtime-abi.md ("The backward kernels of recipe mxfp8 (sm_90a)")."""
+import argparse
+import json
+import sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("manifest")
+ap.add_argument("--heads", type=int, required=True)
+ap.add_argument("--kv-heads", type=int, required=True)
+ap.add_argument("--head-dim", type=int, required=True)
+ap.add_argument("--grad-dtype", default="bf16")
+a = ap.parse_args()
+m = json.load(open(a.manifest))
+errors = []
+def expect(cond, what):
+    if not cond:
+        errors.append(what)
+
+H, HKV, D, C = str(a.heads), str(a.kv_heads), str(a.head_dim), str(a.head_dim // 32)
+kernels = [(k["name"], k["phase"], k["grid"], k["launch"]) for k in m["kernels"]]
+expect(kernels == [
+    ("flamia_quantize", "forward", ["NB", "Hq", "1"], "grid"),
+    ("flamia_attention_fwd", "forward", ["NUM_SMS", "1", "1"], "persistent"),
+    ("flamia_quantize_grad", "backward", ["NB", "Hq", "1"], "grid"),
+    ("flamia_attention_dq", "backward", ["NUM_SMS", "1", "1"], "persistent"),
+    ("flamia_attention_dkdv", "backward", ["NUM_SMS", "1", "1"], "persistent"),
+], f"kernels: {kernels}")
+buffers = {b["name"]: b for b in m["buffers"]}
+def buf(name, role, dtype, shape, holds=None):
+    b = buffers.get(name)
+    expect(b is not None, f"no buffer {name}")
+    if b is None:
+        return
+    got = (b["role"], b["dtype"], b["shape"], b.get("holds"))
+    expect(got == (role, dtype, shape, holds), f"{name}: {got}")
+def holds(part, tensor, layout, fmt):
+    return dict(part=part, tensor=tensor, layout=layout, format=fmt)
+buf("grad_o", "input", "bf16", ["T", H, D])
+for name, heads in (("dq", H), ("dk", HKV), ("dv", HKV)):
+    buf(name, "output", a.grad_dtype, ["T", heads, D])
+buf("q_tb_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "q", "token_block", "bf16"))
+buf("do_tb", "workspace", "u8", ["T", H, D], holds("payload", "grad_o", "token_block", "e4m3"))
+buf("do_tb_scales", "workspace", "u8", ["NB", H, C], holds("scales", "grad_o", "token_block", "e8m0"))
+buf("do_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "grad_o", "token_block", "bf16"))
+buf("delta", "workspace", "f32", [H, "T"], holds("delta", "grad_o", "per_token", "f32"))
+buf("kv_items", "schedule", "i32", ["NUM_KV_ITEMS", "8"])
+params = {k["name"]: [p["name"] for p in k["params"]] for k in m["kernels"]}
+expect(params["flamia_quantize_grad"] == ["grad_o", "o", "block_info", "do_tb", "do_tb_scales", "do_deq", "delta", "T"],
+       f"quantize_grad params {params['flamia_quantize_grad']}")
+common = ["q_deq", "k_deq", "v_deq", "do_deq"]
+safe = ["q", "k", "v", "grad_o", "lse", "delta"]
+tail = ["counter", "softmax_scale_log2", "softmax_scale", "T"]
+expect(params["flamia_attention_dq"] == common + safe + ["dq", "items", "num_items"] + tail,
+       f"dq params {params['flamia_attention_dq']}")
+expect(params["flamia_attention_dkdv"] == common + ["q_tb_deq"] + safe + ["dk", "dv", "kv_items", "num_kv_items"] + tail,
+       f"dkdv params {params['flamia_attention_dkdv']}")
+# Tensor maps: the dK/dV kernel reads its query-side tiles in 64-row boxes.
+maps = {p["name"]: p for k in m["kernels"] if k["name"] == "flamia_attention_dkdv" for p in k["params"]}
+expect(maps["q_deq"]["kind"] == "tensormap" and maps["q_deq"]["box"][0] == 64, f"dkdv q_deq {maps['q_deq']}")
+expect(maps["k_deq"]["kind"] == "tensormap" and maps["k_deq"]["box"][0] == 128, f"dkdv k_deq {maps['k_deq']}")
+expect(maps["lse"]["kind"] == "ptr" and maps["delta"]["kind"] == "ptr", "lse/delta are pointers")
+if errors:
+    print("\n".join(errors))
+    sys.exit(1)
+print("training manifest ok")

@@ -1,0 +1,91 @@
+// RUN: flamia-opt %s --flamia-tile=target=sm_90a | FileCheck %s
+// RUN: sed 's/sm_90a/sm_100a/g' %s | not flamia-opt --flamia-tile -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM100
+// The backward's persistent kernels as flamia-varlen-schedule{target=sm_90a}
+// writes them (a training step, GQA 4 query / 2 kv heads, D = 64), expanded
+// into the sm_90a programs: dQ with rows = queries, dK/dV with rows = keys.
+
+flamia.kernel @train_attention_dq(%arg0: !flamia.global<?x4x64xbf16> {flamia.param = "q_deq"}, %arg1: !flamia.global<?x2x64xbf16> {flamia.param = "k_deq"}, %arg2: !flamia.global<?x2x64xbf16> {flamia.param = "v_deq"}, %arg3: !flamia.global<?x4x64xbf16> {flamia.param = "do_deq"}, %arg4: !flamia.global<?x4x64xbf16> {flamia.param = "q"}, %arg5: !flamia.global<?x2x64xbf16> {flamia.param = "k"}, %arg6: !flamia.global<?x2x64xbf16> {flamia.param = "v"}, %arg7: !flamia.global<?x4x64xbf16> {flamia.param = "grad_o"}, %arg8: !flamia.global<4x?xf32> {flamia.param = "lse"}, %arg9: !flamia.global<4x?xf32> {flamia.param = "delta"}, %arg10: !flamia.global<?x4x64xbf16> {flamia.param = "dq"}, %arg11: !flamia.global<?x8xi32> {flamia.param = "items"}, %arg12: i32 {flamia.param = "num_items"}, %arg13: !flamia.global<1xi32> {flamia.param = "counter"}, %arg14: f32 {flamia.param = "softmax_scale_log2"}, %arg15: f32 {flamia.param = "softmax_scale"}, %arg16: i32 {flamia.param = "T"}) attributes {flamia.phase = "backward", launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  %0 = flamia.queue.create %arg13, %arg12 : !flamia.global<1xi32>
+  %c0_i32 = arith.constant 0 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %1:2 = scf.while (%arg17 = %c0_i32) : (i32) -> (i32, i32) {
+    %2 = flamia.queue.next fetch %0[%arg17]
+    %3 = arith.cmpi slt, %2, %arg12 : i32
+    scf.condition(%3) %arg17, %2 : i32, i32
+  } do {
+  ^bb0(%arg17: i32, %arg18: i32):
+    flamia.attention_dq_tile %arg11[%arg18] q(%arg0) k(%arg1) v(%arg2) grad_o(%arg3) safe(%arg4, %arg5, %arg6, %arg7) lse %arg8 delta %arg9 to %arg10 scale %arg14, %arg15 tokens %arg16 {block_m = 128 : i64, block_n = 128 : i64, causal, recipe = #flamia.recipe<mxfp8, safe_block = 128>} : (!flamia.global<?x8xi32>, i32, !flamia.global<?x4x64xbf16>, !flamia.global<?x2x64xbf16>, !flamia.global<?x2x64xbf16>, !flamia.global<?x4x64xbf16>, !flamia.global<?x4x64xbf16>, !flamia.global<?x2x64xbf16>, !flamia.global<?x2x64xbf16>, !flamia.global<?x4x64xbf16>, !flamia.global<4x?xf32>, !flamia.global<4x?xf32>, !flamia.global<?x4x64xbf16>, f32, f32, i32) -> ()
+    %2 = arith.addi %arg17, %c1_i32 : i32
+    scf.yield %2 : i32
+  }
+  flamia.return
+}
+
+flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.param = "q_deq"}, %arg1: !flamia.global<?x2x64xbf16> {flamia.param = "k_deq"}, %arg2: !flamia.global<?x2x64xbf16> {flamia.param = "v_deq"}, %arg3: !flamia.global<?x4x64xbf16> {flamia.param = "do_deq"}, %arg4: !flamia.global<?x4x64xbf16> {flamia.param = "q_tb_deq"}, %arg5: !flamia.global<?x4x64xbf16> {flamia.param = "q"}, %arg6: !flamia.global<?x2x64xbf16> {flamia.param = "k"}, %arg7: !flamia.global<?x2x64xbf16> {flamia.param = "v"}, %arg8: !flamia.global<?x4x64xbf16> {flamia.param = "grad_o"}, %arg9: !flamia.global<4x?xf32> {flamia.param = "lse"}, %arg10: !flamia.global<4x?xf32> {flamia.param = "delta"}, %arg11: !flamia.global<?x2x64xbf16> {flamia.param = "dk"}, %arg12: !flamia.global<?x2x64xbf16> {flamia.param = "dv"}, %arg13: !flamia.global<?x8xi32> {flamia.param = "kv_items"}, %arg14: i32 {flamia.param = "num_kv_items"}, %arg15: !flamia.global<1xi32> {flamia.param = "counter"}, %arg16: f32 {flamia.param = "softmax_scale_log2"}, %arg17: f32 {flamia.param = "softmax_scale"}, %arg18: i32 {flamia.param = "T"}) attributes {flamia.phase = "backward", launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  %0 = flamia.queue.create %arg15, %arg14 : !flamia.global<1xi32>
+  %c0_i32 = arith.constant 0 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %1:2 = scf.while (%arg19 = %c0_i32) : (i32) -> (i32, i32) {
+    %2 = flamia.queue.next fetch %0[%arg19]
+    %3 = arith.cmpi slt, %2, %arg14 : i32
+    scf.condition(%3) %arg19, %2 : i32, i32
+  } do {
+  ^bb0(%arg19: i32, %arg20: i32):
+    flamia.attention_dkdv_tile %arg13[%arg20] q(%arg0) k(%arg1) v(%arg2) grad_o(%arg3) q_tb(%arg4) safe(%arg5, %arg6, %arg7, %arg8) lse %arg9 delta %arg10 to %arg11, %arg12 scale %arg16, %arg17 tokens %arg18 {block_m = 64 : i64, block_n = 128 : i64, causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<mxfp8, safe_block = 128>} : (!flamia.global<?x8xi32>, i32, !flamia.global<?x4x64xbf16>, !flamia.global<?x2x64xbf16>, !flamia.global<?x2x64xbf16>, !flamia.global<?x4x64xbf16>, !flamia.global<?x4x64xbf16>, !flamia.global<?x4x64xbf16>, !flamia.global<?x2x64xbf16>, !flamia.global<?x2x64xbf16>, !flamia.global<?x4x64xbf16>, !flamia.global<4x?xf32>, !flamia.global<4x?xf32>, !flamia.global<?x2x64xbf16>, !flamia.global<?x2x64xbf16>, f32, f32, i32) -> ()
+    %2 = arith.addi %arg19, %c1_i32 : i32
+    scf.yield %2 : i32
+  }
+  flamia.return
+}
+
+// dQ: Q and dO (quantized and safe copies) once per item, a 3-deep K/V ring
+// at D = 64; a single-thread producer with 24 registers, two consumer
+// warpgroups with 240.
+// CHECK-LABEL: flamia.kernel @train_attention_dq(
+// CHECK-SAME: threads = 384 : i64, tile = {block_m = 128 : i64, block_n = 128 : i64, stages = 3 : i64}
+// CHECK-COUNT-4: flamia.smem.alloc : !flamia.smem<1x128x64xbf16>
+// CHECK-NEXT: %[[KS:.*]] = flamia.smem.alloc : !flamia.smem<3x128x64xbf16>
+// CHECK-NEXT: %[[VS:.*]] = flamia.smem.alloc : !flamia.smem<3x128x64xbf16>
+// CHECK: flamia.role "producer" warpgroups[0, 1) registers 24 single_thread {
+// CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 65536 : !flamia.pipeline<1>
+// CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 32768 : !flamia.pipeline<3>
+// CHECK: flamia.role "consumer" warpgroups[1, 3) registers 240 {
+// K rows past the document end are zeroed before any MMA reads K.
+// CHECK: flamia.smem.zero_rows %[[KS]][%[[ST:.*]]] from
+// CHECK: %[[S:.*]] = flamia.wg.mma %{{.*}}, %[[KS]][%[[ST]]] : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x128xf32>
+// CHECK: %[[DP:.*]] = flamia.wg.mma %{{.*}}, %[[VS]][%[[ST]]] : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x128xf32>
+// CHECK: flamia.frag.mask %[[S]] query %{{.*}} key %{{.*}} limit %{{.*}} {causal} : !flamia.frag<64x128xf32>
+// CHECK: %p, %[[DS:.*]] = flamia.softmax.grad %{{.*}}, %[[DP]] lse %arg8 delta %arg9 head %q_head queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg16 scale %arg14 : !flamia.frag<64x128xf32>, !flamia.global<4x?xf32>
+// CHECK: %[[DSQ:.*]] = flamia.frag.block_quantize %[[DS]] quantized %{{.*}} : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
+// CHECK-NEXT: flamia.wg.mma %[[DSQ]], %[[KS]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x64xf32>
+// CHECK: flamia.grad.store %{{.*}} times %arg15 to %arg10 rows(%q_start, %{{.*}}, %q_rows) head %q_head : !flamia.frag<64x64xf32>, !flamia.global<?x4x64xbf16>
+
+// dK/dV: K and V (both forms) once per item, three 64-row ring slots per
+// query tile (Q for S^T, Q's token-block copy, dO), S^T and dP^T with keys
+// as rows, P^T rounded with the fixed scale, dS^T in 32-query blocks.
+// CHECK-LABEL: flamia.kernel @train_attention_dkdv(
+// CHECK-SAME: tile = {block_m = 64 : i64, block_n = 128 : i64, stages = 3 : i64}
+// CHECK-COUNT-4: flamia.smem.alloc : !flamia.smem<1x128x64xbf16>
+// CHECK-NEXT: %[[QA:.*]] = flamia.smem.alloc : !flamia.smem<3x64x64xbf16>
+// CHECK-NEXT: %[[QB:.*]] = flamia.smem.alloc : !flamia.smem<3x64x64xbf16>
+// CHECK-NEXT: %[[GO:.*]] = flamia.smem.alloc : !flamia.smem<3x64x64xbf16>
+// CHECK: flamia.role "producer" warpgroups[0, 1) registers 24 single_thread {
+// CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 65536 : !flamia.pipeline<1>
+// CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 24576 : !flamia.pipeline<3>
+// CHECK: flamia.role "consumer" warpgroups[1, 3) registers 240 {
+// CHECK: flamia.smem.zero_rows %[[GO]][%[[ST:.*]]] from
+// CHECK: flamia.smem.zero_rows %[[QB]][%[[ST]]] from
+// CHECK: %[[ST_:.*]] = flamia.wg.mma %{{.*}}, %[[QA]][%[[ST]]] : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
+// CHECK: %[[DPT:.*]] = flamia.wg.mma %{{.*}}, %[[GO]][%[[ST]]] : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
+// CHECK: flamia.frag.mask %[[ST_]] query %{{.*}} key %{{.*}} limit %{{.*}} {causal, transposed} : !flamia.frag<64x64xf32>
+// CHECK: %[[P:.*]], %[[DS:.*]] = flamia.softmax.grad %{{.*}}, %[[DPT]] lse %arg9 delta %arg10 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 scale %arg16 {transposed}
+// CHECK: %[[PQ:.*]] = flamia.frag.quantize %[[P]] quantized %[[QUANT:.*]] {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
+// CHECK-NEXT: flamia.wg.mma %[[PQ]], %[[GO]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {b_transposed}
+// CHECK-NEXT: %[[DSQ:.*]] = flamia.frag.block_quantize %[[DS]] quantized %[[QUANT]] : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
+// CHECK-NEXT: flamia.wg.mma %[[DSQ]], %[[QB]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {b_transposed}
+// dK times the softmax scale, dV times 2^-8 (P carried the fixed scale).
+// CHECK: flamia.grad.store %{{.*}} times %arg17 to %arg11 rows(%q_start, %{{.*}}, %q_rows) head %kv_head
+// CHECK: %[[INV:.*]] = arith.constant 3.906250e-03 : f32
+// CHECK-NEXT: flamia.grad.store %{{.*}} times %[[INV]] to %arg12 rows(%q_start, %{{.*}}, %q_rows) head %kv_head
+
+// SM100: error: 'flamia.attention_dq_tile' op flamia-tile: no sm_100a backward kernels implement recipe mxfp8 yet (they exist for sm_90a); the forward kernels do
