@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make demo`: FLAMIA's main job end to end on examples/: parse and verify
-# every example, show what the graph passes do, then compile each example's
-# forward attention to PTX, cubin and manifest for Blackwell (sm_100a) and
-# Hopper (sm_90a), and print what each kernel costs.
+# every example, show what the graph passes do, then compile each example to
+# PTX, cubin and manifest for Blackwell (sm_100a: the forward) and Hopper
+# (sm_90a: the forward and, for the training steps, the backward), and print
+# what each kernel costs.
 set -euo pipefail
 BUILD=${1:-build}
 cd "$(dirname "$0")/.."
@@ -33,11 +34,16 @@ if ! scripts/find-ptxas.sh >/dev/null 2>&1; then
   echo "note: no ptxas found: writing PTX only (install CUDA 13 or set FLAMIA_PTXAS for cubins)"
   PTXAS_FLAG=(--ptx-only)
 fi
+# Examples 01 and 02 are training steps (flamia.attention_grad): sm_90a
+# compiles their backward too; sm_100a has no backward kernels, so its
+# compile takes the forward only.
 for f in examples/0[123]-*.mlir; do
   for target in sm_100a sm_90a; do
     dir="$OUT/$(basename "$f" .mlir)/$target"
     echo "== $f -> $dir"
-    "$COMPILE" --target "$target" "${PTXAS_FLAG[@]}" "$f" -o "$dir"
+    FWD=()
+    [ "$target" = sm_100a ] && FWD=(--forward-only)
+    "$COMPILE" --target "$target" "${PTXAS_FLAG[@]}" "${FWD[@]}" "$f" -o "$dir"
   done
 done
 echo "== examples/04-prequantized-forward.mlir is parsed and verified only:"

@@ -35,7 +35,8 @@ std::string functionName(Operation *op) {
 } // namespace
 
 bool specsFromFile(const std::string &path, std::vector<NamedSpec> &specs,
-                   std::vector<std::string> &notes, std::string &error) {
+                   std::vector<std::string> &notes, std::string &error,
+                   bool forwardOnly) {
   DialectRegistry registry;
   registry.insert<FlamiaDialect, func::FuncDialect>();
   MLIRContext ctx(registry);
@@ -55,6 +56,11 @@ bool specsFromFile(const std::string &path, std::vector<NamedSpec> &specs,
   std::map<Operation *, size_t> specOf; // flamia.attention -> its spec
   WalkResult walk = module->walk([&](Operation *op) -> WalkResult {
     if (auto grad = dyn_cast<AttentionGradOp>(op)) {
+      if (forwardOnly) {
+        notes.push_back(locationString(grad.getLoc()) +
+                        ": flamia.attention_grad not compiled (--forward-only)");
+        return WalkResult::advance();
+      }
       // A training step: the backward of an attention of the same inputs
       // (its O and LSE, its q, k, v and attributes). It is compiled with
       // the forward, whose kernels write what it reads.

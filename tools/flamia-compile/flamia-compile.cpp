@@ -75,6 +75,12 @@ static cl::opt<bool> backward(
 static cl::opt<std::string> gradDtype(
     "grad-dtype", cl::desc("With --backward: dQ, dK, dV as bf16 (default) or f32"),
     cl::init("bf16"), cl::cat(compileCategory));
+static cl::opt<bool> forwardOnly(
+    "forward-only",
+    cl::desc("With FILE.mlir: compile its flamia.attention ops only, not "
+             "their flamia.attention_grad (e.g. for a target without "
+             "backward kernels)"),
+    cl::cat(compileCategory));
 static cl::opt<bool> emitIR("emit-ir", cl::desc("Also write graph.mlir and "
                                                 "block.mlir"), cl::cat(compileCategory));
 static cl::opt<std::string> inputFile(cl::Positional,
@@ -136,7 +142,7 @@ int main(int argc, char **argv) {
       }
     }
     std::vector<std::string> notes;
-    if (!flamia::specsFromFile(inputFile, specs, notes, error)) {
+    if (!flamia::specsFromFile(inputFile, specs, notes, error, forwardOnly)) {
       llvm::errs() << "flamia-compile: error: " << error << "\n";
       return 1;
     }
@@ -169,6 +175,9 @@ int main(int argc, char **argv) {
       spec.softmaxScale = softmaxScale;
     if (gradDtype.getNumOccurrences() && !backward)
       return usageError("--grad-dtype needs --backward");
+    if (forwardOnly)
+      return usageError("--forward-only applies to FILE.mlir (without a file, "
+                        "the spec is a forward unless --backward)");
     spec.backward = backward;
     spec.gradDtype = gradDtype;
     specs.push_back(named);

@@ -22,13 +22,17 @@ struct NamedSpec {
 
 /// Parses `path` and returns one spec per graph-level `flamia.attention` op
 /// (target and scaleTiles are left at their defaults for the caller to set).
-/// `notes` gets one line for each op that is not compiled and why: backward
-/// kernels (`flamia.attention_grad`) are not implemented yet; pre-quantized
-/// `flamia.attention_fwd` takes operands the kernel set quantizes itself.
-/// Returns false with `error` naming the problem when the file does not parse
-/// or verify, or holds no forward attention to compile.
+/// A `flamia.attention_grad` of one of them makes its spec a training step
+/// (`backward`, the gradients' dtype from its results), unless
+/// `forwardOnly`, when it is left out with a note. `notes` gets one line for
+/// each op that is not compiled and why (pre-quantized `flamia.attention_fwd`
+/// takes operands the kernel set quantizes itself). Returns false with
+/// `error` naming the problem when the file does not parse or verify, holds
+/// no forward attention to compile, or has a backward that is not the
+/// backward of one of its attentions.
 bool specsFromFile(const std::string &path, std::vector<NamedSpec> &specs,
-                   std::vector<std::string> &notes, std::string &error);
+                   std::vector<std::string> &notes, std::string &error,
+                   bool forwardOnly = false);
 
 } // namespace flamia
 
