@@ -141,6 +141,21 @@ def run_attention():
                 if mode == "fwd+bwd":
                     o.backward(do)
             record("fa4-cute varlen bf16", run, tag, fwd_f, bwd_f)
+            if os.environ.get("ANCHORS_BWD"):
+                # The backward alone, FA4's default and its deterministic mode
+                # (bit-reproducible run to run, as FLAMIA's backward is): one
+                # forward outside the timing, the gradients timed.
+                for det in (False, True):
+                    name = "fa4-cute varlen bf16 bwd" + (" deterministic" if det else "")
+                    try:
+                        o = fa4(q, k, v, cu_seqlens_q=cu, cu_seqlens_k=cu, max_seqlen_q=mx,
+                                max_seqlen_k=mx, causal=True, deterministic=det)
+                        o = o[0] if isinstance(o, tuple) else o
+                        ms = bench(lambda: torch.autograd.grad(o, (q, k, v), do, retain_graph=True))
+                        rows.append(dict(name=f"{name} | {tag}", ms=ms, tflops=bwd_f / ms / 1e9))
+                        del o
+                    except Exception as ex:
+                        rows.append(dict(name=f"{name} | {tag}", error=str(ex)[:160]))
         if flex is not None:
             doc = torch.repeat_interleave(torch.arange(len(lens), device=dev), torch.tensor(lens, device=dev))
             def mask_mod(b, hh, qi, ki):

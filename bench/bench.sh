@@ -5,6 +5,9 @@
 # matmul and copy ceilings). Documents of the lognormal workloads are the
 # ones anchors_h200.py draws (random.Random(0)), so both see the same batch.
 # Usage: bench/bench.sh ARTIFACTS_D128 ARTIFACTS_D64 [ANCHORS.py]
+# Training steps (artifacts compiled with --backward): FLAMIA_RUN_ARGS=--backward
+# times forward, backward and both (with their quantization kernels) and
+# each kernel; ANCHORS_BWD=1 adds FA4's backward alone to the baselines.
 set -uo pipefail
 A128=$1; A64=$2; ANCHORS=${3:-}
 OUT=${OUT:-/tmp/out}
@@ -26,8 +29,8 @@ LN128=${docs% *}; LN64=${docs#* }
 bench() { # tag artifacts workload args...
   local tag=$1 art=$2; shift 2
   echo "== flamia $tag"
-  $RUN --artifacts "$art" "$@" --bench "$ITERS" > "$OUT/bench-$tag.log" 2>&1
-  echo "rc=$?"; grep -iE "TFLOP|GB/s|TB/s|median|quantiz|forward" "$OUT/bench-$tag.log" | head -12
+  $RUN --artifacts "$art" "$@" ${FLAMIA_RUN_ARGS:-} --bench "$ITERS" > "$OUT/bench-$tag.log" 2>&1
+  echo "rc=$?"; grep -iE "TFLOP|GB/s|TB/s|median|quantiz|forward|kernel " "$OUT/bench-$tag.log" | head -16
 }
 bench single16k-d128 "$A128" --workload single --tokens 16384
 bench fixed2k-d128 "$A128" --workload fixed2k --tokens 32768
