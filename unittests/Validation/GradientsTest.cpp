@@ -192,6 +192,44 @@ TEST(Gradients, TheReferencesOwnGradientsPass) {
   EXPECT_EQ(arrays.refDq, s.dq);
 }
 
+// With bf16 gradient buffers the row also reports the error against the
+// reference rounded to bf16 (the kernel's own error, without the output's
+// rounding): 0 for the reference's own gradients rounded, while the plain
+// relative L2 shows the rounding.
+TEST(Gradients, Bf16GradientsAreAlsoComparedWithTheRoundedReference) {
+  Step s = makeStep({0, 70, 70, 220}, 4, 2, 64);
+  for (std::vector<float> *g : {&s.dq, &s.dk, &s.dv})
+    for (float &x : *g)
+      x = numerics::roundToBf16(x);
+  runtime::Manifest m = makeManifest(64);
+  for (const char *name : {"dq", "dk", "dv"}) {
+    runtime::ManifestBuffer b;
+    b.name = name;
+    b.role = runtime::BufferRole::Output;
+    b.dtype = runtime::DType::BF16;
+    m.buffers.push_back(b);
+  }
+  std::vector<Check> checks;
+  ASSERT_TRUE(checkGradients(s.view(), m, allHeads(), s.outputs(),
+                             s.gradients(), checks, nullptr)
+                  .ok());
+  ASSERT_EQ(checks.size(), 3u);
+  for (const Check &c : checks) {
+    EXPECT_EQ(c.verdict, Verdict::Pass) << c.name << ": " << c.detail;
+    EXPECT_GT(c.maxAbsDiff, 0.0) << c.name;
+    EXPECT_NE(c.detail.find("; vs the reference rounded to bf16: 0"),
+              std::string::npos)
+        << c.detail;
+  }
+  // f32 buffers (the default manifest here has none: not bf16) say nothing.
+  checks.clear();
+  ASSERT_TRUE(checkGradients(s.view(), makeManifest(64), allHeads(),
+                             s.outputs(), s.gradients(), checks, nullptr)
+                  .ok());
+  for (const Check &c : checks)
+    EXPECT_EQ(c.detail.find("rounded to bf16"), std::string::npos) << c.detail;
+}
+
 TEST(Gradients, APerturbedGradientFails) {
   Step s = makeStep({0, 70, 70, 220}, 4, 2, 64);
   // dK of one key (token 100, kv head 1) negated: a real bug's size.
