@@ -4,6 +4,7 @@
 
 #include "flamia/Runtime/Runtime.h"
 
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -71,18 +72,37 @@ CUdeviceptr devicePointer(const void *p) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
 }
 
-Status convertArgs(const flamia_attention_args *a, AttentionArgs &out) {
-  if (!a)
+// Version 1 (up to softmax_scale) was 88 bytes on LP64, and grad_o starts
+// right there: a version-1 struct is the prefix of this one.
+static_assert(sizeof(void *) != 8 || FLAMIA_ATTENTION_ARGS_SIZE_V1 == 88,
+              "grad_o must start where version 1 of flamia_attention_args "
+              "ended");
+
+Status convertArgs(const flamia_attention_args *args, AttentionArgs &out) {
+  if (!args)
     return invalidArgument("args is NULL");
-  FLAMIA_RETURN_IF_ERROR(checkStructSize(a, a->struct_size,
-                                         sizeof(flamia_attention_args),
-                                         "flamia_attention_args"));
+  // A caller built against the header of version 1 (before grad_o, dq, dk,
+  // dv) passes FLAMIA_ATTENTION_ARGS_SIZE_V1: those bytes are read, the rest
+  // is zero. Sizes between the versions are not a struct of any version.
+  const size_t size = args->struct_size;
+  if (size != FLAMIA_ATTENTION_ARGS_SIZE_V1)
+    FLAMIA_RETURN_IF_ERROR(checkStructSize(args, size,
+                                           sizeof(flamia_attention_args),
+                                           "flamia_attention_args"));
+  flamia_attention_args copy;
+  memset(&copy, 0, sizeof copy);
+  memcpy(&copy, args, size < sizeof copy ? size : sizeof copy);
+  const flamia_attention_args *a = &copy;
   out.q = devicePointer(a->q);
   out.k = devicePointer(a->k);
   out.v = devicePointer(a->v);
   out.cuSeqlens = devicePointer(a->cu_seqlens);
   out.o = devicePointer(a->o);
   out.lse = devicePointer(a->lse);
+  out.gradO = devicePointer(a->grad_o);
+  out.dq = devicePointer(a->dq);
+  out.dk = devicePointer(a->dk);
+  out.dv = devicePointer(a->dv);
   out.numTokens = a->num_tokens;
   out.numQHeads = a->num_q_heads;
   out.numKVHeads = a->num_kv_heads;
@@ -194,6 +214,30 @@ flamia_status flamia_attention_forward(flamia_runtime *rt,
   if (!s.ok())
     return record(s);
   return record(rt->impl->forward(a, static_cast<CUstream>(stream)));
+}
+
+flamia_status flamia_attention_forward_phase(flamia_runtime *rt,
+                                             const flamia_attention_args *args,
+                                             flamia_stream stream) {
+  if (!rt)
+    return fail(ErrorCode::InvalidArgument, "runtime is NULL");
+  AttentionArgs a;
+  Status s = convertArgs(args, a);
+  if (!s.ok())
+    return record(s);
+  return record(rt->impl->runForward(a, static_cast<CUstream>(stream)));
+}
+
+flamia_status flamia_attention_backward_phase(
+    flamia_runtime *rt, const flamia_attention_args *args,
+    flamia_stream stream) {
+  if (!rt)
+    return fail(ErrorCode::InvalidArgument, "runtime is NULL");
+  AttentionArgs a;
+  Status s = convertArgs(args, a);
+  if (!s.ok())
+    return record(s);
+  return record(rt->impl->runBackward(a, static_cast<CUstream>(stream)));
 }
 
 flamia_status flamia_runtime_launch(flamia_runtime *rt, size_t first_kernel,

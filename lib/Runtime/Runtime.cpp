@@ -31,6 +31,7 @@ struct NamedTensor {
   CUdeviceptr address;
   uint64_t bytes;
   bool output;
+  bool gradient = false; // the backward's: optional in the forward phase
 };
 
 // The backward's argument tensors, by buffer name: grad_o and dq have the
@@ -61,7 +62,7 @@ std::vector<NamedTensor> argumentTensors(const Manifest &m,
   };
   for (const GradientArgument &g : kGradientArguments)
     if (m.findBuffer(g.name) >= 0)
-      tensors.push_back({g.name, a.*g.address, e.*g.bytes, g.output});
+      tensors.push_back({g.name, a.*g.address, e.*g.bytes, g.output, true});
   return tensors;
 }
 
@@ -92,7 +93,7 @@ Status effectiveSoftmaxScale(const Manifest &manifest,
 }
 
 Status validateAttentionArgs(const Manifest &manifest, const AttentionArgs &a,
-                             ArgumentExtents *extentsOut) {
+                             ArgumentExtents *extentsOut, CallPhase phase) {
   if (a.numTokens < 0)
     return invalidArgument("T (num_tokens) is " + std::to_string(a.numTokens) +
                            "; it must be >= 0");
@@ -161,7 +162,7 @@ Status validateAttentionArgs(const Manifest &manifest, const AttentionArgs &a,
   for (const NamedTensor &t : tensors) {
     const bool isCu = !strcmp(t.name, "cu_seqlens");
     if (t.address == 0) {
-      if (t.bytes > 0)
+      if (t.bytes > 0 && !(t.gradient && phase == CallPhase::Forward))
         return invalidArgument(std::string(t.name) + " is a null pointer (" +
                                std::to_string(t.bytes) + " bytes expected)");
       continue;
@@ -174,7 +175,7 @@ Status validateAttentionArgs(const Manifest &manifest, const AttentionArgs &a,
   }
   // Outputs must not overlap any other tensor.
   for (const NamedTensor &out : tensors) {
-    if (!out.output || out.bytes == 0)
+    if (!out.output || out.bytes == 0 || out.address == 0)
       continue;
     for (const NamedTensor &other : tensors) {
       if (&other == &out || other.bytes == 0 || other.address == 0)
@@ -388,18 +389,21 @@ Status AttentionRuntime::checkDevicePointer(const char *name, CUdeviceptr ptr,
 Status AttentionRuntime::prepare(const AttentionArgs &args, CUstream stream) {
   std::lock_guard<std::mutex> lock(mutex_);
   prepared_ = false;
-  Status s = prepareLocked(args, stream);
+  forwardCurrent_ = false;
+  noForwardReason_ = "the last call on this runtime was prepare, not a "
+                     "forward phase";
+  Status s = prepareLocked(args, stream, CallPhase::All);
   prepared_ = s.ok();
   return s;
 }
 
 Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
-                                       CUstream stream) {
+                                       CUstream stream, CallPhase phase) {
   const CudaDriver &d = *driver_;
   const Manifest &m = manifest_;
   // 1. Everything that can be checked without the device.
   ArgumentExtents extents;
-  FLAMIA_RETURN_IF_ERROR(validateAttentionArgs(m, args, &extents));
+  FLAMIA_RETURN_IF_ERROR(validateAttentionArgs(m, args, &extents, phase));
   FLAMIA_RETURN_IF_ERROR(effectiveSoftmaxScale(m, args, scalars_.softmaxScale));
   scalars_.softmaxScaleLog2 = static_cast<float>(
       static_cast<double>(scalars_.softmaxScale) * 1.4426950408889634);
@@ -427,6 +431,7 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
                                        error))
       return invalidArgument(error);
   }
+  cuHost_ = cu;
 
   // 4. Schedule and symbols.
   FLAMIA_RETURN_IF_ERROR(
@@ -543,25 +548,38 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
 
   // 7. Launch plans. With T = 0 there is nothing to compute (every output is
   // empty): no kernel runs.
-  launches_.clear();
+  // In the forward phase the backward's kernels are packed by runBackward
+  // (their gradient pointers may not exist yet).
+  launches_.assign(m.kernels.size(), KernelLaunch{});
+  packed_.assign(m.kernels.size(), false);
   emptyCall_ = args.numTokens == 0;
   if (emptyCall_)
     return Status::success();
+  for (size_t k = 0; k < m.kernels.size(); ++k)
+    if (phase != CallPhase::Forward ||
+        m.kernels[k].phase == KernelPhase::Forward)
+      FLAMIA_RETURN_IF_ERROR(packKernelLocked(k));
+  return Status::success();
+}
+
+Status AttentionRuntime::packKernelLocked(size_t k) {
+  const CudaDriver &d = *driver_;
+  const Manifest &m = manifest_;
   const int counter = m.findBuffer(kCounterBuffer);
   TensorMapEncoder encoder = [&d](const TensorMapRequest &r, CUtensorMap &map) {
     return encodeTensorMap(d, r, map);
   };
-  for (size_t k = 0; k < m.kernels.size(); ++k) {
-    KernelLaunch launch;
-    launch.kernel = &m.kernels[k];
-    launch.function = modules_.kernels()[k].function;
-    FLAMIA_RETURN_IF_ERROR(evaluateGrid(m.kernels[k], symbols_, launch.grid));
-    FLAMIA_RETURN_IF_ERROR(packKernelParams(m, k, bound_, symbols_, scalars_,
-                                            encoder, launch.params));
-    if (counter >= 0 && m.kernelUsesBuffer(k, counter))
-      launch.counter = bound_[counter].address;
-    launches_.push_back(std::move(launch));
-  }
+  packed_[k] = false;
+  KernelLaunch launch;
+  launch.kernel = &m.kernels[k];
+  launch.function = modules_.kernels()[k].function;
+  FLAMIA_RETURN_IF_ERROR(evaluateGrid(m.kernels[k], symbols_, launch.grid));
+  FLAMIA_RETURN_IF_ERROR(packKernelParams(m, k, bound_, symbols_, scalars_,
+                                          encoder, launch.params));
+  if (counter >= 0 && m.kernelUsesBuffer(k, counter))
+    launch.counter = bound_[counter].address;
+  launches_[k] = std::move(launch);
+  packed_[k] = true;
   return Status::success();
 }
 
@@ -584,6 +602,13 @@ Status AttentionRuntime::launchLocked(size_t first, size_t count,
   ScopedContext scope(d, context_);
   FLAMIA_RETURN_IF_ERROR(scope.status());
   if (!emptyCall_) {
+    for (size_t k = first; k < first + count; ++k)
+      if (!packed_[k])
+        return invalidArgument(
+            "kernel '" + manifest_.kernels[k].name +
+            "' is not prepared: the forward phase (runForward) binds only "
+            "the forward's kernels; run the backward phase (runBackward) "
+            "first");
     for (size_t k = first; k < first + count; ++k) {
       FLAMIA_RETURN_IF_ERROR(launchKernel(d, launches_[k], stream));
       if (options_.syncAfterEachKernel && !launches_[k].grid.empty())
@@ -601,11 +626,173 @@ Status AttentionRuntime::launchLocked(size_t first, size_t count,
 Status AttentionRuntime::forward(const AttentionArgs &args, CUstream stream) {
   std::lock_guard<std::mutex> lock(mutex_);
   prepared_ = false;
-  Status s = prepareLocked(args, stream);
+  forwardCurrent_ = false;
+  noForwardReason_ = "the last call on this runtime was forward (every "
+                     "kernel), not a forward phase";
+  Status s = prepareLocked(args, stream, CallPhase::All);
   prepared_ = s.ok();
   if (!s.ok())
     return s;
   return launchLocked(0, manifest_.kernels.size(), stream);
+}
+
+Status AttentionRuntime::launchPhaseLocked(KernelPhase phase,
+                                           CUstream stream) {
+  const CudaDriver &d = *driver_;
+  ScopedContext scope(d, context_);
+  FLAMIA_RETURN_IF_ERROR(scope.status());
+  if (!emptyCall_) {
+    for (size_t k = 0; k < manifest_.kernels.size(); ++k) {
+      if (manifest_.kernels[k].phase != phase)
+        continue;
+      if (!packed_[k])
+        return Status::error(ErrorCode::Internal,
+                             "kernel '" + manifest_.kernels[k].name +
+                                 "' was not packed");
+      FLAMIA_RETURN_IF_ERROR(launchKernel(d, launches_[k], stream));
+      if (options_.syncAfterEachKernel && !launches_[k].grid.empty())
+        FLAMIA_RETURN_IF_ERROR(
+            d.check(d.streamSynchronize(stream),
+                    "kernel '" + manifest_.kernels[k].name + "'"));
+    }
+  }
+  FLAMIA_RETURN_IF_ERROR(
+      d.check(d.eventRecord(lastLaunch_, stream), "cuEventRecord"));
+  lastLaunchRecorded_ = true;
+  return Status::success();
+}
+
+Status AttentionRuntime::runForward(const AttentionArgs &args,
+                                    CUstream stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  prepared_ = false;
+  forwardCurrent_ = false;
+  noForwardReason_ = "the last forward phase on this runtime failed";
+  Status s = prepareLocked(args, stream, CallPhase::Forward);
+  prepared_ = s.ok();
+  if (!s.ok())
+    return s;
+  FLAMIA_RETURN_IF_ERROR(launchPhaseLocked(KernelPhase::Forward, stream));
+  forwardCurrent_ = true;
+  forwardArgs_ = args;
+  return Status::success();
+}
+
+bool AttentionRuntime::forwardPhaseCurrent() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return forwardCurrent_;
+}
+
+// "The same call" as the forward phase's: what the backward reads was written
+// or bound by the forward (the quantized copies of q, k, v in the workspace,
+// the schedule built from cu_seqlens, o and lse, the kernels' parameters), so
+// every size, the softmax scale and the pointer of every forward tensor must
+// be the forward's. The gradients (grad_o, dq, dk, dv) are the backward's
+// own. cu_seqlens' contents are compared after reading them again.
+Status AttentionRuntime::sameForwardCall(const AttentionArgs &a) const {
+  const AttentionArgs &f = forwardArgs_;
+  const char *hint = "; the backward phase reads the forward phase's "
+                     "workspace and must be given the forward's call";
+  struct {
+    const char *name;
+    int64_t now, then;
+  } sizes[] = {{"T (num_tokens)", a.numTokens, f.numTokens},
+               {"Hq (num_q_heads)", a.numQHeads, f.numQHeads},
+               {"Hkv (num_kv_heads)", a.numKVHeads, f.numKVHeads},
+               {"head dim D", a.headDim, f.headDim},
+               {"num_docs", a.numDocs, f.numDocs}};
+  for (const auto &x : sizes)
+    if (x.now != x.then)
+      return invalidArgument(std::string("backward: ") + x.name + " = " +
+                             std::to_string(x.now) +
+                             " but the forward phase ran with " +
+                             std::to_string(x.then) + hint);
+  struct {
+    const char *name;
+    CUdeviceptr now, then;
+  } pointers[] = {{"q", a.q, f.q},
+                  {"k", a.k, f.k},
+                  {"v", a.v, f.v},
+                  {"cu_seqlens", a.cuSeqlens, f.cuSeqlens},
+                  {"o", a.o, f.o},
+                  {"lse", a.lse, f.lse}};
+  for (const auto &x : pointers)
+    if (x.now != x.then)
+      return invalidArgument(std::string("backward: ") + x.name + " (" +
+                             hexAddress(x.now) +
+                             ") is not the forward phase's " + x.name + " (" +
+                             hexAddress(x.then) + ")" + hint);
+  float scale = 0.0f;
+  FLAMIA_RETURN_IF_ERROR(effectiveSoftmaxScale(manifest_, a, scale));
+  if (scale != scalars_.softmaxScale) {
+    char buf[160];
+    snprintf(buf, sizeof buf,
+             "backward: softmax scale %.9g but the forward phase ran with "
+             "%.9g",
+             scale, scalars_.softmaxScale);
+    return invalidArgument(buf + std::string(hint));
+  }
+  return Status::success();
+}
+
+Status AttentionRuntime::runBackward(const AttentionArgs &args,
+                                     CUstream stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const CudaDriver &d = *driver_;
+  const Manifest &m = manifest_;
+  if (!m.hasBackward())
+    return invalidArgument("backward: the manifest has no backward kernels "
+                           "(no \"phase\": \"backward\")");
+  if (!forwardCurrent_ || !prepared_)
+    return invalidArgument("backward without its forward: " +
+                           noForwardReason_ +
+                           "; run the forward phase of the same call on this "
+                           "runtime first (the backward reads its workspace, "
+                           "o and lse)");
+  ArgumentExtents extents;
+  FLAMIA_RETURN_IF_ERROR(
+      validateAttentionArgs(m, args, &extents, CallPhase::Backward));
+  FLAMIA_RETURN_IF_ERROR(sameForwardCall(args));
+
+  ScopedContext scope(d, context_);
+  FLAMIA_RETURN_IF_ERROR(scope.status());
+  if (options_.checkDevicePointers)
+    for (const NamedTensor &t : argumentTensors(m, args, extents))
+      if (t.gradient)
+        FLAMIA_RETURN_IF_ERROR(checkDevicePointer(t.name, t.address, t.bytes));
+
+  // cu_seqlens must still hold what the forward read: the schedule, the
+  // workspace's extents and the forward's outputs follow from it.
+  std::vector<int32_t> cu(cuHost_.size());
+  FLAMIA_RETURN_IF_ERROR(
+      d.check(d.memcpyDtoHAsync(cu.data(), args.cuSeqlens,
+                                cu.size() * sizeof(int32_t), stream),
+              "copying cu_seqlens to the host"));
+  FLAMIA_RETURN_IF_ERROR(d.check(d.streamSynchronize(stream),
+                                 "cuStreamSynchronize (reading cu_seqlens)"));
+  for (size_t i = 0; i < cu.size(); ++i)
+    if (cu[i] != cuHost_[i])
+      return invalidArgument(
+          "backward: cu_seqlens differs from the forward phase's: "
+          "cu_seqlens[" +
+          std::to_string(i) + "] = " + std::to_string(cu[i]) +
+          " but the forward read " + std::to_string(cuHost_[i]) +
+          "; the backward phase reads the forward phase's workspace and "
+          "schedule and must be given the forward's call");
+
+  // Bind the gradients and pack the backward's kernels.
+  for (size_t i = 0; i < m.buffers.size(); ++i)
+    for (const GradientArgument &g : kGradientArguments)
+      if (m.buffers[i].name == g.name && plan_.offsets[i] == kNotInArena)
+        bound_[i].address = args.*g.address;
+  if (!emptyCall_)
+    for (size_t k = 0; k < m.kernels.size(); ++k)
+      if (m.kernels[k].phase == KernelPhase::Backward)
+        FLAMIA_RETURN_IF_ERROR(packKernelLocked(k));
+  if (lastLaunchRecorded_)
+    FLAMIA_RETURN_IF_ERROR(d.check(d.streamWaitEvent(stream, lastLaunch_, 0),
+                                   "cuStreamWaitEvent (the forward phase)"));
+  return launchPhaseLocked(KernelPhase::Backward, stream);
 }
 
 Status AttentionRuntime::buffer(const std::string &name,

@@ -3,10 +3,13 @@
 // The runtime side of the backward kernels (docs/runtime-abi.md, "The
 // backward kernels of recipe mxfp8 (sm_90a)") on the host and on the fake
 // driver: the key-tile schedule built and uploaded like the items,
-// NUM_KV_ITEMS in expressions, and grad_o, dq, dk, dv validated and bound.
+// NUM_KV_ITEMS in expressions, and grad_o, dq, dk, dv validated and bound;
+// the two phases of a training step (runForward, runBackward and their C
+// API, flamia_attention_forward_phase / flamia_attention_backward_phase).
 //
 //===----------------------------------------------------------------------===//
 
+#include "flamia/CAPI/Runtime.h"
 #include "flamia/Runtime/Runtime.h"
 #include "flamia/Runtime/ScheduleBuffers.h"
 
@@ -316,6 +319,499 @@ TEST_F(BackwardOnFakeDriver, ForwardOnlyManifestsIgnoreTheGradientFields) {
   EXPECT_TRUE(s.ok()) << s.message;
   EXPECT_FALSE(rt->schedule().hasKvItems);
   EXPECT_FALSE(rt->symbols().has(Symbol::NumKvItems));
+}
+
+// ---- The two phases: runForward, then runBackward of the same call.
+
+/// trainingManifest() plus a second backward kernel after flamia_attention_dkdv
+/// (flamia_attention_dq: grad_o, dq), so that the backward phase has an order.
+std::string twoPhaseManifest() {
+  bool found = false;
+  std::string m = replaceOnce(trainingManifest(), R"(        {"name": "work", "kind": "i32", "value": "NUM_KV_ITEMS * 1000 + NUM_ITEMS"}
+      ]
+    }
+  ])",
+                              R"(        {"name": "work", "kind": "i32", "value": "NUM_KV_ITEMS * 1000 + NUM_ITEMS"}
+      ]
+    },
+    {
+      "name": "flamia_attention_dq", "cubin": "flamia_attention_dq.cubin",
+      "phase": "backward", "launch": "persistent",
+      "grid": ["NUM_SMS", "1", "1"], "block": [384, 1, 1],
+      "params": [
+        {"name": "grad_o", "kind": "ptr", "buffer": "grad_o"},
+        {"name": "dq", "kind": "ptr", "buffer": "dq"},
+        {"name": "num_items", "kind": "i32", "value": "NUM_ITEMS"}
+      ]
+    }
+  ])",
+                              &found);
+  EXPECT_TRUE(found);
+  return m;
+}
+
+std::string twoPhaseArtifacts() {
+  std::string dir = makeArtifactDir(twoPhaseManifest());
+  writeFile(dir, "flamia_attention_dkdv.cubin",
+            "FAKECUBIN\nkernel flamia_attention_dkdv 8,4,8,8,8,8,8,8,4\n");
+  writeFile(dir, "flamia_attention_dq.cubin",
+            "FAKECUBIN\nkernel flamia_attention_dq 8,8,4\n");
+  return dir;
+}
+
+std::vector<std::string> launchedKernels() {
+  std::vector<std::string> names;
+  for (int i = 0; i < FakeCuda::get().numLaunches(); ++i)
+    names.push_back(FakeCuda::get().launch(i)->kernel);
+  return names;
+}
+
+class PhasesOnFakeDriver : public BackwardOnFakeDriver {
+protected:
+  std::unique_ptr<AttentionRuntime> createTwoPhase() {
+    std::unique_ptr<AttentionRuntime> rt;
+    Status s =
+        AttentionRuntime::create(twoPhaseArtifacts(), 0, RuntimeOptions(), rt);
+    EXPECT_TRUE(s.ok()) << s.message;
+    return rt;
+  }
+};
+
+/// The forward's arguments alone (an autograd forward: no gradients yet).
+AttentionArgs forwardArgsOf(const FakeBatch &b, const FakeGradients &g) {
+  AttentionArgs a = argsOf(b, g);
+  a.gradO = a.dq = a.dk = a.dv = 0;
+  return a;
+}
+
+TEST_F(PhasesOnFakeDriver, ForwardThenBackwardLaunchEachPhaseInOrder) {
+  auto rt = createTwoPhase();
+  ASSERT_NE(rt, nullptr);
+  FakeBatch b({0, 300, 300, 333}, 4, 2);
+  FakeGradients g(b);
+  CUstream forwardStream = reinterpret_cast<CUstream>(0x1000);
+  CUstream backwardStream = reinterpret_cast<CUstream>(0x2000);
+  EXPECT_FALSE(rt->forwardPhaseCurrent());
+  fake().reset();
+  Status s = rt->runForward(forwardArgsOf(b, g), forwardStream);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(launchedKernels(), (std::vector<std::string>{
+                                   "flamia_quantize", "flamia_attention_fwd"}));
+  EXPECT_EQ(fake().launch(1)->stream, forwardStream);
+  EXPECT_TRUE(rt->forwardPhaseCurrent());
+  // The backward's kernels are not bound yet: launching them is an error.
+  s = rt->launch(2, 1, forwardStream);
+  EXPECT_EQ(s.code, ErrorCode::InvalidArgument);
+  EXPECT_CONTAINS(s.message, "kernel 'flamia_attention_dkdv' is not prepared");
+  EXPECT_EQ(fake().numLaunches(), 2);
+
+  fake().reset();
+  s = rt->runBackward(argsOf(b, g), backwardStream);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(launchedKernels(),
+            (std::vector<std::string>{"flamia_attention_dkdv",
+                                      "flamia_attention_dq"}));
+  EXPECT_EQ(fake().launch(0)->stream, backwardStream);
+  // Ordered after the forward's kernels; cu_seqlens read once more; the
+  // schedule is not uploaded again (kv_items was, by the forward's prepare).
+  EXPECT_EQ(fake().calls("cuStreamWaitEvent"), 1);
+  EXPECT_EQ(fake().calls("cuMemcpyDtoHAsync_v2"), 1);
+  EXPECT_EQ(fake().calls("cuMemcpyHtoDAsync_v2"), 0);
+  EXPECT_EQ(fake().calls("cuMemsetD32Async"), 1); // the counter, for dkdv
+  BufferView kvItems, delta;
+  ASSERT_TRUE(rt->buffer("kv_items", kvItems).ok());
+  ASSERT_TRUE(rt->buffer("delta", delta).ok());
+  const FakeLaunch &dkdv = *fake().launch(0);
+  EXPECT_EQ(paramAs<CUdeviceptr>(dkdv, 0), kvItems.address);
+  EXPECT_EQ(paramAs<int32_t>(dkdv, 1), 8);
+  EXPECT_EQ(paramAs<CUdeviceptr>(dkdv, 3), g.gradO);
+  EXPECT_EQ(paramAs<CUdeviceptr>(dkdv, 4), delta.address);
+  EXPECT_EQ(paramAs<CUdeviceptr>(dkdv, 5), g.dq);
+  EXPECT_EQ(paramAs<CUdeviceptr>(dkdv, 6), g.dk);
+  EXPECT_EQ(paramAs<CUdeviceptr>(dkdv, 7), g.dv);
+  const FakeLaunch &dq = *fake().launch(1);
+  EXPECT_EQ(paramAs<CUdeviceptr>(dq, 0), g.gradO);
+  EXPECT_EQ(paramAs<CUdeviceptr>(dq, 1), g.dq);
+  EXPECT_EQ(paramAs<int32_t>(dq, 2), 16);
+  BufferView gradO;
+  ASSERT_TRUE(rt->buffer("grad_o", gradO).ok());
+  EXPECT_EQ(gradO.address, g.gradO);
+
+  // The backward again, with other gradient tensors (retain_graph): bound
+  // anew, the forward's workspace reused.
+  FakeGradients g2(b);
+  fake().reset();
+  AttentionArgs a2 = argsOf(b, g2);
+  s = rt->runBackward(a2, backwardStream);
+  ASSERT_TRUE(s.ok()) << s.message;
+  ASSERT_EQ(fake().numLaunches(), 2);
+  EXPECT_EQ(paramAs<CUdeviceptr>(*fake().launch(0), 3), g2.gradO);
+  EXPECT_EQ(paramAs<CUdeviceptr>(*fake().launch(1), 1), g2.dq);
+  EXPECT_TRUE(rt->forwardPhaseCurrent());
+}
+
+TEST_F(PhasesOnFakeDriver, BackwardWithoutItsForwardFails) {
+  auto rt = createTwoPhase();
+  ASSERT_NE(rt, nullptr);
+  FakeBatch b({0, 64, 128}, 2, 1);
+  FakeGradients g(b);
+  fake().reset();
+  Status s = rt->runBackward(argsOf(b, g), nullptr);
+  EXPECT_EQ(s.code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(s.message,
+            "backward without its forward: no forward phase has run on this "
+            "runtime; run the forward phase of the same call on this runtime "
+            "first (the backward reads its workspace, o and lse)");
+  EXPECT_EQ(fake().numLaunches(), 0);
+  EXPECT_EQ(fake().deviceCalls(), 0) << fake().trace();
+
+  // forward() (every kernel) and prepare() end a forward phase.
+  ASSERT_TRUE(rt->runForward(forwardArgsOf(b, g), nullptr).ok());
+  ASSERT_TRUE(rt->forward(argsOf(b, g), nullptr).ok());
+  fake().reset();
+  s = rt->runBackward(argsOf(b, g), nullptr);
+  EXPECT_CONTAINS(s.message, "backward without its forward: the last call on "
+                             "this runtime was forward (every kernel), not a "
+                             "forward phase");
+  ASSERT_TRUE(rt->runForward(forwardArgsOf(b, g), nullptr).ok());
+  ASSERT_TRUE(rt->prepare(argsOf(b, g), nullptr).ok());
+  s = rt->runBackward(argsOf(b, g), nullptr);
+  EXPECT_CONTAINS(s.message, "the last call on this runtime was prepare");
+  // A failed forward phase leaves none.
+  ASSERT_TRUE(rt->runForward(forwardArgsOf(b, g), nullptr).ok());
+  AttentionArgs bad = forwardArgsOf(b, g);
+  bad.numKVHeads = 3;
+  EXPECT_FALSE(rt->runForward(bad, nullptr).ok());
+  fake().reset();
+  s = rt->runBackward(argsOf(b, g), nullptr);
+  EXPECT_CONTAINS(s.message, "the last forward phase on this runtime failed");
+  EXPECT_EQ(fake().numLaunches(), 0);
+}
+
+TEST_F(PhasesOnFakeDriver, BackwardOfAnotherCallFailsNamingTheDifference) {
+  auto rt = createTwoPhase();
+  ASSERT_NE(rt, nullptr);
+  FakeBatch b({0, 64, 128}, 2, 1);
+  FakeGradients g(b);
+  ASSERT_TRUE(rt->runForward(forwardArgsOf(b, g), nullptr).ok());
+
+  // cu_seqlens changed on the device between the phases.
+  int32_t *cu = fake().host<int32_t>(b.cuSeqlens);
+  cu[1] = 100;
+  fake().reset();
+  Status s = rt->runBackward(argsOf(b, g), nullptr);
+  EXPECT_EQ(s.code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(s.message,
+            "backward: cu_seqlens differs from the forward phase's: "
+            "cu_seqlens[1] = 100 but the forward read 64; the backward phase "
+            "reads the forward phase's workspace and schedule and must be "
+            "given the forward's call");
+  EXPECT_EQ(fake().numLaunches(), 0);
+  cu[1] = 64;
+
+  // Another batch: T first.
+  FakeBatch other({0, 32, 96}, 2, 1);
+  FakeGradients og(other);
+  s = rt->runBackward(argsOf(other, og), nullptr);
+  EXPECT_EQ(s.message, "backward: T (num_tokens) = 96 but the forward phase "
+                       "ran with 128; the backward phase reads the forward "
+                       "phase's workspace and must be given the forward's "
+                       "call");
+  // Same sizes, another q.
+  FakeBatch same({0, 64, 128}, 2, 1);
+  AttentionArgs a = argsOf(b, g);
+  a.q = same.q;
+  s = rt->runBackward(a, nullptr);
+  EXPECT_CONTAINS(s.message, "backward: q (0x");
+  EXPECT_CONTAINS(s.message, ") is not the forward phase's q (0x");
+  // Another cu_seqlens tensor holding the same values: a different pointer.
+  a = argsOf(b, g);
+  a.cuSeqlens = same.cuSeqlens;
+  s = rt->runBackward(a, nullptr);
+  EXPECT_CONTAINS(s.message, "backward: cu_seqlens (0x");
+  a = argsOf(b, g);
+  a.numDocs = 1;
+  s = rt->runBackward(a, nullptr);
+  EXPECT_FALSE(s.ok());
+  a = argsOf(b, g);
+  a.softmaxScale = 0.5f;
+  s = rt->runBackward(a, nullptr);
+  EXPECT_EQ(s.message.rfind("backward: softmax scale 0.5 but the forward "
+                            "phase ran with 0.0883883",
+                            0),
+            0u)
+      << s.message;
+  EXPECT_EQ(fake().numLaunches(), 0);
+
+  // The forward phase is still current: the right call succeeds.
+  s = rt->runBackward(argsOf(b, g), nullptr);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(launchedKernels(),
+            (std::vector<std::string>{"flamia_attention_dkdv",
+                                      "flamia_attention_dq"}));
+}
+
+TEST_F(PhasesOnFakeDriver, BackwardNeedsEveryGradient) {
+  auto rt = createTwoPhase();
+  ASSERT_NE(rt, nullptr);
+  FakeBatch b({0, 64}, 2, 1);
+  FakeGradients g(b);
+  ASSERT_TRUE(rt->runForward(forwardArgsOf(b, g), nullptr).ok());
+  fake().reset();
+  AttentionArgs a = argsOf(b, g);
+  a.gradO = 0;
+  Status s = rt->runBackward(a, nullptr);
+  EXPECT_EQ(s.code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(s.message, "grad_o is a null pointer (32768 bytes expected)");
+  a = argsOf(b, g);
+  a.dv = 0;
+  s = rt->runBackward(a, nullptr);
+  EXPECT_EQ(s.message, "dv is a null pointer (16384 bytes expected)");
+  // A gradient too small for its tensor: the device pointer check.
+  FakeBatch small({0, 32}, 2, 1);
+  FakeGradients tooSmall(small);
+  a = argsOf(b, g);
+  a.dv = tooSmall.dv;
+  s = rt->runBackward(a, nullptr);
+  EXPECT_CONTAINS(s.message, "dv needs 16384 bytes from");
+  EXPECT_EQ(fake().numLaunches(), 0);
+  // The forward phase checks gradients that are given.
+  a = argsOf(b, g);
+  a.dq += 8;
+  s = rt->runForward(a, nullptr);
+  EXPECT_CONTAINS(s.message, ") is not 16-byte aligned");
+  EXPECT_CONTAINS(s.message, "dq (0x");
+}
+
+TEST_F(PhasesOnFakeDriver, ForwardOnlyManifests) {
+  std::unique_ptr<AttentionRuntime> rt;
+  ASSERT_TRUE(
+      AttentionRuntime::create(makeArtifactDir(), 0, RuntimeOptions(), rt).ok());
+  FakeBatch b({0, 64}, 2, 1);
+  FakeGradients g(b);
+  fake().reset();
+  // The forward phase is the whole call.
+  Status s = rt->runForward(forwardArgsOf(b, g), nullptr);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(launchedKernels(), (std::vector<std::string>{
+                                   "flamia_quantize", "flamia_attention_fwd"}));
+  s = rt->runBackward(argsOf(b, g), nullptr);
+  EXPECT_EQ(s.code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(s.message, "backward: the manifest has no backward kernels (no "
+                       "\"phase\": \"backward\")");
+  EXPECT_EQ(fake().numLaunches(), 2);
+}
+
+TEST_F(PhasesOnFakeDriver, EmptyBatchLaunchesNothingInEitherPhase) {
+  auto rt = createTwoPhase();
+  ASSERT_NE(rt, nullptr);
+  // T = 0 (one empty document): no kernel runs, no tensor has bytes (the
+  // gradients may be null even for the backward).
+  FakeBatch b({0, 0}, 2, 1);
+  AttentionArgs a;
+  a.q = b.q;
+  a.k = b.k;
+  a.v = b.v;
+  a.cuSeqlens = b.cuSeqlens;
+  a.o = b.o;
+  a.lse = b.lse;
+  a.numQHeads = 2;
+  a.numKVHeads = 1;
+  a.headDim = 128;
+  a.numDocs = 1;
+  fake().reset();
+  ASSERT_TRUE(rt->runForward(a, nullptr).ok());
+  ASSERT_TRUE(rt->runBackward(a, nullptr).ok());
+  EXPECT_EQ(fake().numLaunches(), 0);
+  EXPECT_EQ(fake().calls("cuEventRecord"), 2);
+}
+
+// ---- The same through the C API.
+
+flamia_attention_args capiArgsOf(const FakeBatch &b, const FakeGradients *g) {
+  flamia_attention_args a;
+  flamia_attention_args_init(&a);
+  auto ptr = [](CUdeviceptr p) {
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(p));
+  };
+  a.q = ptr(b.q);
+  a.k = ptr(b.k);
+  a.v = ptr(b.v);
+  a.cu_seqlens = static_cast<const int32_t *>(ptr(b.cuSeqlens));
+  a.o = ptr(b.o);
+  a.lse = static_cast<float *>(ptr(b.lse));
+  a.num_tokens = b.T;
+  a.num_q_heads = static_cast<int32_t>(b.Hq);
+  a.num_kv_heads = static_cast<int32_t>(b.Hkv);
+  a.head_dim = static_cast<int32_t>(b.D);
+  a.num_docs = static_cast<int32_t>(b.cu.size()) - 1;
+  if (g) {
+    a.grad_o = ptr(g->gradO);
+    a.dq = ptr(g->dq);
+    a.dk = ptr(g->dk);
+    a.dv = ptr(g->dv);
+  }
+  return a;
+}
+
+/// flamia_attention_args as the header of ABI version 1 declared it (before
+/// grad_o, dq, dk, dv): what a caller built against that header passes.
+struct ArgsVersion1 {
+  size_t struct_size;
+  const void *q, *k, *v;
+  const int32_t *cu_seqlens;
+  void *o;
+  float *lse;
+  int64_t num_tokens;
+  int32_t num_q_heads, num_kv_heads, head_dim, num_docs;
+  float softmax_scale;
+};
+static_assert(sizeof(ArgsVersion1) == FLAMIA_ATTENTION_ARGS_SIZE_V1,
+              "version 1 is the prefix of flamia_attention_args");
+
+ArgsVersion1 version1Of(const flamia_attention_args &a) {
+  ArgsVersion1 old;
+  memset(&old, 0, sizeof old);
+  memcpy(&old, &a, sizeof old);
+  old.struct_size = sizeof old;
+  return old;
+}
+
+const flamia_attention_args *asArgs(const ArgsVersion1 &old) {
+  return reinterpret_cast<const flamia_attention_args *>(&old);
+}
+
+TEST_F(PhasesOnFakeDriver, CapiForwardPhaseThenBackwardPhase) {
+  flamia_runtime *rt = nullptr;
+  char err[512];
+  ASSERT_EQ(flamia_runtime_create(twoPhaseArtifacts().c_str(), 0, &rt, err,
+                                  sizeof err),
+            FLAMIA_STATUS_OK)
+      << err;
+  FakeBatch b({0, 300, 300, 333}, 4, 2);
+  FakeGradients g(b);
+  flamia_attention_args a = capiArgsOf(b, nullptr);
+  fake().reset();
+  ASSERT_EQ(flamia_attention_forward_phase(rt, &a, nullptr), FLAMIA_STATUS_OK)
+      << flamia_last_error();
+  EXPECT_EQ(launchedKernels(), (std::vector<std::string>{
+                                   "flamia_quantize", "flamia_attention_fwd"}));
+  a = capiArgsOf(b, &g);
+  fake().reset();
+  ASSERT_EQ(flamia_attention_backward_phase(rt, &a, nullptr), FLAMIA_STATUS_OK)
+      << flamia_last_error();
+  EXPECT_EQ(launchedKernels(),
+            (std::vector<std::string>{"flamia_attention_dkdv",
+                                      "flamia_attention_dq"}));
+  EXPECT_EQ(paramAs<CUdeviceptr>(*fake().launch(0), 3), g.gradO);
+  EXPECT_EQ(paramAs<CUdeviceptr>(*fake().launch(0), 7), g.dv);
+  EXPECT_EQ(paramAs<CUdeviceptr>(*fake().launch(1), 1), g.dq);
+
+  // Different cu_seqlens between the phases: named, nothing launched.
+  ASSERT_EQ(flamia_attention_forward_phase(rt, &a, nullptr), FLAMIA_STATUS_OK);
+  fake().host<int32_t>(b.cuSeqlens)[2] = 301;
+  fake().reset();
+  EXPECT_EQ(flamia_attention_backward_phase(rt, &a, nullptr),
+            FLAMIA_STATUS_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(flamia_last_error(),
+                  "backward: cu_seqlens differs from the forward phase's: "
+                  "cu_seqlens[2] = 301 but the forward read 300");
+  EXPECT_EQ(fake().numLaunches(), 0);
+  flamia_runtime_destroy(rt);
+}
+
+TEST_F(PhasesOnFakeDriver, CapiErrors) {
+  flamia_runtime *rt = nullptr;
+  ASSERT_EQ(flamia_runtime_create(twoPhaseArtifacts().c_str(), 0, &rt,
+                                  nullptr, 0),
+            FLAMIA_STATUS_OK);
+  FakeBatch b({0, 64}, 2, 1);
+  FakeGradients g(b);
+  flamia_attention_args a = capiArgsOf(b, &g);
+  EXPECT_EQ(flamia_attention_backward_phase(nullptr, &a, nullptr),
+            FLAMIA_STATUS_INVALID_ARGUMENT);
+  EXPECT_STREQ(flamia_last_error(), "runtime is NULL");
+  EXPECT_EQ(flamia_attention_backward_phase(rt, nullptr, nullptr),
+            FLAMIA_STATUS_INVALID_ARGUMENT);
+  EXPECT_STREQ(flamia_last_error(), "args is NULL");
+  fake().reset();
+  EXPECT_EQ(flamia_attention_backward_phase(rt, &a, nullptr),
+            FLAMIA_STATUS_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(flamia_last_error(), "backward without its forward: no "
+                                       "forward phase has run on this runtime");
+  // The training step through the all-kernels call without grad_o (a
+  // version-1 caller): the existing message.
+  ArgsVersion1 old = version1Of(capiArgsOf(b, nullptr));
+  EXPECT_EQ(flamia_attention_forward(rt, asArgs(old), nullptr),
+            FLAMIA_STATUS_INVALID_ARGUMENT);
+  EXPECT_STREQ(flamia_last_error(),
+               "grad_o is a null pointer (32768 bytes expected)");
+  // A version-1 caller's forward phase works; its backward has no grad_o.
+  ASSERT_EQ(flamia_attention_forward_phase(rt, asArgs(old), nullptr),
+            FLAMIA_STATUS_OK)
+      << flamia_last_error();
+  EXPECT_EQ(fake().numLaunches(), 2);
+  EXPECT_EQ(flamia_attention_backward_phase(rt, asArgs(old), nullptr),
+            FLAMIA_STATUS_INVALID_ARGUMENT);
+  EXPECT_STREQ(flamia_last_error(),
+               "grad_o is a null pointer (32768 bytes expected)");
+  // Missing dk with the current struct.
+  a = capiArgsOf(b, &g);
+  a.dk = nullptr;
+  EXPECT_EQ(flamia_attention_backward_phase(rt, &a, nullptr),
+            FLAMIA_STATUS_INVALID_ARGUMENT);
+  EXPECT_STREQ(flamia_last_error(),
+               "dk is a null pointer (16384 bytes expected)");
+  // A size between the versions is no version's.
+  a = capiArgsOf(b, &g);
+  a.struct_size = FLAMIA_ATTENTION_ARGS_SIZE_V1 + 8;
+  EXPECT_EQ(flamia_attention_backward_phase(rt, &a, nullptr),
+            FLAMIA_STATUS_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(flamia_last_error(), "flamia_attention_args.struct_size is " +
+                                           std::to_string(
+                                               FLAMIA_ATTENTION_ARGS_SIZE_V1 +
+                                               8) +
+                                           ", less than " +
+                                           std::to_string(sizeof a));
+  EXPECT_EQ(fake().numLaunches(), 2);
+  // The right call still succeeds.
+  a = capiArgsOf(b, &g);
+  EXPECT_EQ(flamia_attention_backward_phase(rt, &a, nullptr), FLAMIA_STATUS_OK)
+      << flamia_last_error();
+  EXPECT_EQ(fake().numLaunches(), 4);
+  flamia_runtime_destroy(rt);
+}
+
+TEST_F(PhasesOnFakeDriver, CapiVersion1StructRunsTheForward) {
+  // A caller built against the first header, on a forward-only manifest.
+  flamia_runtime *rt = nullptr;
+  ASSERT_EQ(
+      flamia_runtime_create(makeArtifactDir().c_str(), 0, &rt, nullptr, 0),
+      FLAMIA_STATUS_OK);
+  FakeBatch b({0, 33, 100}, 4, 4);
+  ArgsVersion1 old = version1Of(capiArgsOf(b, nullptr));
+  EXPECT_EQ(old.struct_size, 88u);
+  fake().reset();
+  ASSERT_EQ(flamia_attention_forward(rt, asArgs(old), nullptr),
+            FLAMIA_STATUS_OK)
+      << flamia_last_error();
+  EXPECT_EQ(launchedKernels(), (std::vector<std::string>{
+                                   "flamia_quantize", "flamia_attention_fwd"}));
+  // The bytes after a version-1 struct are not read: garbage there is fine.
+  struct {
+    ArgsVersion1 args;
+    unsigned char after[32];
+  } padded;
+  padded.args = old;
+  memset(padded.after, 0xAB, sizeof padded.after);
+  fake().reset();
+  EXPECT_EQ(flamia_attention_forward_phase(
+                rt, reinterpret_cast<const flamia_attention_args *>(&padded),
+                nullptr),
+            FLAMIA_STATUS_OK)
+      << flamia_last_error();
+  EXPECT_EQ(fake().numLaunches(), 2);
+  flamia_runtime_destroy(rt);
 }
 
 } // namespace

@@ -17,6 +17,13 @@
  *     fprintf(stderr, "%s\n", flamia_last_error());
  *   flamia_runtime_destroy(rt);
  *
+ * A training step (a manifest with backward kernels) in two phases, e.g. an
+ * autograd op's forward and, later, its backward:
+ *   flamia_attention_forward_phase(rt, &a, stream);  // o, lse; grads unset
+ *   ...
+ *   a.grad_o = dO; a.dq = dq; a.dk = dk; a.dv = dv;  // same q..lse, sizes
+ *   flamia_attention_backward_phase(rt, &a, stream); // dq, dk, dv
+ *
  * Conventions:
  *  - Handles are opaque. Every function returning flamia_status checks its
  *    pointers and reports errors as a status plus a message (never aborts);
@@ -24,7 +31,10 @@
  *    flamia_last_error(). flamia_runtime_create also copies it to `err`.
  *  - Structs passed in start with `struct_size` (set by the _init functions);
  *    later versions only append fields. A struct smaller than this version's
- *    is rejected; a larger one is accepted when its extra bytes are zero.
+ *    is rejected, except the sizes of earlier versions of
+ *    flamia_attention_args (FLAMIA_ATTENTION_ARGS_SIZE_V1: the fields added
+ *    since read as zero); a larger one is accepted when its extra bytes are
+ *    zero.
  *  - Pointers in flamia_attention_args are CUDA device addresses in the
  *    device's primary context (what cudaMalloc and PyTorch return).
  *  - Streams are CUstream / cudaStream_t values; NULL is the legacy default
@@ -111,7 +121,19 @@ typedef struct flamia_attention_args {
   int32_t head_dim;          /* D, must equal the manifest's head_dim */
   int32_t num_docs;          /* >= 1; zero-length documents allowed */
   float softmax_scale;       /* 0: manifest's, else 1/sqrt(D) */
+  /* Since the backward (struct_size > FLAMIA_ATTENTION_ARGS_SIZE_V1). Bound
+   * when the manifest lists them (a training step), ignored otherwise. */
+  const void *grad_o; /* bf16 [T, Hq, D]: dL/dO, 16-byte aligned */
+  void *dq;           /* [T, Hq, D], bf16 or f32 (the manifest's dtype) */
+  void *dk;           /* [T, Hkv, D], bf16 or f32 */
+  void *dv;           /* [T, Hkv, D], bf16 or f32 */
 } flamia_attention_args;
+
+/** The struct_size of flamia_attention_args before grad_o, dq, dk, dv (the
+ *  first version: offsetof(flamia_attention_args, grad_o)); accepted, the
+ *  gradients then read as NULL. */
+#define FLAMIA_ATTENTION_ARGS_SIZE_V1 \
+  (offsetof(flamia_attention_args, grad_o))
 
 #define FLAMIA_MAX_BUFFER_RANK 8
 
@@ -168,6 +190,25 @@ FLAMIA_CAPI_EXPORT void flamia_runtime_destroy(flamia_runtime *rt);
 FLAMIA_CAPI_EXPORT flamia_status
 flamia_attention_forward(flamia_runtime *rt, const flamia_attention_args *args,
                          flamia_stream stream);
+/** The forward phase of a training step: validates (grad_o, dq, dk, dv may be
+ *  NULL; checked when given), builds the schedule, binds the buffers and
+ *  launches the kernels of phase "forward" in manifest order. For a manifest
+ *  without backward kernels it is flamia_attention_forward. */
+FLAMIA_CAPI_EXPORT flamia_status flamia_attention_forward_phase(
+    flamia_runtime *rt, const flamia_attention_args *args,
+    flamia_stream stream);
+/** The backward phase: launches the kernels of phase "backward" in manifest
+ *  order on the workspace of the last flamia_attention_forward_phase on this
+ *  runtime, which must have been the last call on it (or been followed only
+ *  by backward phases) and have had the same call: the same num_tokens,
+ *  num_q_heads, num_kv_heads, head_dim, num_docs and softmax scale, the same
+ *  q, k, v, cu_seqlens, o, lse pointers, and cu_seqlens holding the same
+ *  values (read again: `stream` is synchronized once). grad_o, dq, dk, dv are
+ *  required. Otherwise FLAMIA_STATUS_INVALID_ARGUMENT naming what differs,
+ *  and nothing is launched. */
+FLAMIA_CAPI_EXPORT flamia_status flamia_attention_backward_phase(
+    flamia_runtime *rt, const flamia_attention_args *args,
+    flamia_stream stream);
 /** The first half of forward: everything but the launches. */
 FLAMIA_CAPI_EXPORT flamia_status
 flamia_attention_prepare(flamia_runtime *rt, const flamia_attention_args *args,

@@ -20,6 +20,24 @@
 // forward = prepare + launch of every kernel. A prepared call can be launched
 // again (benchmarks) as long as the bound buffers stay valid.
 //
+// A training step can also be run in its two phases (an autograd op: the
+// forward now, the backward later), on one runtime:
+//   runForward   prepare (gradient pointers optional) + launch of the
+//                kernels of phase "forward", in manifest order;
+//   runBackward  launch of the kernels of phase "backward", in manifest
+//                order, on the workspace the last runForward wrote (the
+//                quantized copies of q, k, v) and its o and lse. It must be
+//                given the same call (see sameForwardCall in Runtime.cpp and
+//                docs/runtime.md): the same T, Hq, Hkv, D, num_docs and
+//                softmax scale, the same q, k, v, cu_seqlens, o and lse
+//                pointers, and cu_seqlens holding what the forward read (it
+//                is read again: one more synchronization of the stream);
+//                grad_o, dq, dk and dv are required. Any other call on the
+//                runtime in between (prepare, forward, a failed runForward)
+//                ends the forward phase: runBackward then fails, launching
+//                nothing. The backward may be run again (another grad_o)
+//                while no other call intervenes.
+//
 // Thread safety: calls on one runtime are serialized by a mutex. Work of
 // consecutive calls is ordered on the device even across streams: each
 // prepare makes its stream wait for the event recorded after the previous
@@ -90,13 +108,21 @@ struct ArgumentExtents {
   uint64_t gradO = 0, dq = 0, dk = 0, dv = 0;
 };
 
+/// The kernels a call launches: every kernel (forward), those of phase
+/// "forward" (runForward) or those of phase "backward" (runBackward).
+enum class CallPhase { All, Forward, Backward };
+
 /// Host-only validation of `args` against `manifest` (no device call): sizes,
 /// head counts, head dim, softmax scale, null pointers, alignment, overlap of
 /// outputs with other tensors, and the manifest's input/output shapes against
-/// the tensors the arguments describe. Fills `extents`.
+/// the tensors the arguments describe. Fills `extents`. With
+/// CallPhase::Forward the backward's tensors (grad_o, dq, dk, dv) may be null
+/// (they are checked when given); otherwise every tensor the manifest lists
+/// is required.
 Status validateAttentionArgs(const Manifest &manifest,
                              const AttentionArgs &args,
-                             ArgumentExtents *extents = nullptr);
+                             ArgumentExtents *extents = nullptr,
+                             CallPhase phase = CallPhase::All);
 
 /// The softmax scale a call uses (see docs/runtime.md): the manifest's when it
 /// has one (the argument must then be 0 or equal), else the argument, else
@@ -137,6 +163,18 @@ public:
   Status prepare(const AttentionArgs &args, CUstream stream);
   Status launch(size_t firstKernel, size_t numKernels, CUstream stream);
   Status forward(const AttentionArgs &args, CUstream stream);
+  /// The forward phase of a training step (or the whole of a forward-only
+  /// manifest): prepare + launch of the kernels of phase "forward".
+  Status runForward(const AttentionArgs &args, CUstream stream);
+  /// The backward phase after runForward of the same call (see above):
+  /// validates, checks the call against the forward's, binds grad_o, dq, dk,
+  /// dv and launches the kernels of phase "backward". InvalidArgument, with
+  /// nothing launched, when the manifest has no backward kernels, when no
+  /// forward phase is current, or when the call differs from the forward's.
+  Status runBackward(const AttentionArgs &args, CUstream stream);
+  /// Whether runBackward may follow: the last call was a successful
+  /// runForward (or runBackward after one).
+  bool forwardPhaseCurrent() const;
 
   const Manifest &manifest() const { return manifest_; }
   const DeviceInfo &device() const { return device_; }
@@ -158,8 +196,12 @@ public:
 
 private:
   AttentionRuntime() = default;
-  Status prepareLocked(const AttentionArgs &args, CUstream stream);
+  Status prepareLocked(const AttentionArgs &args, CUstream stream,
+                       CallPhase phase);
   Status launchLocked(size_t first, size_t count, CUstream stream);
+  Status launchPhaseLocked(KernelPhase phase, CUstream stream);
+  Status packKernelLocked(size_t kernel);
+  Status sameForwardCall(const AttentionArgs &args) const;
   Status checkDevicePointer(const char *name, CUdeviceptr ptr,
                             uint64_t bytes) const;
 
@@ -186,6 +228,13 @@ private:
   std::vector<BoundBuffer> bound_;
   NamedScalars scalars_;
   std::vector<KernelLaunch> launches_;
+  std::vector<bool> packed_; // launches_[k] has its parameters
+  std::vector<int32_t> cuHost_; // cu_seqlens as the last prepare read it
+
+  // The forward phase runBackward continues (valid while forwardCurrent_).
+  bool forwardCurrent_ = false;
+  std::string noForwardReason_ = "no forward phase has run on this runtime";
+  AttentionArgs forwardArgs_;
 };
 
 } // namespace flamia::runtime
