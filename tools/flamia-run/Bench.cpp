@@ -135,8 +135,8 @@ Status runBenchmark(Session &session, const RunOptions &options) {
 }
 
 Status runTrainingBenchmark(Session &session, const RunOptions &options) {
-  runtime::AttentionRuntime *rt = session.training();
-  if (!rt)
+  flamia_runtime *rt = session.runtime();
+  if (!session.backward())
     return Status::error(runtime::ErrorCode::InvalidArgument,
                          "the training benchmark needs a training-step "
                          "manifest (--backward)");
@@ -159,10 +159,17 @@ Status runTrainingBenchmark(Session &session, const RunOptions &options) {
     return Status::error(runtime::ErrorCode::InvalidArgument,
                          "the manifest has no forward or no backward kernels");
 
-  runtime::AttentionArgs args = session.trainingArgs();
-  FLAMIA_RETURN_IF_ERROR(rt->prepare(args, dev.stream()));
+  flamia_attention_args args = session.args();
+  flamia_status prepared = flamia_attention_prepare(rt, &args, dev.stream());
+  if (prepared != FLAMIA_STATUS_OK)
+    return capiError(prepared, "flamia_attention_prepare");
+  auto launch = [&](size_t first, size_t count) -> Status {
+    flamia_status s = flamia_runtime_launch(rt, first, count, dev.stream());
+    return s == FLAMIA_STATUS_OK ? Status::success()
+                                 : capiError(s, "flamia_runtime_launch");
+  };
   for (int i = 0; i < options.warmup; ++i)
-    FLAMIA_RETURN_IF_ERROR(rt->launch(0, numKernels, dev.stream()));
+    FLAMIA_RETURN_IF_ERROR(launch(0, numKernels));
   FLAMIA_RETURN_IF_ERROR(dev.synchronize());
 
   // One event before each kernel and one after the last: per-kernel times
@@ -175,7 +182,7 @@ Status runTrainingBenchmark(Session &session, const RunOptions &options) {
   for (int i = 0; i < options.bench; ++i) {
     for (size_t k = 0; k < numKernels; ++k) {
       FLAMIA_RETURN_IF_ERROR(dev.record(events[k]));
-      FLAMIA_RETURN_IF_ERROR(rt->launch(k, 1, dev.stream()));
+      FLAMIA_RETURN_IF_ERROR(launch(k, 1));
     }
     FLAMIA_RETURN_IF_ERROR(dev.record(events[numKernels]));
     std::vector<double> t(numKernels);

@@ -61,12 +61,7 @@ Status Session::open(const RunOptions &options, HostBatch &batch) {
           std::string("--backward: the manifest has backward kernels but no "
                       "buffer '") +
           name + "'");
-  runtime::RuntimeOptions ro2;
-  ro2.zeroWorkspace = ro.zero_workspace;
-  ro2.syncAfterEachKernel = ro.sync_after_each_kernel;
-  ro2.checkSchedule = ro.check_schedule;
-  FLAMIA_RETURN_IF_ERROR(runtime::AttentionRuntime::create(
-      options.artifacts, options.device, ro2, training_));
+  backward_ = true;
   auto bytesOf = [&](const char *name, size_t elements) {
     return elements * static_cast<size_t>(runtime::dtypeBytes(
                           manifest_.buffers[manifest_.findBuffer(name)].dtype));
@@ -83,36 +78,14 @@ Status Session::open(const RunOptions &options, HostBatch &batch) {
   return Status::success();
 }
 
-runtime::AttentionArgs Session::trainingArgs() const {
-  runtime::AttentionArgs a;
-  a.q = q_;
-  a.k = k_;
-  a.v = v_;
-  a.cuSeqlens = cu_;
-  a.o = o_;
-  a.lse = lse_;
-  a.gradO = gradO_;
-  a.dq = dq_;
-  a.dk = dk_;
-  a.dv = dv_;
-  a.numTokens = batch_->T;
-  a.numQHeads = batch_->Hq;
-  a.numKVHeads = batch_->Hkv;
-  a.headDim = batch_->D;
-  a.numDocs = batch_->numDocs();
-  a.softmaxScale = softmaxScale_;
-  return a;
-}
-
 float Session::softmaxScale() const {
-  return training_ ? (training_->prepared() ? training_->softmaxScale() : 0.0f)
-                   : flamia_runtime_softmax_scale(rt_);
+  return flamia_runtime_softmax_scale(rt_);
 }
 
 Status Session::downloadGradients(std::vector<float> &dq,
                                   std::vector<float> &dk,
                                   std::vector<float> &dv) {
-  if (!training_)
+  if (!backward_)
     return Status::error(ErrorCode::Internal, "no training step was run");
   auto fetch = [&](const char *name, CUdeviceptr src, size_t elements,
                    size_t bytes, std::vector<float> &out) -> Status {
@@ -139,7 +112,7 @@ Status Session::uploadInputs() {
   FLAMIA_RETURN_IF_ERROR(device_.upload(q_, batch.q.data(), qBytes));
   FLAMIA_RETURN_IF_ERROR(device_.upload(k_, batch.k.data(), kBytes));
   FLAMIA_RETURN_IF_ERROR(device_.upload(v_, batch.v.data(), kBytes));
-  if (training_) {
+  if (backward_) {
     if (batch.gradO.size() != batch.qElements())
       return runtime::Status::error(ErrorCode::Internal,
                                     "grad_o does not match the batch");
@@ -166,21 +139,37 @@ flamia_attention_args Session::args() const {
   a.head_dim = static_cast<int32_t>(batch_->D);
   a.num_docs = static_cast<int32_t>(batch_->numDocs());
   a.softmax_scale = softmaxScale_;
+  if (backward_) {
+    a.grad_o = ptr(gradO_);
+    a.dq = ptr(dq_);
+    a.dk = ptr(dk_);
+    a.dv = ptr(dv_);
+  }
   return a;
 }
 
 Status Session::forward() {
   FLAMIA_RETURN_IF_ERROR(device_.fill(o_, 0xFF, batch_->qElements() * 2));
   FLAMIA_RETURN_IF_ERROR(device_.fill(lse_, 0xFF, batch_->lseElements() * 4));
-  if (training_) {
+  flamia_attention_args a = args();
+  if (backward_) {
     FLAMIA_RETURN_IF_ERROR(device_.fill(dq_, 0xFF, dqBytes_));
     FLAMIA_RETURN_IF_ERROR(device_.fill(dk_, 0xFF, dkBytes_));
     FLAMIA_RETURN_IF_ERROR(device_.fill(dv_, 0xFF, dkBytes_));
-    FLAMIA_RETURN_IF_ERROR(
-        training_->forward(trainingArgs(), device_.stream()));
+    // As an autograd op calls them: the forward phase (without the
+    // gradients), then the backward phase of the same call.
+    flamia_attention_args fa = a;
+    fa.grad_o = nullptr;
+    fa.dq = fa.dk = fa.dv = nullptr;
+    flamia_status s =
+        flamia_attention_forward_phase(rt_, &fa, device_.stream());
+    if (s != FLAMIA_STATUS_OK)
+      return capiError(s, "flamia_attention_forward_phase");
+    s = flamia_attention_backward_phase(rt_, &a, device_.stream());
+    if (s != FLAMIA_STATUS_OK)
+      return capiError(s, "flamia_attention_backward_phase");
     return device_.synchronize().withContext("running the kernels");
   }
-  flamia_attention_args a = args();
   flamia_status s = flamia_attention_forward(rt_, &a, device_.stream());
   if (s != FLAMIA_STATUS_OK)
     return capiError(s, "flamia_attention_forward");
@@ -200,13 +189,6 @@ Status Session::downloadBuffer(const std::string &name,
                                flamia_buffer_info &info) {
   memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
-  if (training_) {
-    runtime::BufferView view;
-    FLAMIA_RETURN_IF_ERROR(training_->buffer(name, view));
-    bytes.resize(static_cast<size_t>(view.bytes));
-    info.bytes = view.bytes;
-    return device_.download(bytes.data(), view.address, bytes.size());
-  }
   flamia_status s = flamia_runtime_get_buffer(rt_, name.c_str(), &info);
   if (s != FLAMIA_STATUS_OK)
     return capiError(s, "flamia_runtime_get_buffer");
@@ -228,7 +210,7 @@ Status Session::uploadTokens(int64_t begin, int64_t end) {
       q_ + begin * qRow * 2, b.q.data() + begin * qRow, n * qRow * 2));
   FLAMIA_RETURN_IF_ERROR(device_.upload(
       k_ + begin * kRow * 2, b.k.data() + begin * kRow, n * kRow * 2));
-  if (training_)
+  if (backward_)
     FLAMIA_RETURN_IF_ERROR(device_.upload(gradO_ + begin * qRow * 2,
                                           b.gradO.data() + begin * qRow,
                                           n * qRow * 2));

@@ -39,7 +39,8 @@ public:
   flamia_attention_args args() const;
 
   /// Fills O and LSE (and the gradients) with NaN (0xFF bytes), runs every
-  /// kernel, waits.
+  /// kernel, waits: flamia_attention_forward, or with --backward
+  /// flamia_attention_forward_phase then flamia_attention_backward_phase.
   runtime::Status forward();
   /// --backward: dq, dk, dv as float32 (by the manifest's dtypes).
   runtime::Status downloadGradients(std::vector<float> &dq,
@@ -48,7 +49,8 @@ public:
   /// The softmax scale of the last call (the runtime's, after the
   /// manifest's default).
   float softmaxScale() const;
-  bool backward() const { return training_ != nullptr; }
+  /// --backward: a training step (its forward phase, then its backward).
+  bool backward() const { return backward_; }
   runtime::Status downloadOutputs(std::vector<uint16_t> &o,
                                   std::vector<float> &lse);
   /// A workspace (or any) buffer of the last call.
@@ -62,11 +64,6 @@ public:
   CUdeviceptr o() const { return o_; }
   CUdeviceptr lse() const { return lse_; }
 
-  /// --backward: the runtime of the training step and its arguments (for
-  /// the benchmark, which launches kernel ranges).
-  runtime::AttentionRuntime *training() const { return training_.get(); }
-  runtime::AttentionArgs trainingArgs() const;
-
 private:
   flamia_runtime *rt_ = nullptr;
   Device device_;
@@ -74,11 +71,10 @@ private:
   HostBatch *batch_ = nullptr;
   float softmaxScale_ = 0.0f;
   CUdeviceptr q_ = 0, k_ = 0, v_ = 0, cu_ = 0, o_ = 0, lse_ = 0;
-  // --backward: the C API's flamia_attention_args has no grad_o, dq, dk, dv
-  // yet, so a training step runs through runtime::AttentionRuntime (the
-  // library behind the C API); the C API runtime above still answers the
-  // introspection calls.
-  std::unique_ptr<runtime::AttentionRuntime> training_;
+  // --backward: the training step runs through the C API like the forward
+  // (flamia_attention_forward_phase, then flamia_attention_backward_phase);
+  // args() carries grad_o, dq, dk, dv.
+  bool backward_ = false;
   CUdeviceptr gradO_ = 0, dq_ = 0, dk_ = 0, dv_ = 0;
   size_t dqBytes_ = 0, dkBytes_ = 0;
 };
