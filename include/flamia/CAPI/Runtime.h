@@ -186,7 +186,8 @@ FLAMIA_CAPI_EXPORT void flamia_runtime_destroy(flamia_runtime *rt);
 
 /** Validates, builds the schedule, binds the buffers by name and launches
  *  every kernel of the manifest in order on `stream` (asynchronous, except
- *  that reading cu_seqlens synchronizes `stream` once). */
+ *  that reading cu_seqlens synchronizes `stream` once). For a training-step
+ *  manifest grad_o, dq, dk, dv are required. */
 FLAMIA_CAPI_EXPORT flamia_status
 flamia_attention_forward(flamia_runtime *rt, const flamia_attention_args *args,
                          flamia_stream stream);
@@ -199,7 +200,8 @@ FLAMIA_CAPI_EXPORT flamia_status flamia_attention_forward_phase(
     flamia_stream stream);
 /** The backward phase: launches the kernels of phase "backward" in manifest
  *  order on the workspace of the last flamia_attention_forward_phase on this
- *  runtime, which must have been the last call on it (or been followed only
+ *  runtime (a runtime holds one forward's workspace: one runtime per pending
+ *  backward), which must have been the last call on it (or been followed only
  *  by backward phases) and have had the same call: the same num_tokens,
  *  num_q_heads, num_kv_heads, head_dim, num_docs and softmax scale, the same
  *  q, k, v, cu_seqlens, o, lse pointers, and cu_seqlens holding the same

@@ -36,7 +36,8 @@
 //                runtime in between (prepare, forward, a failed runForward)
 //                ends the forward phase: runBackward then fails, launching
 //                nothing. The backward may be run again (another grad_o)
-//                while no other call intervenes.
+//                while no other call intervenes. One runtime holds one
+//                forward's workspace: one runtime per pending backward.
 //
 // Thread safety: calls on one runtime are serialized by a mutex. Work of
 // consecutive calls is ordered on the device even across streams: each
