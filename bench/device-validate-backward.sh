@@ -3,7 +3,8 @@
 # backward) compiled on the compiler machine into .device/bwd-*, checked with
 # flamia-run --backward: gradients against the CPU reference, grad_o's
 # copies and delta bit for bit, L2 (and NaN documents) on every output, and
-# compute-sanitizer. Logs go to $OUT. Usage: bench/device-validate-backward.sh [quick|full]
+# compute-sanitizer. Logs go to $OUT. Usage: bench/device-validate-backward.sh [quick|full|big]
+# (big: the sanitizers and the standard workloads at their full size, T = 16k-32k)
 # Compile the artifacts first (on the compiler machine):
 #   for each configuration below: build/bin/flamia-compile --target sm_90a
 #   --varlen --backward <flags> -o .device/bwd-<name>   (see docs/performance.md)
@@ -43,5 +44,13 @@ if [ "$MODE" = full ]; then
     step check-h16-$wl $RUN --artifacts .device/bwd-h16d128 --workload $wl --tokens 8192 --backward --check --leakcheck
   done
   step check-h16d64-lognormal $RUN --artifacts .device/bwd-h16d64 --workload lognormal1k --tokens 8192 --backward --check
+fi
+if [ "$MODE" = big ]; then
+  step sanitize-mem compute-sanitizer --tool memcheck $RUN --artifacts .device/bwd-h2d128 --heads 2 --workload docs:300,200,77 --backward --sanitize-friendly
+  step sanitize-race compute-sanitizer --tool racecheck $RUN --artifacts .device/bwd-h2d128 --heads 2 --workload docs:300,200,77 --backward --sanitize-friendly
+  step big-fixed2k $RUN --artifacts .device/bwd-h16d128 --workload fixed2k --tokens 32768 --backward --check --leakcheck
+  step big-lognormal1k $RUN --artifacts .device/bwd-h16d128 --workload lognormal1k --tokens 32768 --backward --check --leakcheck
+  step big-d64-lognormal1k $RUN --artifacts .device/bwd-h16d64 --workload lognormal1k --tokens 32768 --backward --check
+  step big-single16k $RUN --artifacts .device/bwd-h16d128 --workload single --tokens 16384 --backward --check
 fi
 cat "$OUT/summary.txt"
