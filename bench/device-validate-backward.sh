@@ -15,10 +15,12 @@ mkdir -p "$OUT"
 B=${FLAMIA_GPU_BUILD:-$PWD/build-gpu}
 log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
-if [ ! -x $B/bin/flamia-run ]; then
+# Configure once; build every time (incremental), so that a build kept from an
+# earlier call is never run stale.
+if [ ! -f $B/build.ninja ]; then
   cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLAMIA_ENABLE_COMPILER=OFF > "$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
-  ninja -C $B flamia-run > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 fi
+ninja -C $B flamia-run > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 RUN=$B/bin/flamia-run
 step() { # name, command...
   local name=$1; shift
