@@ -287,10 +287,12 @@ void expectEqual(const Manifest &a, const Manifest &b) {
       EXPECT_EQ(p.buffer, q.buffer);
       EXPECT_EQ(p.named, q.named);
       if (p.named == NamedValue::None &&
-          (p.kind == ParamKind::I32 || p.kind == ParamKind::F32))
+          (p.kind == ParamKind::I32 || p.kind == ParamKind::F32)) {
         expectSameExpression(p.value, q.value, "value");
-      if (p.named == NamedValue::FloatLiteral)
+      }
+      if (p.named == NamedValue::FloatLiteral) {
         EXPECT_EQ(p.floatLiteral, q.floatLiteral);
+      }
       if (p.kind == ParamKind::TensorMap) {
         const TensorMapSpec &s = p.tensorMap, &t = q.tensorMap;
         EXPECT_EQ(s.dtype, t.dtype);
