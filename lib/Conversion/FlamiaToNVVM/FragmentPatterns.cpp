@@ -24,17 +24,6 @@ using namespace flamia;
 
 namespace {
 
-/// A pattern of the shared set: knows its target.
-template <typename OpTy>
-struct FragmentPattern : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  const TargetInfo &target() const {
-    return static_cast<const FlamiaTypeConverter *>(this->getTypeConverter())
-        ->getTarget();
-  }
-  const FragmentLayout &layout() const { return target().getFragmentLayout(); }
-};
-
 /// The values of a !flamia.rows, one per row slot of the thread.
 SmallVector<Value> rowValues(Emitter &e, Value rows, int64_t count) {
   SmallVector<Value> values;

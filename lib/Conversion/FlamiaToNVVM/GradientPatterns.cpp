@@ -26,16 +26,6 @@ using namespace flamia;
 
 namespace {
 
-template <typename OpTy>
-struct FragmentPattern : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  const TargetInfo &target() const {
-    return static_cast<const FlamiaTypeConverter *>(this->getTypeConverter())
-        ->getTarget();
-  }
-  const FragmentLayout &layout() const { return target().getFragmentLayout(); }
-};
-
 constexpr float kLog2e = 1.4426950408889634f;
 
 /// P = exp2(s * c - lse * log2(e)) and dS = P (dp - delta) per entry, both

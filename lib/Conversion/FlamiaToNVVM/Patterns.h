@@ -24,6 +24,18 @@ private:
   const TargetInfo &target;
 };
 
+/// A pattern of the shared fragment sets (FragmentPatterns.cpp,
+/// GradientPatterns.cpp): knows its target and the target's layout.
+template <typename OpTy>
+struct FragmentPattern : mlir::OpConversionPattern<OpTy> {
+  using mlir::OpConversionPattern<OpTy>::OpConversionPattern;
+  const TargetInfo &target() const {
+    return static_cast<const FlamiaTypeConverter *>(this->getTypeConverter())
+        ->getTarget();
+  }
+  const FragmentLayout &layout() const { return target().getFragmentLayout(); }
+};
+
 /// Shared memory, pipelines, the work queue, TMA, item loads, constants.
 void populateFlamiaMemoryPatterns(const FlamiaTypeConverter &converter,
                                   RewritePatternSet &patterns);
