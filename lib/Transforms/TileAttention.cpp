@@ -79,20 +79,40 @@ SoftmaxUpdateOp maskedSoftmaxStep(OpBuilder &b, Location loc, Value s, Value kt,
                                   Value scaleLog2, bool causal, int64_t blockN) {
   I32Builder ib{b, loc};
   Type sType = s.getType();
-  auto maskIf = scf::IfOp::create(
-      b, loc, TypeRange{sType}, needsMask(ib, kt, keyBase, item, causal, blockN),
-      /*withElse=*/true);
-  OpBuilder tb = maskIf.getThenBodyBuilder();
-  Value masked = FragMaskOp::create(tb, loc, sType, s, queryBase, keyBase,
-                                    item.docLen,
-                                    causal ? tb.getUnitAttr() : UnitAttr());
-  scf::YieldOp::create(tb, loc, masked);
-  OpBuilder eb = maskIf.getElseBodyBuilder();
-  scf::YieldOp::create(eb, loc, s);
+  Value masked = maskIf(b, loc, needsMask(ib, kt, keyBase, item, causal, blockN),
+                        s, queryBase, keyBase, item.docLen, causal);
   Type rowsType = m.getType();
   return SoftmaxUpdateOp::create(b, loc,
                                  TypeRange{sType, rowsType, rowsType, rowsType},
-                                 maskIf.getResult(0), m, l, scaleLog2);
+                                 masked, m, l, scaleLog2);
+}
+
+Value maskIf(OpBuilder &b, Location loc, Value cond, Value s, Value queryBase,
+             Value keyBase, Value limit, bool causal, bool transposed) {
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{s.getType()}, cond,
+                                /*withElse=*/true);
+  OpBuilder tb = ifOp.getThenBodyBuilder();
+  auto masked = FragMaskOp::create(tb, loc, s.getType(), s, queryBase, keyBase,
+                                   limit, causal ? tb.getUnitAttr() : UnitAttr());
+  if (transposed)
+    masked.setTransposed(true);
+  scf::YieldOp::create(tb, loc, masked.getResult());
+  OpBuilder eb = ifOp.getElseBodyBuilder();
+  scf::YieldOp::create(eb, loc, s);
+  return ifOp.getResult(0);
+}
+
+Value notOf(OpBuilder &b, Location loc, Value x) {
+  return arith::XOrIOp::create(
+      b, loc, x, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+}
+
+DictionaryAttr tileAttr(OpBuilder &b, int64_t blockM, int64_t blockN,
+                        int64_t stages) {
+  return b.getDictionaryAttr(
+      {b.getNamedAttr("block_m", b.getI64IntegerAttr(blockM)),
+       b.getNamedAttr("block_n", b.getI64IntegerAttr(blockN)),
+       b.getNamedAttr("stages", b.getI64IntegerAttr(stages))});
 }
 
 LogicalResult checkTileShape(AttentionTileOp at, int64_t blockM, int64_t blockN) {
@@ -408,9 +428,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
           SoftmaxUpdateOp sm = maskedSoftmaxStep(fb, loc, s, kt, keyBase,
                                                  queryBase, item, m, l, scale,
                                                  causal, bn);
-          Value quantized = arith::XOrIOp::create(
-              fb, loc, isSafe,
-              arith::ConstantIntOp::create(fb, loc, fb.getI1Type(), 1));
+          Value quantized = notOf(fb, loc, isSafe);
           Value p = FragQuantizeOp::create(fb, loc, pType, sm.getP(), quantized,
                                            pPrecision);
           // Rows past the document end hold the next document's values: P
@@ -455,14 +473,6 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     if (auto dq = dyn_cast<AttentionDqTileOp>(op))
       return tileDqSm90(kernel, dq);
     return tileDkdvSm90(kernel, cast<AttentionDkdvTileOp>(op));
-  }
-
-  static DictionaryAttr tileAttr(OpBuilder &b, int64_t bm, int64_t bn,
-                                 int64_t stages) {
-    return b.getDictionaryAttr(
-        {b.getNamedAttr("block_m", b.getI64IntegerAttr(bm)),
-         b.getNamedAttr("block_n", b.getI64IntegerAttr(bn)),
-         b.getNamedAttr("stages", b.getI64IntegerAttr(stages))});
   }
 
   /// What the consumer role reads from the kernel and the other roles.
@@ -524,9 +534,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
         SoftmaxUpdateOp sm = maskedSoftmaxStep(fb, loc, s, kt, keyBase,
                                                queryBase, item, m, l, c.scale,
                                                c.causal, c.bn);
-        Value quantized = arith::XOrIOp::create(
-            fb, loc, isSafeTile(fib, kt, item, c.safeBlock, c.bn),
-            arith::ConstantIntOp::create(fb, loc, fb.getI1Type(), 1));
+        Value quantized =
+            notOf(fb, loc, isSafeTile(fib, kt, item, c.safeBlock, c.bn));
         Value p = FragQuantizeOp::create(fb, loc, c.pType, sm.getP(),
                                          quantized, c.pPrecision);
         return {p, sm.getNewMax(), sm.getNewSum(), sm.getAlpha()};

@@ -52,6 +52,18 @@ Value isSafeTile(I32Builder &ib, Value kt, const ItemInfo &item,
 Value needsMask(I32Builder &ib, Value kt, Value keyBase, const ItemInfo &item,
                 bool causal, int64_t blockN);
 
+/// `s` through flamia.frag.mask where `cond` holds (an scf.if), else
+/// unchanged; `transposed` for S^T (rows are keys).
+Value maskIf(OpBuilder &b, Location loc, Value cond, Value s, Value queryBase,
+             Value keyBase, Value limit, bool causal, bool transposed = false);
+
+/// The i1 `!x` (the "quantized" flag of a tile that is not safe).
+Value notOf(OpBuilder &b, Location loc, Value x);
+
+/// The kernel's `tile` attribute: its tile shape and ring depth.
+mlir::DictionaryAttr tileAttr(OpBuilder &b, int64_t blockM, int64_t blockN,
+                              int64_t stages);
+
 /// The step every consumer program takes on the scores `s` of key tile `kt`
 /// (first key `keyBase` = kt * blockN in the document): mask them where the
 /// tile needs it (flamia.frag.mask under needsMask), then one online-softmax

@@ -57,13 +57,6 @@ void clearBody(KernelOp kernel) {
     body.back().erase();
 }
 
-DictionaryAttr tileAttr(OpBuilder &b, int64_t bm, int64_t bn, int64_t stages) {
-  return b.getDictionaryAttr(
-      {b.getNamedAttr("block_m", b.getI64IntegerAttr(bm)),
-       b.getNamedAttr("block_n", b.getI64IntegerAttr(bn)),
-       b.getNamedAttr("stages", b.getI64IntegerAttr(stages))});
-}
-
 /// Loads `quantized` or, when `isSafe`, `safe` (if the recipe has a safe
 /// block) into `dest`[`stage`] at (`row`, `col`).
 void loadEither(OpBuilder &b, Location loc, Value isSafe, Value safe,
@@ -86,27 +79,6 @@ Value pick(OpBuilder &b, Location loc, Value isSafe, Value safe,
   if (!safe)
     return quantized;
   return arith::SelectOp::create(b, loc, isSafe, safe, quantized);
-}
-
-Value notOf(OpBuilder &b, Location loc, Value x) {
-  return arith::XOrIOp::create(
-      b, loc, x, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
-}
-
-/// S (or S^T) masked where the tile needs it.
-Value maskIf(OpBuilder &b, Location loc, Value cond, Value s, Value queryBase,
-             Value keyBase, Value limit, bool causal, bool transposed) {
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{s.getType()}, cond,
-                                /*withElse=*/true);
-  OpBuilder tb = ifOp.getThenBodyBuilder();
-  auto masked = FragMaskOp::create(tb, loc, s.getType(), s, queryBase, keyBase,
-                                   limit, causal ? tb.getUnitAttr() : UnitAttr());
-  if (transposed)
-    masked.setTransposed(true);
-  scf::YieldOp::create(tb, loc, masked.getResult());
-  OpBuilder eb = ifOp.getElseBodyBuilder();
-  scf::YieldOp::create(eb, loc, s);
-  return ifOp.getResult(0);
 }
 
 } // namespace
