@@ -112,6 +112,21 @@ Status convertArgs(const flamia_attention_args *args, AttentionArgs &out) {
   return Status::success();
 }
 
+/// The calls that take attention arguments: a null runtime or arguments
+/// that do not convert fail with their message; else `call` on the runtime.
+flamia_status callWithArgs(flamia_runtime *rt, const flamia_attention_args *args,
+                           flamia_stream stream,
+                           Status (AttentionRuntime::*call)(const AttentionArgs &,
+                                                            CUstream)) {
+  if (!rt)
+    return fail(ErrorCode::InvalidArgument, "runtime is NULL");
+  AttentionArgs a;
+  Status s = convertArgs(args, a);
+  if (!s.ok())
+    return record(s);
+  return record(((*rt->impl).*call)(a, static_cast<CUstream>(stream)));
+}
+
 } // namespace
 
 extern "C" {
@@ -195,49 +210,25 @@ void flamia_runtime_destroy(flamia_runtime *rt) { delete rt; }
 flamia_status flamia_attention_prepare(flamia_runtime *rt,
                                        const flamia_attention_args *args,
                                        flamia_stream stream) {
-  if (!rt)
-    return fail(ErrorCode::InvalidArgument, "runtime is NULL");
-  AttentionArgs a;
-  Status s = convertArgs(args, a);
-  if (!s.ok())
-    return record(s);
-  return record(rt->impl->prepare(a, static_cast<CUstream>(stream)));
+  return callWithArgs(rt, args, stream, &AttentionRuntime::prepare);
 }
 
 flamia_status flamia_attention_forward(flamia_runtime *rt,
                                        const flamia_attention_args *args,
                                        flamia_stream stream) {
-  if (!rt)
-    return fail(ErrorCode::InvalidArgument, "runtime is NULL");
-  AttentionArgs a;
-  Status s = convertArgs(args, a);
-  if (!s.ok())
-    return record(s);
-  return record(rt->impl->forward(a, static_cast<CUstream>(stream)));
+  return callWithArgs(rt, args, stream, &AttentionRuntime::forward);
 }
 
 flamia_status flamia_attention_forward_phase(flamia_runtime *rt,
                                              const flamia_attention_args *args,
                                              flamia_stream stream) {
-  if (!rt)
-    return fail(ErrorCode::InvalidArgument, "runtime is NULL");
-  AttentionArgs a;
-  Status s = convertArgs(args, a);
-  if (!s.ok())
-    return record(s);
-  return record(rt->impl->runForward(a, static_cast<CUstream>(stream)));
+  return callWithArgs(rt, args, stream, &AttentionRuntime::runForward);
 }
 
 flamia_status flamia_attention_backward_phase(
     flamia_runtime *rt, const flamia_attention_args *args,
     flamia_stream stream) {
-  if (!rt)
-    return fail(ErrorCode::InvalidArgument, "runtime is NULL");
-  AttentionArgs a;
-  Status s = convertArgs(args, a);
-  if (!s.ok())
-    return record(s);
-  return record(rt->impl->runBackward(a, static_cast<CUstream>(stream)));
+  return callWithArgs(rt, args, stream, &AttentionRuntime::runBackward);
 }
 
 flamia_status flamia_runtime_launch(flamia_runtime *rt, size_t first_kernel,
