@@ -46,6 +46,8 @@
 #ifndef FLAMIA_CAPI_RUNTIME_H
 #define FLAMIA_CAPI_RUNTIME_H
 
+#include "flamia/CAPI/Common.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,28 +55,8 @@
 extern "C" {
 #endif
 
-/* Symbols exported by the shared library libflamia_runtime.so. */
-#if defined(__GNUC__) || defined(__clang__)
-#define FLAMIA_CAPI_EXPORT __attribute__((visibility("default")))
-#else
-#define FLAMIA_CAPI_EXPORT
-#endif
-
 /** Bumped on incompatible changes (none so far). */
 #define FLAMIA_RUNTIME_ABI_VERSION 1
-
-typedef enum flamia_status {
-  FLAMIA_STATUS_OK = 0,
-  FLAMIA_STATUS_INVALID_ARGUMENT = 1,   /* caller's argument is wrong */
-  FLAMIA_STATUS_DRIVER_UNAVAILABLE = 2, /* "CUDA driver not available" */
-  FLAMIA_STATUS_DEVICE_UNAVAILABLE = 3, /* no device / wrong architecture */
-  FLAMIA_STATUS_INVALID_MANIFEST = 4,   /* manifest.json violates the ABI */
-  FLAMIA_STATUS_INVALID_ARTIFACT = 5,   /* missing cubin, kernel symbol, ... */
-  FLAMIA_STATUS_CUDA_ERROR = 6,         /* a driver call failed */
-  FLAMIA_STATUS_OUT_OF_MEMORY = 7,      /* device allocation failed */
-  FLAMIA_STATUS_NOT_FOUND = 8,          /* no such buffer / kernel */
-  FLAMIA_STATUS_INTERNAL = 9            /* a bug in the runtime */
-} flamia_status;
 
 typedef enum flamia_dtype {
   FLAMIA_DTYPE_BF16 = 0,
