@@ -1,0 +1,94 @@
+"""The kernel cache: compiled on first use into $FLAMIA_CACHE_DIR, reused
+after, safe when processes race, and FLAMIA_KERNEL_DIR searched first."""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+
+import pytest
+
+from flamia import _kernels
+
+SPEC = _kernels.KernelSpec(target="sm_90a", head_dim=64, heads=2, kv_heads=1,
+                           backward=True)
+
+needs_ptxas = pytest.mark.skipif(
+    not (shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas")
+         or os.environ.get("FLAMIA_PTXAS"))
+    or not _kernels.compiler_available(),
+    reason="needs the compiler and CUDA's ptxas")
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("FLAMIA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("FLAMIA_KERNEL_DIR", raising=False)
+    return tmp_path / "cache"
+
+
+@needs_ptxas
+def test_compiled_on_first_use_then_reused(cache):
+    d = _kernels.get(SPEC)
+    assert d == cache / SPEC.key()
+    m = json.loads((d / "manifest.json").read_text())
+    names = [k["name"] for k in m["kernels"]]
+    assert names == ["flamia_quantize", "flamia_attention_fwd",
+                     "flamia_quantize_grad", "flamia_attention_dq",
+                     "flamia_attention_dkdv"]
+    assert all((d / f"{n}.cubin").is_file() for n in names)
+    stamp = (d / "manifest.json").stat().st_mtime_ns
+    assert _kernels.get(SPEC) == d
+    assert (d / "manifest.json").stat().st_mtime_ns == stamp
+    # Nothing but the set is left in the cache (no temporary directories).
+    assert [p.name for p in cache.iterdir()] == [SPEC.key()]
+
+
+def _get_in_process(cache_dir, queue):
+    os.environ["FLAMIA_CACHE_DIR"] = cache_dir
+    queue.put(str(_kernels.get(SPEC)))
+
+
+@needs_ptxas
+def test_concurrent_processes_share_one_set(cache):
+    ctx = multiprocessing.get_context("spawn")
+    q = ctx.Queue()
+    procs = [ctx.Process(target=_get_in_process, args=(str(cache), q))
+             for _ in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(300)
+        assert p.exitcode == 0
+    results = {q.get(timeout=5) for _ in procs}
+    assert results == {str(cache / SPEC.key())}
+    assert [p.name for p in cache.iterdir()] == [SPEC.key()]
+    json.loads((cache / SPEC.key() / "manifest.json").read_text())
+
+
+def test_kernel_dir_is_searched_first(cache, tmp_path, monkeypatch):
+    elsewhere = tmp_path / "prebuilt"
+    (elsewhere / SPEC.key()).mkdir(parents=True)
+    (elsewhere / SPEC.key() / "manifest.json").write_text("{}")
+    monkeypatch.setenv("FLAMIA_KERNEL_DIR", str(elsewhere))
+    assert _kernels.get(SPEC) == elsewhere / SPEC.key()
+    assert not cache.exists()
+
+
+@pytest.mark.skipif(not _kernels.compiler_available(),
+                    reason="needs the compiler")
+def test_unsupported_head_dim_is_a_compile_error(cache):
+    bad = _kernels.KernelSpec(target="sm_90a", head_dim=96, heads=2,
+                              kv_heads=2)
+    with pytest.raises(ValueError, match="96"):
+        _kernels.get(bad)
+    assert not (cache / bad.key()).exists()
+
+
+def test_keys_name_every_specialization():
+    a = SPEC.key()
+    assert a == "v0.1.0-sm_90a-mxfp8-d64-h2kv1-causal-sb128-train-bf16"
+    assert _kernels.KernelSpec(target="sm_90a", head_dim=64, heads=2,
+                               kv_heads=1, causal=False).key() == \
+        "v0.1.0-sm_90a-mxfp8-d64-h2kv1-full-sb128-fwd"

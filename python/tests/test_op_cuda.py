@@ -1,0 +1,130 @@
+"""The op on CUDA tensors (the H200 here; skipped without a GPU): against
+the CPU op (the contract's reference) on flash-attn-style cases, through
+autograd, pools of runtimes, torch.compile and repeated calls. Kernel sets
+come from $FLAMIA_KERNEL_DIR or are compiled on first use."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import flamia
+
+from conftest import make_batch, rel_l2, requires_cuda
+
+pytestmark = requires_cuda
+
+CASES = [
+    # lengths, Hq, Hkv, D, causal
+    ([300, 1000, 77, 129, 0, 1], 2, 2, 128, True),
+    ([512, 700, 33], 4, 2, 128, True),          # GQA
+    ([1000, 256, 7], 4, 2, 64, True),           # D = 64, GQA
+    ([1, 1, 1, 5, 0, 0, 200], 2, 1, 64, True),  # tiny and empty documents
+    ([600, 129, 64], 2, 2, 128, False),         # not causal
+]
+
+
+def _step(q, k, v, cu, causal, dout):
+    q, k, v = (t.clone().requires_grad_() for t in (q, k, v))
+    m = int((cu[1:] - cu[:-1]).max())
+    out, lse = flamia.flash_attn_varlen_func(q, k, v, cu, cu, m, m,
+                                             causal=causal, return_lse=True)
+    out.backward(dout)
+    return out, lse, q.grad, k.grad, v.grad
+
+
+@pytest.mark.parametrize("lengths,hq,hkv,d,causal", CASES)
+def test_matches_the_cpu_reference(lengths, hq, hkv, d, causal):
+    """docs/runtime.md's tolerances: O within rel L2 1e-3 of the reference,
+    LSE within 1e-3, gradients (bf16) within rel L2 1e-2."""
+    q, k, v, cu = make_batch(lengths, hq, hkv, d, seed=sum(lengths))
+    dout = torch.randn(q.shape, generator=torch.Generator().manual_seed(1)
+                       ).to(torch.bfloat16)
+    ref = _step(q, k, v, cu, causal, dout)
+    gpu = _step(*(t.cuda() for t in (q, k, v, cu)), causal, dout.cuda())
+    out, lse, dq, dk, dv = (t.cpu() for t in gpu)
+    assert rel_l2(out, ref[0]) < 1e-3
+    assert (lse - ref[1]).abs().max().item() < 1e-3
+    for g, r in zip((dq, dk, dv), ref[2:]):
+        assert rel_l2(g, r) < 1e-2
+        assert torch.isfinite(g.float()).all()
+
+
+def test_deterministic():
+    q, k, v, cu = make_batch([700, 300, 24], 4, 2, 128, seed=3, device="cuda")
+    dout = torch.randn_like(q, dtype=torch.float32).to(torch.bfloat16)
+    a = _step(q, k, v, cu, True, dout)
+    b = _step(q, k, v, cu, True, dout)
+    for x, y in zip(a, b):
+        assert torch.equal(x, y)
+
+
+def _two_layers(q, k, v, cu):
+    q, k, v = (t.clone().requires_grad_() for t in (q, k, v))
+    h = flamia.flash_attn_varlen_func(q, k, v, cu, cu, 700, 700)
+    h2 = flamia.flash_attn_varlen_func(h, k, v, cu, cu, 700, 700)
+    (h2.float() * torch.linspace(-1, 1, h2.shape[-1], device="cuda")
+     ).sum().backward()
+    return h2, q.grad, k.grad, v.grad
+
+
+def test_two_layers_with_one_runtime_recompute_the_forward(monkeypatch):
+    """Two pending backwards on one kernel set: with a pool of one runtime the
+    first layer's backward runs its forward again; the gradients are the same
+    bits as with a runtime per layer."""
+    from flamia import _cuda
+    q, k, v, cu = make_batch([700, 300], 2, 2, 128, seed=5, device="cuda")
+    many = _two_layers(q, k, v, cu)
+    _cuda._pools.clear()
+    monkeypatch.setenv("FLAMIA_MAX_RUNTIMES", "1")
+    one = _two_layers(q, k, v, cu)
+    _cuda._pools.clear()
+    for x, y in zip(many, one):
+        assert torch.equal(x, y)
+
+
+def test_no_grad_forward_matches_training_forward():
+    q, k, v, cu = make_batch([900, 100], 2, 2, 128, seed=7, device="cuda")
+    with torch.no_grad():
+        a = flamia.flash_attn_varlen_func(q, k, v, cu, cu, 900, 900)
+    b = flamia.flash_attn_varlen_func(q.clone().requires_grad_(), k, v, cu,
+                                      cu, 900, 900)
+    assert torch.equal(a, b.detach())
+
+
+def test_torch_compile_fullgraph_matches_eager():
+    q0, k0, v0, cu = make_batch([400, 112], 4, 2, 64, seed=9, device="cuda")
+
+    def step(q, k, v):
+        out = flamia.flash_attn_varlen_func(q, k, v, cu, cu, 400, 400)
+        return (out.float() * torch.linspace(-1, 1, 64, device="cuda")).sum()
+
+    res = []
+    for fn in (step, torch.compile(step, fullgraph=True)):
+        q, k, v = (t.clone().requires_grad_() for t in (q0, k0, v0))
+        fn(q, k, v).backward()
+        res.append((q.grad, k.grad, v.grad))
+    for a, b in zip(*res):
+        assert torch.equal(a, b)
+
+
+def test_flash_attn_func_on_cuda():
+    B, S, H, D = 2, 384, 2, 128
+    q, k, v, _ = make_batch([B * S], H, H, D, seed=11, device="cuda")
+    cu = torch.arange(0, (B + 1) * S, S, dtype=torch.int32, device="cuda")
+    packed = flamia.flash_attn_varlen_func(q, k, v, cu, cu, S, S)
+    batched = flamia.flash_attn_func(q.view(B, S, H, D), k.view(B, S, H, D),
+                                     v.view(B, S, H, D))
+    assert torch.equal(batched.reshape(B * S, H, D), packed)
+
+
+def test_unsupported_head_dim_on_cuda():
+    q, k, v, cu = make_batch([64], 2, 2, 96, device="cuda")
+    with pytest.raises((ValueError, flamia.FlamiaError), match="96"):
+        flamia.flash_attn_varlen_func(q, k, v, cu, cu, 64, 64)
+
+
+def test_invalid_cu_seqlens_on_cuda():
+    q, k, v, _ = make_batch([64], 2, 2, 128, device="cuda")
+    cu = torch.tensor([0, 40, 30, 64], dtype=torch.int32, device="cuda")
+    with pytest.raises(ValueError, match="cu_seqlens"):
+        flamia.flash_attn_varlen_func(q, k, v, cu, cu, 64, 64)
