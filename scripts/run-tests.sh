@@ -21,6 +21,9 @@ for bin in $(find "$BUILD/unittests" -type f -perm -u+x -name '*Tests' | sort); 
   [ -s "$REPORTS/$name.xml" ] || { echo "$name produced no report (crashed?)"; echo "<testsuites><testsuite><testcase name=\"$name\"><failure message=\"crashed\"/></testcase></testsuite></testsuites>" > "$REPORTS/$name.xml"; }
 done
 
+# The Python package (docs/python.md): its wheel, then python/tests on it.
+"$SRC/scripts/python-tests.sh" "$BUILD" "$REPORTS" || status=1
+
 # The MLIR-free half again under ASan + UBSan (with the fuzz targets) and at
 # -O0, each in its own build tree (scripts/sanitizer-leg.sh). Measured on 2
 # cores while another build ran: asan 11 min build + 5 min tests cold, 5 s
