@@ -92,3 +92,14 @@ def test_keys_name_every_specialization():
     assert _kernels.KernelSpec(target="sm_90a", head_dim=64, heads=2,
                                kv_heads=1, causal=False).key() == \
         "v0.1.0-sm_90a-mxfp8-d64-h2kv1-full-sb128-fwd"
+
+
+@pytest.mark.skipif(not _kernels.compiler_available(),
+                    reason="needs the compiler")
+def test_training_on_sm100a_is_an_error(cache):
+    """sm_100a has forward kernels only: asking for a training step there is
+    the compiler's clear error, not a forward-only set."""
+    spec = _kernels.KernelSpec(target="sm_100a", head_dim=64, heads=2,
+                               kv_heads=2, backward=True)
+    with pytest.raises(ValueError, match="no sm_100a backward kernels"):
+        _kernels.get(spec)
