@@ -82,10 +82,12 @@ Status convertArgs(const flamia_attention_args *args, AttentionArgs &out) {
   if (!args)
     return invalidArgument("args is NULL");
   // A caller built against the header of version 1 (before grad_o, dq, dk,
-  // dv) passes FLAMIA_ATTENTION_ARGS_SIZE_V1: those bytes are read, the rest
-  // is zero. Sizes between the versions are not a struct of any version.
+  // dv) passes FLAMIA_ATTENTION_ARGS_SIZE_V1, one of version 2 (before
+  // cu_seqlens_host) FLAMIA_ATTENTION_ARGS_SIZE_V2: those bytes are read, the
+  // rest is zero. Sizes between the versions are not a struct of any version.
   const size_t size = args->struct_size;
-  if (size != FLAMIA_ATTENTION_ARGS_SIZE_V1)
+  if (size != FLAMIA_ATTENTION_ARGS_SIZE_V1 &&
+      size != FLAMIA_ATTENTION_ARGS_SIZE_V2)
     FLAMIA_RETURN_IF_ERROR(checkStructSize(args, size,
                                            sizeof(flamia_attention_args),
                                            "flamia_attention_args"));
@@ -109,6 +111,7 @@ Status convertArgs(const flamia_attention_args *args, AttentionArgs &out) {
   out.headDim = a->head_dim;
   out.numDocs = a->num_docs;
   out.softmaxScale = a->softmax_scale;
+  out.cuSeqlensHost = a->cu_seqlens_host;
   return Status::success();
 }
 

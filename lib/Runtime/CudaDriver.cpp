@@ -75,6 +75,7 @@ Status CudaDriver::load(std::shared_ptr<const CudaDriver> &out,
   resolve(d->launchKernelEx, "cuLaunchKernelEx", true);
   resolve(d->tensorMapEncodeTiled, "cuTensorMapEncodeTiled", true);
   resolve(d->funcGetParamInfo, "cuFuncGetParamInfo", false);
+  resolve(d->streamIsCapturing, "cuStreamIsCapturing", false);
   if (!missing.empty())
     return Status::error(ErrorCode::DriverUnavailable,
                          "CUDA driver not available: " + library +
@@ -82,6 +83,12 @@ Status CudaDriver::load(std::shared_ptr<const CudaDriver> &out,
                              " (driver too old?)");
   out = std::move(d);
   return Status::success();
+}
+
+bool CudaDriver::capturing(CUstream stream) const {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return streamIsCapturing && streamIsCapturing(stream, &status) == CUDA_SUCCESS &&
+         status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 CudaDriver::~CudaDriver() {

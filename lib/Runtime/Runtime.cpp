@@ -4,6 +4,7 @@
 
 #include "flamia/Support/Validation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -397,6 +398,28 @@ Status AttentionRuntime::prepare(const AttentionArgs &args, CUstream stream) {
   return s;
 }
 
+Status AttentionRuntime::readCuSeqlens(const AttentionArgs &args,
+                                       CUstream stream, bool capturing,
+                                       std::vector<int32_t> &cu) const {
+  cu.assign(static_cast<size_t>(args.numDocs + 1), 0);
+  if (args.cuSeqlensHost) {
+    std::copy(args.cuSeqlensHost, args.cuSeqlensHost + cu.size(), cu.begin());
+    return Status::success();
+  }
+  if (capturing)
+    return invalidArgument(
+        "cu_seqlens would be read from the device, which a CUDA graph "
+        "capture does not allow: pass its values on the host too "
+        "(cu_seqlens_host)");
+  const CudaDriver &d = *driver_;
+  FLAMIA_RETURN_IF_ERROR(
+      d.check(d.memcpyDtoHAsync(cu.data(), args.cuSeqlens,
+                                cu.size() * sizeof(int32_t), stream),
+              "copying cu_seqlens to the host"));
+  return d.check(d.streamSynchronize(stream),
+                 "cuStreamSynchronize (reading cu_seqlens)");
+}
+
 Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
                                        CUstream stream, CallPhase phase) {
   const CudaDriver &d = *driver_;
@@ -417,14 +440,10 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
       FLAMIA_RETURN_IF_ERROR(checkDevicePointer(t.name, t.address, t.bytes));
   }
 
-  // 3. cu_seqlens, as the caller's stream has it.
-  std::vector<int32_t> cu(static_cast<size_t>(args.numDocs + 1));
-  FLAMIA_RETURN_IF_ERROR(
-      d.check(d.memcpyDtoHAsync(cu.data(), args.cuSeqlens,
-                                cu.size() * sizeof(int32_t), stream),
-              "copying cu_seqlens to the host"));
-  FLAMIA_RETURN_IF_ERROR(d.check(d.streamSynchronize(stream),
-                                 "cuStreamSynchronize (reading cu_seqlens)"));
+  // 3. cu_seqlens: the caller's host copy, or as the caller's stream has it.
+  const bool capturing = d.capturing(stream);
+  std::vector<int32_t> cu;
+  FLAMIA_RETURN_IF_ERROR(readCuSeqlens(args, stream, capturing, cu));
   {
     std::string error;
     if (!validation::validateCuSeqlens(cu.data(), cu.size(), args.numTokens,
@@ -490,6 +509,13 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
                              std::to_string(need) + " bytes");
   }
   if (plan_.arenaBytes > arena_.capacity()) {
+    if (capturing)
+      return invalidArgument(
+          "the workspace must grow to " + std::to_string(plan_.arenaBytes) +
+          " bytes (it has " + std::to_string(arena_.capacity()) +
+          "), which a CUDA graph capture does not allow: run the same call "
+          "once before capturing it");
+    uploaded_.clear();
     if (lastLaunchRecorded_)
       FLAMIA_RETURN_IF_ERROR(d.check(d.eventSynchronize(lastLaunch_),
                                      "waiting for the previous call"));
@@ -521,14 +547,19 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
         bb.address = args.*g.address;
   }
 
-  // 6. Device writes, ordered after the previous call's kernels.
-  if (lastLaunchRecorded_)
+  // 6. Device writes, ordered after the previous call's kernels. A capture
+  // cannot wait on an event recorded outside it: a call is captured after the
+  // caller has synchronized (as torch.cuda.graph does).
+  if (lastLaunchRecorded_ && !capturing)
     FLAMIA_RETURN_IF_ERROR(d.check(d.streamWaitEvent(stream, lastLaunch_, 0),
                                    "cuStreamWaitEvent (previous call)"));
-  if (options_.zeroWorkspace && plan_.arenaBytes > 0)
+  if (options_.zeroWorkspace && plan_.arenaBytes > 0) {
+    uploaded_.clear();
     FLAMIA_RETURN_IF_ERROR(
         d.check(d.memsetD8Async(arena_.base(), 0, plan_.arenaBytes, stream),
                 "zeroing the workspace"));
+  }
+  uploaded_.resize(m.buffers.size());
   for (size_t i = 0; i < m.buffers.size(); ++i) {
     const ManifestBuffer &b = m.buffers[i];
     if (b.role != BufferRole::Schedule || plan_.bytes[i] == 0)
@@ -540,10 +571,30 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
       src = schedule_.items.data();
     else if (b.name == kKvItemsBuffer)
       src = schedule_.kvItems.data();
-    if (src)
-      FLAMIA_RETURN_IF_ERROR(d.check(
-          d.memcpyHtoDAsync(bound_[i].address, src, plan_.bytes[i], stream),
-          "uploading schedule buffer '" + b.name + "'"));
+    if (!src)
+      continue;
+    const auto *bytes = static_cast<const uint8_t *>(src);
+    auto &up = uploaded_[i];
+    const bool onDevice = up.first == bound_[i].address &&
+                          up.second.size() == plan_.bytes[i] &&
+                          std::equal(up.second.begin(), up.second.end(), bytes);
+    if (capturing) {
+      // The graph would copy from this host memory at every replay (and a
+      // copy from pageable memory cannot be captured): the device must
+      // already hold this schedule.
+      if (!onDevice)
+        return invalidArgument(
+            "schedule buffer '" + b.name +
+            "' differs from what the device holds (another cu_seqlens or "
+            "another call since), and a CUDA graph capture cannot upload it: "
+            "run the same call once before capturing it");
+      continue;
+    }
+    FLAMIA_RETURN_IF_ERROR(d.check(
+        d.memcpyHtoDAsync(bound_[i].address, src, plan_.bytes[i], stream),
+        "uploading schedule buffer '" + b.name + "'"));
+    up.first = bound_[i].address;
+    up.second.assign(bytes, bytes + plan_.bytes[i]);
   }
 
   // 7. Launch plans. With T = 0 there is nothing to compute (every output is
@@ -617,6 +668,12 @@ Status AttentionRuntime::launchLocked(size_t first, size_t count,
                     "kernel '" + manifest_.kernels[k].name + "'"));
     }
   }
+  // An event recorded in a capture cannot order work outside it: the
+  // caller orders replays (the runtime's next call waits on nothing).
+  if (d.capturing(stream)) {
+    lastLaunchRecorded_ = false;
+    return Status::success();
+  }
   FLAMIA_RETURN_IF_ERROR(
       d.check(d.eventRecord(lastLaunch_, stream), "cuEventRecord"));
   lastLaunchRecorded_ = true;
@@ -655,6 +712,12 @@ Status AttentionRuntime::launchPhaseLocked(KernelPhase phase,
             d.check(d.streamSynchronize(stream),
                     "kernel '" + manifest_.kernels[k].name + "'"));
     }
+  }
+  // An event recorded in a capture cannot order work outside it: the
+  // caller orders replays (the runtime's next call waits on nothing).
+  if (d.capturing(stream)) {
+    lastLaunchRecorded_ = false;
+    return Status::success();
   }
   FLAMIA_RETURN_IF_ERROR(
       d.check(d.eventRecord(lastLaunch_, stream), "cuEventRecord"));
@@ -763,13 +826,9 @@ Status AttentionRuntime::runBackward(const AttentionArgs &args,
 
   // cu_seqlens must still hold what the forward read: the schedule, the
   // workspace's extents and the forward's outputs follow from it.
-  std::vector<int32_t> cu(cuHost_.size());
-  FLAMIA_RETURN_IF_ERROR(
-      d.check(d.memcpyDtoHAsync(cu.data(), args.cuSeqlens,
-                                cu.size() * sizeof(int32_t), stream),
-              "copying cu_seqlens to the host"));
-  FLAMIA_RETURN_IF_ERROR(d.check(d.streamSynchronize(stream),
-                                 "cuStreamSynchronize (reading cu_seqlens)"));
+  const bool capturing = d.capturing(stream);
+  std::vector<int32_t> cu;
+  FLAMIA_RETURN_IF_ERROR(readCuSeqlens(args, stream, capturing, cu));
   for (size_t i = 0; i < cu.size(); ++i)
     if (cu[i] != cuHost_[i])
       return invalidArgument(
@@ -789,7 +848,7 @@ Status AttentionRuntime::runBackward(const AttentionArgs &args,
     for (size_t k = 0; k < m.kernels.size(); ++k)
       if (m.kernels[k].phase == KernelPhase::Backward)
         FLAMIA_RETURN_IF_ERROR(packKernelLocked(k));
-  if (lastLaunchRecorded_)
+  if (lastLaunchRecorded_ && !capturing)
     FLAMIA_RETURN_IF_ERROR(d.check(d.streamWaitEvent(stream, lastLaunch_, 0),
                                    "cuStreamWaitEvent (the forward phase)"));
   return launchPhaseLocked(KernelPhase::Backward, stream);

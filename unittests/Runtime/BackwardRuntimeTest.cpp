@@ -567,11 +567,13 @@ TEST_F(PhasesOnFakeDriver, BackwardNeedsEveryGradient) {
   a.dv = 0;
   s = rt->runBackward(a, nullptr);
   EXPECT_EQ(s.message, "dv is a null pointer (16384 bytes expected)");
-  // A gradient too small for its tensor: the device pointer check.
-  FakeBatch small({0, 32}, 2, 1);
-  FakeGradients tooSmall(small);
+  // A gradient too small for its tensor: the device pointer check. (In
+  // memory of its own, so that the 16384 bytes it is taken for overlap no
+  // other tensor, whatever the heap's layout.)
+  alignas(256) static char region[16384];
+  fake().registerMemory(region, 8192);
   a = argsOf(b, g);
-  a.dv = tooSmall.dv;
+  a.dv = reinterpret_cast<CUdeviceptr>(region);
   s = rt->runBackward(a, nullptr);
   EXPECT_CONTAINS(s.message, "dv needs 16384 bytes from");
   EXPECT_EQ(fake().numLaunches(), 0);
@@ -815,3 +817,171 @@ TEST_F(PhasesOnFakeDriver, CapiVersion1StructRunsTheForward) {
 }
 
 } // namespace
+
+// ---- cu_seqlens on the host, and calls captured in a CUDA graph. The fake
+// driver's capture mode fails what a real capture forbids (synchronizing,
+// copies between host and device, allocations, waits on outside events).
+
+class CaptureOnFakeDriver : public PhasesOnFakeDriver {
+protected:
+  void TearDown() override {
+    fake().setCapturing(0);
+    PhasesOnFakeDriver::TearDown();
+  }
+};
+
+TEST_F(CaptureOnFakeDriver, HostCuSeqlensAreNotReadFromTheDevice) {
+  auto rt = createTwoPhase();
+  ASSERT_NE(rt, nullptr);
+  FakeBatch b({0, 300, 300, 333}, 4, 2);
+  FakeGradients g(b);
+  AttentionArgs a = forwardArgsOf(b, g);
+  a.cuSeqlensHost = b.cu.data();
+  fake().reset();
+  Status s = rt->runForward(a, nullptr);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(fake().calls("cuMemcpyDtoHAsync_v2"), 0);
+  EXPECT_EQ(fake().calls("cuStreamSynchronize"), 0);
+  EXPECT_EQ(rt->schedule().kvItems.size(), 8u);
+  AttentionArgs full = argsOf(b, g);
+  full.cuSeqlensHost = b.cu.data();
+  s = rt->runBackward(full, nullptr);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(fake().calls("cuMemcpyDtoHAsync_v2"), 0);
+  EXPECT_EQ(fake().calls("cuStreamSynchronize"), 0);
+}
+
+TEST_F(CaptureOnFakeDriver, HostCuSeqlensAreValidated) {
+  auto rt = createTwoPhase();
+  ASSERT_NE(rt, nullptr);
+  FakeBatch b({0, 64, 128}, 2, 1);
+  FakeGradients g(b);
+  AttentionArgs a = forwardArgsOf(b, g);
+  const std::vector<int32_t> bad = {0, 100, 64};
+  a.cuSeqlensHost = bad.data();
+  Status s = rt->runForward(a, nullptr);
+  EXPECT_EQ(s.code, ErrorCode::InvalidArgument);
+  EXPECT_CONTAINS(s.message, "cu_seqlens");
+  EXPECT_CONTAINS(s.message, "non-decreasing");
+}
+
+TEST_F(CaptureOnFakeDriver, ATrainingStepIsCapturedAfterAWarmUpCall) {
+  auto rt = createTwoPhase();
+  ASSERT_NE(rt, nullptr);
+  FakeBatch b({0, 300, 300, 333}, 4, 2);
+  FakeGradients g(b);
+  AttentionArgs fwd = forwardArgsOf(b, g), full = argsOf(b, g);
+  fwd.cuSeqlensHost = full.cuSeqlensHost = b.cu.data();
+  // Warm-up: allocates the workspace and uploads the schedule.
+  ASSERT_TRUE(rt->runForward(fwd, nullptr).ok());
+  ASSERT_TRUE(rt->runBackward(full, nullptr).ok());
+  fake().reset();
+  fake().setCapturing(1);
+  Status s = rt->runForward(fwd, nullptr);
+  ASSERT_TRUE(s.ok()) << s.message;
+  s = rt->runBackward(full, nullptr);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(launchedKernels(),
+            (std::vector<std::string>{"flamia_quantize", "flamia_attention_fwd",
+                                      "flamia_attention_dkdv",
+                                      "flamia_attention_dq"}));
+  // Nothing a capture forbids, no upload, no event to order replays by.
+  for (const char *call :
+       {"cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuStreamSynchronize",
+        "cuStreamWaitEvent", "cuMemAlloc_v2", "cuEventRecord"})
+    EXPECT_EQ(fake().calls(call), 0) << call << ": " << fake().trace();
+  // After the capture, calls work as before (and upload again).
+  fake().setCapturing(0);
+  fake().reset();
+  ASSERT_TRUE(rt->runForward(fwd, nullptr).ok());
+  EXPECT_EQ(fake().calls("cuStreamWaitEvent"), 0);
+  EXPECT_EQ(fake().calls("cuMemcpyHtoDAsync_v2"), 3);
+}
+
+TEST_F(CaptureOnFakeDriver, CapturingWithoutHostCuSeqlensIsAClearError) {
+  auto rt = createTwoPhase();
+  ASSERT_NE(rt, nullptr);
+  FakeBatch b({0, 64, 128}, 2, 1);
+  FakeGradients g(b);
+  ASSERT_TRUE(rt->runForward(forwardArgsOf(b, g), nullptr).ok());
+  fake().setCapturing(1);
+  Status s = rt->runForward(forwardArgsOf(b, g), nullptr);
+  EXPECT_EQ(s.code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(s.message,
+            "cu_seqlens would be read from the device, which a CUDA graph "
+            "capture does not allow: pass its values on the host too "
+            "(cu_seqlens_host)");
+  fake().setCapturing(0); // before the tensors are freed
+}
+
+TEST_F(CaptureOnFakeDriver, CapturingAnotherScheduleIsAClearError) {
+  auto rt = createTwoPhase();
+  ASSERT_NE(rt, nullptr);
+  FakeBatch b({0, 64, 128}, 2, 1);
+  FakeGradients g(b);
+  AttentionArgs a = forwardArgsOf(b, g);
+  a.cuSeqlensHost = b.cu.data();
+  ASSERT_TRUE(rt->runForward(a, nullptr).ok());
+  // Same sizes, other documents: the schedule differs.
+  const std::vector<int32_t> other = {0, 100, 128};
+  a.cuSeqlensHost = other.data();
+  fake().setCapturing(1);
+  Status s = rt->runForward(a, nullptr);
+  EXPECT_EQ(s.code, ErrorCode::InvalidArgument);
+  EXPECT_CONTAINS(s.message, "differs from what the device holds");
+  EXPECT_CONTAINS(s.message, "run the same call once before capturing it");
+  fake().setCapturing(0);
+}
+
+TEST_F(CaptureOnFakeDriver, CapturingAFirstCallIsAClearError) {
+  auto rt = createTwoPhase();
+  ASSERT_NE(rt, nullptr);
+  FakeBatch b({0, 64, 128}, 2, 1);
+  FakeGradients g(b);
+  AttentionArgs a = forwardArgsOf(b, g);
+  a.cuSeqlensHost = b.cu.data();
+  fake().reset();
+  fake().setCapturing(1);
+  Status s = rt->runForward(a, nullptr);
+  EXPECT_EQ(s.code, ErrorCode::InvalidArgument);
+  EXPECT_CONTAINS(s.message, "the workspace must grow to ");
+  EXPECT_CONTAINS(s.message, "which a CUDA graph capture does not allow");
+  EXPECT_EQ(fake().calls("cuMemAlloc_v2"), 0);
+  fake().setCapturing(0);
+}
+
+TEST_F(CaptureOnFakeDriver, CapiTakesHostCuSeqlensAndVersion2Structs) {
+  flamia_runtime *rt = nullptr;
+  char err[512];
+  ASSERT_EQ(flamia_runtime_create(twoPhaseArtifacts().c_str(), 0, &rt, err,
+                                  sizeof err),
+            FLAMIA_STATUS_OK)
+      << err;
+  FakeBatch b({0, 300, 333}, 4, 2);
+  FakeGradients g(b);
+  flamia_attention_args a;
+  flamia_attention_args_init(&a);
+  a.q = reinterpret_cast<const void *>(b.q);
+  a.k = reinterpret_cast<const void *>(b.k);
+  a.v = reinterpret_cast<const void *>(b.v);
+  a.cu_seqlens = reinterpret_cast<const int32_t *>(b.cuSeqlens);
+  a.o = reinterpret_cast<void *>(b.o);
+  a.lse = reinterpret_cast<float *>(b.lse);
+  a.num_tokens = b.T;
+  a.num_q_heads = static_cast<int32_t>(b.Hq);
+  a.num_kv_heads = static_cast<int32_t>(b.Hkv);
+  a.head_dim = static_cast<int32_t>(b.D);
+  a.num_docs = 2;
+  a.cu_seqlens_host = b.cu.data();
+  fake().reset();
+  ASSERT_EQ(flamia_attention_forward_phase(rt, &a, nullptr), FLAMIA_STATUS_OK)
+      << flamia_last_error();
+  EXPECT_EQ(fake().calls("cuMemcpyDtoHAsync_v2"), 0);
+  // A version-2 struct (no cu_seqlens_host): read from the device.
+  a.struct_size = FLAMIA_ATTENTION_ARGS_SIZE_V2;
+  fake().reset();
+  ASSERT_EQ(flamia_attention_forward_phase(rt, &a, nullptr), FLAMIA_STATUS_OK)
+      << flamia_last_error();
+  EXPECT_EQ(fake().calls("cuMemcpyDtoHAsync_v2"), 1);
+  flamia_runtime_destroy(rt);
+}

@@ -242,7 +242,7 @@ TEST_F(CAPIOnFakeDriver, InvalidInputsAreReportedBeforeAnyDeviceCall) {
   EXPECT_EQ(flamia_attention_forward(rt, &a, nullptr),
             FLAMIA_STATUS_INVALID_ARGUMENT);
   a = argsOf(b);
-  a.struct_size = sizeof a - 8;
+  a.struct_size = sizeof a - 4; // no version's size
   EXPECT_EQ(flamia_attention_forward(rt, &a, nullptr),
             FLAMIA_STATUS_INVALID_ARGUMENT);
   EXPECT_CONTAINS(flamia_last_error(), "flamia_attention_args.struct_size is ");

@@ -48,6 +48,7 @@ struct State {
   std::map<std::string, FakeKernelImpl> impls;
   int primaryContext = 0; // its address is the CUcontext
   int streamObject = 0, eventObject = 0;
+  bool capturing = false;
 };
 
 State &state() {
@@ -74,6 +75,11 @@ void note(const char *name, bool device) {
   note(name, device);                                                          \
   State &s = state();                                                          \
   (void)s
+
+/// What a CUDA graph capture forbids fails while fake_cuda_set_capturing is on.
+#define FORBIDDEN_WHILE_CAPTURING()                                            \
+  if (s.capturing)                                                             \
+  return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
 
 /// The allocation holding [p, p + 1), from cuMemAlloc or registered.
 bool findRange(uintptr_t p, uintptr_t &start, size_t &size) {
@@ -110,6 +116,7 @@ void fake_cuda_reset(void) {
   s.encodes.clear();
   s.lastAttribute = -1;
   s.lastAttributeValue = 0;
+  s.capturing = false;
 }
 
 void fake_cuda_configure(int devices, int major, int minor, int sms,
@@ -173,6 +180,10 @@ void fake_cuda_set_kernel_impl(const char *name, FakeKernelImpl impl) {
   state().impls[name] = impl;
 }
 const char *fake_cuda_trace(void) { return state().trace.c_str(); }
+void fake_cuda_set_capturing(int capturing) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().capturing = capturing != 0;
+}
 
 //===--- driver entry points ---------------------------------------------===//
 
@@ -292,11 +303,13 @@ CUresult cuCtxPopCurrent_v2(CUcontext *ctx) {
 
 CUresult cuCtxSynchronize(void) {
   ENTER("cuCtxSynchronize", true);
+  FORBIDDEN_WHILE_CAPTURING();
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t bytes) {
   ENTER("cuMemAlloc_v2", true);
+  FORBIDDEN_WHILE_CAPTURING();
   if (bytes > (size_t{1} << 34))
     return CUDA_ERROR_OUT_OF_MEMORY;
   size_t rounded = (bytes + 255) / 256 * 256;
@@ -311,6 +324,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t bytes) {
 
 CUresult cuMemFree_v2(CUdeviceptr ptr) {
   ENTER("cuMemFree_v2", true);
+  FORBIDDEN_WHILE_CAPTURING();
   auto it = s.allocations.find(ptr);
   if (it == s.allocations.end())
     return CUDA_ERROR_INVALID_VALUE;
@@ -328,20 +342,24 @@ static CUresult checkedCopy(void *dst, const void *src, size_t bytes) {
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes) {
   ENTER("cuMemcpyHtoD_v2", true);
+  FORBIDDEN_WHILE_CAPTURING();
   return checkedCopy(reinterpret_cast<void *>(dst), src, bytes);
 }
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes) {
   ENTER("cuMemcpyDtoH_v2", true);
+  FORBIDDEN_WHILE_CAPTURING();
   return checkedCopy(dst, reinterpret_cast<const void *>(src), bytes);
 }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t bytes,
                               CUstream) {
   ENTER("cuMemcpyHtoDAsync_v2", true);
+  FORBIDDEN_WHILE_CAPTURING();
   return checkedCopy(reinterpret_cast<void *>(dst), src, bytes);
 }
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t bytes,
                               CUstream) {
   ENTER("cuMemcpyDtoHAsync_v2", true);
+  FORBIDDEN_WHILE_CAPTURING();
   return checkedCopy(dst, reinterpret_cast<const void *>(src), bytes);
 }
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n,
@@ -393,12 +411,23 @@ CUresult cuStreamDestroy_v2(CUstream) {
   ENTER("cuStreamDestroy_v2", true);
   return CUDA_SUCCESS;
 }
+// Not in the trace or the call counts (the runtime asks before its device
+// work; the traces of the tests stay those of the calls that do something).
+CUresult cuStreamIsCapturing(CUstream, CUstreamCaptureStatus *status) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  State &s = state();
+  *status = s.capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                        : CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
 CUresult cuStreamSynchronize(CUstream) {
   ENTER("cuStreamSynchronize", true);
+  FORBIDDEN_WHILE_CAPTURING();
   return CUDA_SUCCESS;
 }
 CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned int) {
   ENTER("cuStreamWaitEvent", true);
+  FORBIDDEN_WHILE_CAPTURING();
   return CUDA_SUCCESS;
 }
 CUresult cuEventCreate(CUevent *event, unsigned int) {
@@ -418,6 +447,7 @@ CUresult cuEventRecord(CUevent event, CUstream) {
 }
 CUresult cuEventSynchronize(CUevent) {
   ENTER("cuEventSynchronize", true);
+  FORBIDDEN_WHILE_CAPTURING();
   return CUDA_SUCCESS;
 }
 CUresult cuEventElapsedTime_v2(float *ms, CUevent, CUevent) {

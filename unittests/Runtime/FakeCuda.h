@@ -81,6 +81,12 @@ void fake_cuda_set_kernel_impl(const char *name, FakeKernelImpl impl);
 /// spaces (ABI names without the "cu" prefix and version suffix, e.g.
 /// "MemsetD32Async LaunchKernelEx").
 const char *fake_cuda_trace(void);
+/// While set, every stream is capturing a CUDA graph (cuStreamIsCapturing
+/// says so) and the calls a capture forbids fail with
+/// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, as the real driver's do:
+/// synchronizations, copies between host and device, allocations and frees,
+/// waits on events recorded outside the capture.
+void fake_cuda_set_capturing(int capturing);
 }
 
 #endif // FLAMIA_UNITTESTS_RUNTIME_FAKECUDA_H

@@ -36,6 +36,7 @@ struct FakeCuda {
   decltype(&fake_cuda_trace) trace = nullptr;
   decltype(&fake_cuda_set_kernel_impl) setKernelImpl = nullptr;
   decltype(&fake_cuda_register) registerMemory = nullptr;
+  decltype(&fake_cuda_set_capturing) setCapturing = nullptr;
   decltype(&::cuMemAlloc_v2) memAlloc = nullptr;
   decltype(&::cuMemFree_v2) memFree = nullptr;
 
@@ -90,6 +91,7 @@ private:
     get(f.trace, "fake_cuda_trace");
     get(f.setKernelImpl, "fake_cuda_set_kernel_impl");
     get(f.registerMemory, "fake_cuda_register");
+    get(f.setCapturing, "fake_cuda_set_capturing");
     get(f.memAlloc, "cuMemAlloc_v2");
     get(f.memFree, "cuMemFree_v2");
     return f;

@@ -32,8 +32,8 @@
  *  - Structs passed in start with `struct_size` (set by the _init functions);
  *    later versions only append fields. A struct smaller than this version's
  *    is rejected, except the sizes of earlier versions of
- *    flamia_attention_args (FLAMIA_ATTENTION_ARGS_SIZE_V1: the fields added
- *    since read as zero); a larger one is accepted when its extra bytes are
+ *    flamia_attention_args (FLAMIA_ATTENTION_ARGS_SIZE_V1 and _V2: the
+ *    fields added since read as zero); a larger one is accepted when its extra bytes are
  *    zero.
  *  - Pointers in flamia_attention_args are CUDA device addresses in the
  *    device's primary context (what cudaMalloc and PyTorch return).
@@ -109,6 +109,14 @@ typedef struct flamia_attention_args {
   void *dq;           /* [T, Hq, D], bf16 or f32 (the manifest's dtype) */
   void *dk;           /* [T, Hkv, D], bf16 or f32 */
   void *dv;           /* [T, Hkv, D], bf16 or f32 */
+  /* Since version 3 (struct_size > FLAMIA_ATTENTION_ARGS_SIZE_V2). Optional:
+   * cu_seqlens' num_docs + 1 values in host memory, equal to the device
+   * array's. With it the runtime never reads cu_seqlens from the device (no
+   * synchronization), and a call can be captured in a CUDA graph
+   * (docs/runtime.md, "CUDA graphs"). The kernels address memory only
+   * through the schedule built from these values: a device array that
+   * differs gives wrong documents, never an access out of bounds. */
+  const int32_t *cu_seqlens_host;
 } flamia_attention_args;
 
 /** The struct_size of flamia_attention_args before grad_o, dq, dk, dv (the
@@ -116,6 +124,10 @@ typedef struct flamia_attention_args {
  *  gradients then read as NULL. */
 #define FLAMIA_ATTENTION_ARGS_SIZE_V1 \
   (offsetof(flamia_attention_args, grad_o))
+/** The struct_size of version 2 (before cu_seqlens_host); accepted, which
+ *  then reads as NULL. */
+#define FLAMIA_ATTENTION_ARGS_SIZE_V2 \
+  (offsetof(flamia_attention_args, cu_seqlens_host))
 
 #define FLAMIA_MAX_BUFFER_RANK 8
 

@@ -88,6 +88,12 @@ public:
   // Optional (null when the driver lacks it): parameter layout of a kernel
   // (CUDA 12.4+), used to check the manifest's parameters against the cubin.
   decltype(&::cuFuncGetParamInfo) funcGetParamInfo = nullptr;
+  // Optional: whether a stream is capturing a CUDA graph (null: never).
+  decltype(&::cuStreamIsCapturing) streamIsCapturing = nullptr;
+
+  /// Whether `stream` is capturing a CUDA graph (false when the driver
+  /// cannot say or the query fails).
+  bool capturing(CUstream stream) const;
 
 private:
   CudaDriver() = default;

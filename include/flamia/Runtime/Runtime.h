@@ -85,6 +85,13 @@ struct AttentionArgs {
   int64_t headDim = 0;       // D
   int64_t numDocs = 0;       // NUM_DOCS >= 1
   float softmaxScale = 0.0f; // 0: the manifest's, else 1/sqrt(D)
+  /// Optional: cu_seqlens' values on the host (numDocs + 1 entries, equal to
+  /// the device array's). With it the runtime never reads cu_seqlens from the
+  /// device (no synchronization) and a call can be captured in a CUDA graph.
+  /// The kernels address memory only through the schedule built from these
+  /// values, so a device array that differs gives wrong results for the
+  /// documents, never an access out of bounds.
+  const int32_t *cuSeqlensHost = nullptr;
 };
 
 struct RuntimeOptions {
@@ -205,6 +212,8 @@ private:
   Status sameForwardCall(const AttentionArgs &args) const;
   Status checkDevicePointer(const char *name, CUdeviceptr ptr,
                             uint64_t bytes) const;
+  Status readCuSeqlens(const AttentionArgs &args, CUstream stream,
+                       bool capturing, std::vector<int32_t> &cu) const;
 
   mutable std::mutex mutex_;
   std::shared_ptr<const CudaDriver> driver_;
@@ -231,6 +240,11 @@ private:
   std::vector<KernelLaunch> launches_;
   std::vector<bool> packed_; // launches_[k] has its parameters
   std::vector<int32_t> cuHost_; // cu_seqlens as the last prepare read it
+  // What the schedule buffers hold on the device (by manifest buffer index:
+  // the address and the bytes last uploaded there), so that a call captured
+  // in a CUDA graph can skip an upload that would change nothing. Cleared
+  // when the arena is reallocated or zeroed.
+  std::vector<std::pair<CUdeviceptr, std::vector<uint8_t>>> uploaded_;
 
   // The forward phase runBackward continues (valid while forwardCurrent_).
   bool forwardCurrent_ = false;

@@ -9,8 +9,8 @@ int main(int argc, char **argv) {
   flamia_status status;
   printf("abi %d\n", flamia_runtime_abi_version());
   /* The struct versions of flamia_attention_args (the C header's macro). */
-  printf("args v1 %zu, v2 %zu\n", (size_t)FLAMIA_ATTENTION_ARGS_SIZE_V1,
-         sizeof(flamia_attention_args));
+  printf("args v1 %zu, v2 %zu, v3 %zu\n", (size_t)FLAMIA_ATTENTION_ARGS_SIZE_V1,
+         (size_t)FLAMIA_ATTENTION_ARGS_SIZE_V2, sizeof(flamia_attention_args));
   if (argc < 2)
     return 2;
   status = flamia_runtime_create(argv[1], 0, &rt, err, sizeof err);
