@@ -10,6 +10,13 @@ pointers. When the pool is exhausted ($FLAMIA_MAX_RUNTIMES per kernel set,
 default 8), the least recently used runtime is taken over, and the backward
 of the forward that lost it runs the forward phase again first (the forward
 is deterministic, so the result is the same, at the cost of one more forward).
+
+CUDA graphs: the op passes cu_seqlens' host values to the runtime, so a call
+reads nothing from the device. A call captured in a graph takes a runtime
+whose workspace and schedule an eager call with the same cu_seqlens prepared
+(the warm-up before a capture), and keeps it for the graph: that runtime
+leaves the pool for the life of the process, so that no later call
+overwrites what the graph's replays read.
 """
 from __future__ import annotations
 
@@ -47,6 +54,7 @@ class _Runtime:
         self.forward_key = None   # (o ptr, lse ptr) of the last forward
         self.forward_out = None   # weakref to that forward's output
         self.last_use = 0
+        self.schedule = None      # (T, cu_seqlens) the device holds
 
     def pending(self) -> bool:
         return self.forward_out is not None and self.forward_out() is not None
@@ -60,6 +68,7 @@ class _Pool:
     def __init__(self, directory, ordinal):
         self.directory, self.ordinal = directory, ordinal
         self.runtimes: list[_Runtime] = []
+        self.captured: list[_Runtime] = []  # kept for CUDA graphs' replays
         self.clock = 0
         self.lock = threading.Lock()
 
@@ -67,7 +76,9 @@ class _Pool:
         self.clock += 1
         rt.last_use = self.clock
 
-    def for_forward(self) -> _Runtime:
+    def for_forward(self, schedule) -> _Runtime:
+        if torch.cuda.is_current_stream_capturing():
+            return self._for_capture(schedule)
         with self.lock:
             free = [r for r in self.runtimes if not r.pending()]
             if free:
@@ -82,14 +93,35 @@ class _Pool:
             self._tick(rt)
             return rt
 
-    def for_backward(self, key) -> tuple[_Runtime, bool]:
-        """The runtime holding forward `key`, or any (and False)."""
+    def _for_capture(self, schedule) -> _Runtime:
+        """A runtime prepared for `schedule` by an eager call, taken out of
+        the pool for the graph being captured."""
         with self.lock:
-            for r in self.runtimes:
+            ready = [r for r in self.runtimes if r.schedule == schedule]
+            if not ready:
+                raise ValueError(
+                    "this call is being captured in a CUDA graph, but no "
+                    "eager call with the same shapes and cu_seqlens prepared "
+                    "a workspace for it: run the same call once before "
+                    "capturing, as torch.cuda.graph's warm-up does")
+            free = [r for r in ready if not r.pending()]
+            rt = (free or ready)[0]
+            self.runtimes.remove(rt)
+            self.captured.append(rt)
+            return rt
+
+    def for_backward(self, key, schedule) -> tuple[_Runtime, bool]:
+        """The runtime holding forward `key`, or any (and False)."""
+        capturing = torch.cuda.is_current_stream_capturing()
+        with self.lock:
+            for r in self.runtimes + self.captured:
                 if r.forward_key == key:
                     self._tick(r)
+                    if capturing and r in self.runtimes:
+                        self.runtimes.remove(r)
+                        self.captured.append(r)
                     return r, True
-        return self.for_forward(), False
+        return self.for_forward(schedule), False
 
 
 _pools: dict[tuple[str, int], _Pool] = {}
@@ -113,7 +145,7 @@ def _spec(q, k, causal, recipe, safe_block, backward):
         safe_block=safe_block, backward=backward)
 
 
-def _args(lib, q, k, v, cu, o, lse, softmax_scale):
+def _args(lib, q, k, v, cu, cu_host, o, lse, softmax_scale):
     a = _native.AttentionArgs()
     lib.flamia_attention_args_init(ctypes.byref(a))
     a.q, a.k, a.v = q.data_ptr(), k.data_ptr(), v.data_ptr()
@@ -123,6 +155,11 @@ def _args(lib, q, k, v, cu, o, lse, softmax_scale):
     a.head_dim = q.shape[2]
     a.num_docs = cu.numel() - 1
     a.softmax_scale = softmax_scale
+    # The host values (the runtime then reads nothing from the device); the
+    # array lives as long as `a` (ctypes keeps it in a._objects).
+    host = (ctypes.c_int32 * len(cu_host))(*cu_host)
+    a._host_cu = host
+    a.cu_seqlens_host = ctypes.addressof(host)
     return a
 
 
@@ -134,7 +171,7 @@ def _stream(device) -> ctypes.c_void_p:
     return ctypes.c_void_p(torch.cuda.current_stream(device).cuda_stream)
 
 
-def forward(q, k, v, cu, softmax_scale, causal, recipe, safe_block,
+def forward(q, k, v, cu, cu_host, softmax_scale, causal, recipe, safe_block,
             for_backward):
     T, Hq, D = q.shape
     o = torch.empty_like(q)
@@ -143,39 +180,45 @@ def forward(q, k, v, cu, softmax_scale, causal, recipe, safe_block,
         return o, lse
     pool = _pool(_spec(q, k, causal, recipe, safe_block, for_backward),
                  q.device)
-    rt = pool.for_forward()
+    schedule = (T, tuple(cu_host))
+    rt = pool.for_forward(schedule)
     with rt.lock, torch.cuda.device(q.device):
-        a = _args(rt.lib, q, k, v, cu, o, lse, softmax_scale)
+        a = _args(rt.lib, q, k, v, cu, cu_host, o, lse, softmax_scale)
         fn = (rt.lib.flamia_attention_forward_phase if for_backward
               else rt.lib.flamia_attention_forward)
         _check(rt.lib, fn(rt.handle, ctypes.byref(a), _stream(q.device)))
+        rt.schedule = schedule
         if for_backward:
             rt.forward_key = (o.data_ptr(), lse.data_ptr())
             rt.forward_out = weakref.ref(o)
     return o, lse
 
 
-def backward(dout, q, k, v, out, lse, cu, softmax_scale, causal, recipe,
-             safe_block):
+def backward(dout, q, k, v, out, lse, cu, cu_host, softmax_scale, causal,
+             recipe, safe_block):
     dq, dk, dv = (torch.empty_like(q), torch.empty_like(k),
                   torch.empty_like(v))
     if q.shape[0] == 0:
         return dq, dk, dv
     pool = _pool(_spec(q, k, causal, recipe, safe_block, True), q.device)
-    rt, current = pool.for_backward((out.data_ptr(), lse.data_ptr()))
+    schedule = (q.shape[0], tuple(cu_host))
+    rt, current = pool.for_backward((out.data_ptr(), lse.data_ptr()),
+                                    schedule)
     stream = _stream(q.device)
     with rt.lock, torch.cuda.device(q.device):
         if not current:
             # The workspace was taken over: run this forward again (into
             # scratch O and LSE, which come out identical).
             out, lse = torch.empty_like(out), torch.empty_like(lse)
-            a = _args(rt.lib, q, k, v, cu, out, lse, softmax_scale)
+            a = _args(rt.lib, q, k, v, cu, cu_host, out, lse, softmax_scale)
             _check(rt.lib, rt.lib.flamia_attention_forward_phase(
                 rt.handle, ctypes.byref(a), stream))
-        a = _args(rt.lib, q, k, v, cu, out, lse, softmax_scale)
+            rt.schedule = schedule
+        a = _args(rt.lib, q, k, v, cu, cu_host, out, lse, softmax_scale)
         a.grad_o, a.dq, a.dk, a.dv = (dout.data_ptr(), dq.data_ptr(),
                                       dk.data_ptr(), dv.data_ptr())
         _check(rt.lib, rt.lib.flamia_attention_backward_phase(
             rt.handle, ctypes.byref(a), stream))
-        rt.forward_key, rt.forward_out = None, None
+        if not torch.cuda.is_current_stream_capturing():
+            rt.forward_key, rt.forward_out = None, None
     return dq, dk, dv

@@ -142,6 +142,7 @@ class AttentionArgs(ctypes.Structure):
         ("dq", ctypes.c_void_p),
         ("dk", ctypes.c_void_p),
         ("dv", ctypes.c_void_p),
+        ("cu_seqlens_host", ctypes.c_void_p),
     ]
 
 

@@ -23,8 +23,34 @@ from . import _reference
 _DEVICES = ("cpu", "cuda")
 
 
-def _host(cu: Tensor) -> list:
-    return cu.tolist() if cu.device.type == "cpu" else cu.cpu().tolist()
+# cu_seqlens' values as the last eager call read them, by tensor identity:
+# what a call captured in a CUDA graph uses (it cannot read the device).
+_host_values: "dict[tuple, list]" = {}
+
+
+def _host(cu: Tensor, known: bool = False) -> list:
+    """cu_seqlens on the host: read (one synchronization on CUDA), or, while
+    a CUDA graph is being captured or when `known` (the backward of a
+    forward that read this tensor, which autograd kept alive and unchanged:
+    its version would differ), as the last eager call read it."""
+    if cu.device.type == "cpu":
+        return cu.tolist()
+    key = (cu.device.index, cu.data_ptr(), cu.numel(), cu._version)
+    if known and key in _host_values:
+        return _host_values[key]
+    if torch.cuda.is_current_stream_capturing():
+        if key not in _host_values:
+            raise ValueError(
+                "cu_seqlens is on the GPU and this call is being captured in "
+                "a CUDA graph, where FLAMIA cannot read it: run the same call "
+                "(the same cu_seqlens tensor) once before capturing, as "
+                "torch.cuda.graph's warm-up does")
+        return _host_values[key]
+    values = cu.cpu().tolist()
+    if len(_host_values) >= 256:
+        _host_values.clear()
+    _host_values[key] = values
+    return values
 
 
 def _check_documents(c: list, T: int, max_seqlen: int, which: str) -> None:
@@ -42,9 +68,10 @@ def _check_documents(c: list, T: int, max_seqlen: int, which: str) -> None:
             f"cu_seqlens_{which} has {longest} tokens")
 
 
-def _check_values(q, cu_q, cu_k, max_q, max_k):
-    # One copy to the host (one synchronization on CUDA) when, as usual,
-    # cu_seqlens_k is cu_seqlens_q.
+def _check_values(q, cu_q, cu_k, max_q, max_k) -> list:
+    """cu_seqlens_q's values, after checking them against cu_seqlens_k and
+    the max_seqlens. One copy to the host (one synchronization on CUDA) when,
+    as usual, cu_seqlens_k is cu_seqlens_q."""
     c_q = _host(cu_q)
     c_k = c_q if cu_k is cu_q else _host(cu_k)
     if c_k != c_q:
@@ -53,6 +80,7 @@ def _check_values(q, cu_q, cu_k, max_q, max_k):
             "packed documents (each query to its own document's keys)")
     _check_documents(c_q, q.shape[0], max_q, "q")
     _check_documents(c_k, q.shape[0], max_k, "k")
+    return c_q
 
 
 @torch.library.custom_op("flamia::varlen_attn_fwd", mutates_args=(),
@@ -62,11 +90,12 @@ def varlen_attn_fwd(q: Tensor, k: Tensor, v: Tensor, cu_seqlens_q: Tensor,
                     max_seqlen_k: int, softmax_scale: float, causal: bool,
                     recipe: str, safe_block: int,
                     for_backward: bool) -> tuple[Tensor, Tensor]:
-    _check_values(q, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k)
+    cu_host = _check_values(q, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                            max_seqlen_k)
     if q.device.type == "cuda":
         from . import _cuda
-        return _cuda.forward(q, k, v, cu_seqlens_q, softmax_scale, causal,
-                             recipe, safe_block, for_backward)
+        return _cuda.forward(q, k, v, cu_seqlens_q, cu_host, softmax_scale,
+                             causal, recipe, safe_block, for_backward)
     return _reference.forward(q, k, v, cu_seqlens_q, softmax_scale, causal,
                               recipe, safe_block)
 
@@ -90,7 +119,9 @@ def varlen_attn_bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor,
     if q.device.type == "cuda":
         from . import _cuda
         return _cuda.backward(dout, q, k, v, out, lse, cu_seqlens_q,
-                              softmax_scale, causal, recipe, safe_block)
+                              _host(cu_seqlens_q, known=True), softmax_scale,
+                              causal,
+                              recipe, safe_block)
     return _reference.backward(dout, q, k, v, out, lse, cu_seqlens_q,
                                softmax_scale, causal, recipe, safe_block)
 
