@@ -24,6 +24,10 @@ done
 # The Python package (docs/python.md): its wheel, then python/tests on it.
 "$SRC/scripts/python-tests.sh" "$BUILD" "$REPORTS" || status=1
 
+# The installed CMake package (docs/cmake.md): cmake --install into a fresh
+# prefix, examples/consumer built against it and run (about 10 s on 2 cores).
+"$SRC/scripts/test-consumer.sh" "$BUILD" "$REPORTS" || status=1
+
 # The MLIR-free half again under ASan + UBSan (with the fuzz targets) and at
 # -O0, each in its own build tree (scripts/sanitizer-leg.sh). Measured on 2
 # cores while another build ran: asan 11 min build + 5 min tests cold, 5 s
