@@ -81,7 +81,8 @@ typedef struct flamia_compile_spec {
 FLAMIA_CAPI_EXPORT int flamia_compiler_abi_version(void);
 /** The project version, "0.1.0". */
 FLAMIA_CAPI_EXPORT const char *flamia_compiler_version(void);
-/** The message of the last call that failed on this thread ("" if none). */
+/** The message of the last call that failed on this thread ("" if none),
+ *  valid until the next failing call on this thread. */
 FLAMIA_CAPI_EXPORT const char *flamia_compiler_last_error(void);
 
 /** The defaults above (flamia::AttentionSpec's and CompileOptions'). */
