@@ -4,11 +4,12 @@ whether its calls can be captured in a CUDA graph.
   FLAMIA_LIBRARY_DIR=build-gpu/lib FLAMIA_KERNEL_DIR=.device/py-kernels \
   PYTHONPATH=python python bench/python-op.py
 
-For each size: the median wall time per call of (a) flamia's op
-(flash_attn_varlen_func, forward under no_grad; forward + backward in
-training) and (b) the raw C API calls on the same runtime and tensors
-(ctypes, no validation), both synchronizing at the end of each call so that
-the difference is the op's host overhead; then the CUDA-graph capture attempt
+For each size: the median wall time per call (of 100) of (a) the raw C API
+calls on one runtime with cu_seqlens' host values (ctypes, no validation, no
+synchronization), (b) flamia's op (flash_attn_varlen_func, forward under
+no_grad; forward + backward in training) and (c) the op given
+cu_seqlens_host, each synchronizing at the end of each call, so that the
+differences are host work; then the CUDA-graph capture attempt
 of the forward and of a training step, with its outcome. Prints a table;
 writes $OUT/python-op.json.
 """
@@ -32,7 +33,7 @@ def batch(T, H, D, doc):
     return q, k, v, cu
 
 
-def wall(fn, rep=50):
+def wall(fn, rep=100):
     for _ in range(5):
         fn()
     torch.cuda.synchronize()
@@ -68,19 +69,21 @@ def raw_forward(q, k, v, cu, train):
     return (step if train else fwd), rt
 
 
-def op_forward(q, k, v, cu, doc):
+def op_forward(q, k, v, cu, doc, host=None):
     def fwd():
         with torch.no_grad():
-            flamia.flash_attn_varlen_func(q, k, v, cu, cu, doc, doc)
+            flamia.flash_attn_varlen_func(q, k, v, cu, cu, doc, doc,
+                                          cu_seqlens_host=host)
     return fwd
 
 
-def op_step(q, k, v, cu, doc):
+def op_step(q, k, v, cu, doc, host=None):
     qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
     dout = torch.randn_like(q)
 
     def step():
-        out = flamia.flash_attn_varlen_func(qg, kg, vg, cu, cu, doc, doc)
+        out = flamia.flash_attn_varlen_func(qg, kg, vg, cu, cu, doc, doc,
+                                            cu_seqlens_host=host)
         out.backward(dout)
     return step
 
@@ -117,14 +120,15 @@ for T, H, D, doc in [(4096, 16, 128, 1024), (16384, 16, 128, 2048)]:
     for mode in ("fwd", "fwd+bwd"):
         train = mode == "fwd+bwd"
         raw, rt = raw_forward(q, k, v, cu, train)
-        op = op_step(q, k, v, cu, doc) if train else op_forward(q, k, v, cu,
-                                                                doc)
-        r_us, o_us = wall(raw), wall(op)
+        make = op_step if train else op_forward
+        op, op_host = make(q, k, v, cu, doc), make(q, k, v, cu, doc, cu.cpu())
+        r_us, o_us, h_us = wall(raw), wall(op), wall(op_host)
         rows.append(dict(T=T, H=H, D=D, doc=doc, mode=mode, raw_capi_us=r_us,
-                         op_us=o_us, overhead_us=o_us - r_us))
+                         op_us=o_us, op_host_cu_us=h_us,
+                         overhead_us=o_us - r_us))
         print(f"T={T:6d} H={H} D={D} doc={doc:5d} {mode:8s} raw C API "
-              f"{r_us:9.1f} us  op {o_us:9.1f} us  overhead "
-              f"{o_us - r_us:8.1f} us", flush=True)
+              f"{r_us:9.1f} us  op {o_us:9.1f} us  op with cu_seqlens_host "
+              f"{h_us:9.1f} us", flush=True)
         del rt
 
 q, k, v, cu = batch(4096, 16, 128, 1024)

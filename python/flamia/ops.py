@@ -68,11 +68,31 @@ def _check_documents(c: list, T: int, max_seqlen: int, which: str) -> None:
             f"cu_seqlens_{which} has {longest} tokens")
 
 
-def _check_values(q, cu_q, cu_k, max_q, max_k) -> list:
+def _given_host(cu: Tensor, host: Tensor) -> list:
+    """The caller's host copy of cu_seqlens (flash_attn_varlen_func's
+    cu_seqlens_host), checked for what can be checked without reading the
+    device: a CPU int32 vector of the same length."""
+    if host.device.type != "cpu" or host.dtype != torch.int32 or \
+            host.dim() != 1:
+        raise ValueError(
+            f"cu_seqlens_host must be a 1-D torch.int32 CPU tensor, got "
+            f"{host.dtype} of shape {tuple(host.shape)} on {host.device}")
+    if host.numel() != cu.numel():
+        raise ValueError(
+            f"cu_seqlens_host has {host.numel()} entries but cu_seqlens_q "
+            f"has {cu.numel()}")
+    values = host.tolist()
+    if cu.device.type == "cpu" and values != cu.tolist():
+        raise ValueError("cu_seqlens_host differs from cu_seqlens_q")
+    return values
+
+
+def _check_values(q, cu_q, cu_k, max_q, max_k, cu_host=None) -> list:
     """cu_seqlens_q's values, after checking them against cu_seqlens_k and
     the max_seqlens. One copy to the host (one synchronization on CUDA) when,
-    as usual, cu_seqlens_k is cu_seqlens_q."""
-    c_q = _host(cu_q)
+    as usual, cu_seqlens_k is cu_seqlens_q; none when the caller gave the
+    values (cu_host) and cu_seqlens_k is cu_seqlens_q."""
+    c_q = _host(cu_q) if cu_host is None else _given_host(cu_q, cu_host)
     c_k = c_q if cu_k is cu_q else _host(cu_k)
     if c_k != c_q:
         raise ValueError(
@@ -88,10 +108,11 @@ def _check_values(q, cu_q, cu_k, max_q, max_k) -> list:
 def varlen_attn_fwd(q: Tensor, k: Tensor, v: Tensor, cu_seqlens_q: Tensor,
                     cu_seqlens_k: Tensor, max_seqlen_q: int,
                     max_seqlen_k: int, softmax_scale: float, causal: bool,
-                    recipe: str, safe_block: int,
-                    for_backward: bool) -> tuple[Tensor, Tensor]:
+                    recipe: str, safe_block: int, for_backward: bool,
+                    cu_seqlens_host: Optional[Tensor] = None
+                    ) -> tuple[Tensor, Tensor]:
     cu_host = _check_values(q, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
-                            max_seqlen_k)
+                            max_seqlen_k, cu_seqlens_host)
     if q.device.type == "cuda":
         from . import _cuda
         return _cuda.forward(q, k, v, cu_seqlens_q, cu_host, softmax_scale,
@@ -102,7 +123,8 @@ def varlen_attn_fwd(q: Tensor, k: Tensor, v: Tensor, cu_seqlens_q: Tensor,
 
 @varlen_attn_fwd.register_fake
 def _(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
-      softmax_scale, causal, recipe, safe_block, for_backward):
+      softmax_scale, causal, recipe, safe_block, for_backward,
+      cu_seqlens_host=None):
     T, Hq, _ = q.shape
     return torch.empty_like(q), q.new_empty((Hq, T), dtype=torch.float32)
 
@@ -113,40 +135,43 @@ def varlen_attn_bwd(dout: Tensor, q: Tensor, k: Tensor, v: Tensor,
                     out: Tensor, lse: Tensor, cu_seqlens_q: Tensor,
                     cu_seqlens_k: Tensor, max_seqlen_q: int,
                     max_seqlen_k: int, softmax_scale: float, causal: bool,
-                    recipe: str,
-                    safe_block: int) -> tuple[Tensor, Tensor, Tensor]:
+                    recipe: str, safe_block: int,
+                    cu_seqlens_host: Optional[Tensor] = None
+                    ) -> tuple[Tensor, Tensor, Tensor]:
     dout = dout.contiguous()
     if q.device.type == "cuda":
         from . import _cuda
-        return _cuda.backward(dout, q, k, v, out, lse, cu_seqlens_q,
-                              _host(cu_seqlens_q, known=True), softmax_scale,
-                              causal,
-                              recipe, safe_block)
+        cu_host = (_host(cu_seqlens_q, known=True) if cu_seqlens_host is None
+                   else _given_host(cu_seqlens_q, cu_seqlens_host))
+        return _cuda.backward(dout, q, k, v, out, lse, cu_seqlens_q, cu_host,
+                              softmax_scale, causal, recipe, safe_block)
     return _reference.backward(dout, q, k, v, out, lse, cu_seqlens_q,
                                softmax_scale, causal, recipe, safe_block)
 
 
 @varlen_attn_bwd.register_fake
 def _(dout, q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
-      max_seqlen_k, softmax_scale, causal, recipe, safe_block):
+      max_seqlen_k, softmax_scale, causal, recipe, safe_block,
+      cu_seqlens_host=None):
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
 
 def _setup_context(ctx, inputs, output):
     (q, k, v, cu_q, cu_k, max_q, max_k, scale, causal, recipe, safe_block,
-     _for_backward) = inputs
+     _for_backward, cu_host) = inputs
     out, lse = output
-    ctx.save_for_backward(q, k, v, out, lse, cu_q, cu_k)
+    ctx.save_for_backward(q, k, v, out, lse, cu_q, cu_k, cu_host)
     ctx.params = (max_q, max_k, scale, causal, recipe, safe_block)
     ctx.mark_non_differentiable(lse)
 
 
 def _backward(ctx, dout, _dlse):
-    q, k, v, out, lse, cu_q, cu_k = ctx.saved_tensors
+    q, k, v, out, lse, cu_q, cu_k, cu_host = ctx.saved_tensors
     max_q, max_k, scale, causal, recipe, safe_block = ctx.params
     dq, dk, dv = varlen_attn_bwd(dout, q, k, v, out, lse, cu_q, cu_k, max_q,
-                                 max_k, scale, causal, recipe, safe_block)
-    return dq, dk, dv, None, None, None, None, None, None, None, None, None
+                                 max_k, scale, causal, recipe, safe_block,
+                                 cu_host)
+    return (dq, dk, dv) + (None,) * 10
 
 
 varlen_attn_fwd.register_autograd(_backward, setup_context=_setup_context)
@@ -200,7 +225,8 @@ def flash_attn_varlen_func(q: Tensor, k: Tensor, v: Tensor,
                            softmax_scale: Optional[float] = None,
                            causal: bool = True, recipe: str = "mxfp8",
                            safe_block: int = 128, deterministic: bool = True,
-                           return_lse: bool = False):
+                           return_lse: bool = False,
+                           cu_seqlens_host: Optional[Tensor] = None):
     """Attention over packed documents, shaped like flash-attn's.
 
     q: [total_tokens, Hq, D], k and v: [total_tokens, Hkv, D], bfloat16 (Hq
@@ -209,6 +235,13 @@ def flash_attn_varlen_func(q: Tensor, k: Tensor, v: Tensor,
     and, with return_lse, lse [Hq, total_tokens] float32 (natural log, not
     differentiable). Every recipe's kernels are deterministic, so
     `deterministic` changes nothing.
+
+    cu_seqlens_host: optionally cu_seqlens' values as an int32 CPU tensor
+    (what a data loader built before moving it to the GPU). The CUDA path
+    then never reads cu_seqlens from the device: no synchronization (pass
+    the same tensor as cu_seqlens_q and cu_seqlens_k). The values must equal
+    the device tensor's; a difference gives wrong documents, never an
+    access out of bounds.
     """
     del deterministic  # always deterministic
     _check_tensors(q, k, v, cu_seqlens_q, cu_seqlens_k)
@@ -228,7 +261,8 @@ def flash_attn_varlen_func(q: Tensor, k: Tensor, v: Tensor,
     out, lse = varlen_attn_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k,
                                int(max_seqlen_q), int(max_seqlen_k),
                                float(softmax_scale), bool(causal), str(recipe),
-                               int(safe_block), bool(for_backward))
+                               int(safe_block), bool(for_backward),
+                               cu_seqlens_host)
     return (out, lse) if return_lse else out
 
 

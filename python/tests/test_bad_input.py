@@ -119,3 +119,27 @@ def test_cu_seqlens_on_another_device(batch):
     with pytest.raises(ValueError, match="cu_seqlens_q is on meta but q is "
                                          "on cpu"):
         call(q, k, v, cu.to("meta"))
+
+
+def test_cu_seqlens_host_differs(batch):
+    q, k, v, cu = batch
+    with pytest.raises(ValueError, match="cu_seqlens_host differs from "
+                                         "cu_seqlens_q"):
+        call(q, k, v, cu, cu_seqlens_host=torch.tensor([0, 30, 64],
+                                                       dtype=torch.int32))
+
+
+def test_cu_seqlens_host_of_another_length(batch):
+    q, k, v, cu = batch
+    with pytest.raises(ValueError, match="cu_seqlens_host has 2 entries but "
+                                         "cu_seqlens_q has 3"):
+        call(q, k, v, cu, cu_seqlens_host=torch.tensor([0, 64],
+                                                       dtype=torch.int32))
+
+
+def test_cu_seqlens_host_not_int32(batch):
+    q, k, v, cu = batch
+    with pytest.raises(ValueError, match="cu_seqlens_host must be a 1-D "
+                                         "torch.int32 CPU tensor, got "
+                                         "torch.int64"):
+        call(q, k, v, cu, cu_seqlens_host=cu.long())

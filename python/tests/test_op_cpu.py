@@ -208,3 +208,16 @@ def test_no_grad_forward_equals_training_forward():
     b = flamia.flash_attn_varlen_func(q.requires_grad_(), k, v, cu, cu, 70,
                                       70)
     assert torch.equal(a, b.detach())
+
+
+def test_cu_seqlens_host_gives_the_same_result():
+    q, k, v, cu = make_batch([37, 0, 90], 2, 1, 64, seed=31)
+    a = _run(q, k, v, cu, True)
+    b = _run(q, k, v, cu, True, cu_seqlens_host=cu.clone())
+    for x, y in zip(a, b):
+        assert torch.equal(x, y)
+
+
+def test_opcheck_with_cu_seqlens_host():
+    args = _opcheck_args(True)
+    torch.library.opcheck(ops.varlen_attn_fwd, args + (args[3].clone(),))

@@ -203,3 +203,27 @@ def test_capturing_without_a_warm_up_is_a_clear_error():
         with torch.cuda.graph(g):
             with torch.no_grad():
                 flamia.flash_attn_varlen_func(q, k, v, cu, cu, 312, 312)
+
+
+def test_cu_seqlens_host_skips_every_synchronization():
+    """With cu_seqlens_host, a training step makes no synchronizing CUDA call
+    that PyTorch sees (set_sync_debug_mode raises on one), and gives the
+    bits of the call without it. (The runtime's own driver calls are checked
+    by CaptureOnFakeDriver in the unit tests.)"""
+    lengths = [300, 1000, 77, 129, 0, 1]
+    q, k, v, cu = make_batch(lengths, 2, 2, 128, seed=51, device="cuda")
+    cu_cpu = cu.cpu()
+    dout = torch.randn_like(q, dtype=torch.float32).to(torch.bfloat16)
+    ref = _step(q, k, v, cu, True, dout)
+    leaves = [t.clone().requires_grad_() for t in (q, k, v)]
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        out = flamia.flash_attn_varlen_func(*leaves, cu, cu, 1000, 1000,
+                                            cu_seqlens_host=cu_cpu)
+        out.backward(dout)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert torch.equal(out, ref[0])
+    for leaf, g in zip(leaves, ref[2:]):
+        assert torch.equal(leaf.grad, g)
