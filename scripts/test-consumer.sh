@@ -4,7 +4,7 @@
 # and builds examples/consumer against it (find_package(Flamia) with only
 # Flamia_DIR given), runs it and checks what it prints, and leaves JUnit XML
 # in REPORTS/consumer.xml for run-tests.sh's summary: one test case per step
-# (install, configure, build, compile, runtime, dialect).
+# (install, configure, build, compile, runtime, runtime-cxx, dialect).
 #
 #   scripts/test-consumer.sh BUILD REPORTS
 #
@@ -75,7 +75,7 @@ if cmake --install "$BUILD" --prefix "$PREFIX" > "$WORK/install.log" 2>&1 &&
 else
   tail -n 20 "$WORK/install.log"
   record install "cmake --install failed or left out the package, a header or a tool"
-  skip_rest configure build compile runtime dialect
+  skip_rest configure build compile runtime runtime-cxx dialect
 fi
 
 # Only Flamia_DIR: the package finds MLIR (and cuda.h) itself. MLIR_DIR from
@@ -91,7 +91,7 @@ if cmake -S "$SRC/examples/consumer" -B "$WORK/build" "${generator[@]}" \
 else
   tail -n 20 "$WORK/configure.log"
   record configure "find_package(Flamia) failed (configure.log)"
-  skip_rest build compile runtime dialect
+  skip_rest build compile runtime runtime-cxx dialect
 fi
 
 if cmake --build "$WORK/build" -j "${JOBS:-$(nproc)}" > "$WORK/build.log" 2>&1; then
@@ -99,7 +99,7 @@ if cmake --build "$WORK/build" -j "${JOBS:-$(nproc)}" > "$WORK/build.log" 2>&1; 
 else
   tail -n 30 "$WORK/build.log"
   record build "examples/consumer did not build against the installed package (build.log)"
-  skip_rest compile runtime dialect
+  skip_rest compile runtime runtime-cxx dialect
 fi
 
 version=$(sed -n 's/^#define FLAMIA_VERSION_STRING "\(.*\)"$/\1/p' "$PREFIX/include/flamia/Support/Version.h")
@@ -128,6 +128,22 @@ if [ $rc = 0 ] && grep -q "$want" "$WORK/run.txt"; then
   record runtime ""
 else
   record runtime "flamia-consumer exited $rc; expected a line matching '$want'"
+fi
+
+# The C++ runtime (cuda.h found by the package) reads the same artifacts.
+if [ "$kind" = cubin ]; then
+  FLAMIA_LIBCUDA=/nonexistent/libcuda.so.1 "$WORK/build/flamia-consumer-runtime" "$WORK/out/cxx" > "$WORK/runtime.txt" 2>&1
+  rc=$?
+  cat "$WORK/runtime.txt"
+  if [ $rc = 0 ] && grep -q "^runtime c++: manifest for sm_90a, 2 kernels$" "$WORK/runtime.txt" &&
+     grep -q "^runtime c++: driver: CUDA driver not available: cannot load /nonexistent/libcuda.so.1" "$WORK/runtime.txt"; then
+    record runtime-cxx ""
+  else
+    record runtime-cxx "flamia-consumer-runtime exited $rc or did not read the manifest / name the missing driver"
+  fi
+else
+  echo "consumer: runtime-cxx: skipped (no ptxas: no cubins to read)"
+  cases+="<testcase classname=\"consumer\" name=\"runtime-cxx\"><skipped message=\"no ptxas\"/></testcase>"
 fi
 
 if "$WORK/build/flamia-consumer-dialect" > "$WORK/dialect.txt" 2>&1 &&
