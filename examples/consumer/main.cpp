@@ -42,7 +42,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "c++ compile: error: %s\n", error.c_str());
     return 1;
   }
-  const bool cubins = !result.kernels.empty() && !result.kernels[0].cubin.empty();
+  const bool cubins =
+      !result.kernels.empty() && !result.kernels[0].cubin.empty();
   std::printf("c++ compile: %zu kernels for %s (%s) in %s/cxx\n",
               result.kernels.size(), target.c_str(),
               cubins ? "cubin" : "PTX only", out.c_str());

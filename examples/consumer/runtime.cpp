@@ -27,7 +27,6 @@ int main(int argc, char **argv) {
               m.target.name.c_str(), m.kernels.size());
   std::shared_ptr<const flamia::runtime::CudaDriver> driver;
   flamia::Status s = flamia::runtime::CudaDriver::load(driver);
-  std::printf("runtime c++: driver: %s\n",
-              s ? "loaded" : s.message.c_str());
+  std::printf("runtime c++: driver: %s\n", s ? "loaded" : s.message.c_str());
   return 0;
 }

@@ -51,14 +51,14 @@ typedef struct flamia_compile_spec {
   const char *target;
   /* A recipe with kernels ("mxfp8", ...). NULL: "mxfp8". */
   const char *recipe;
-  int64_t head_dim;    /* D; default 128 */
-  int64_t heads;       /* query heads; default 16 */
-  int64_t kv_heads;    /* key/value heads, divides heads; default 16 */
-  int32_t causal;      /* 0 or 1; default 1 */
-  int32_t varlen;      /* packed documents with cu_seqlens: 0 or 1; default 1 */
-  int64_t safe_block;  /* a multiple of 128; default 128 */
+  int64_t head_dim;   /* D; default 128 */
+  int64_t heads;      /* query heads; default 16 */
+  int64_t kv_heads;   /* key/value heads, divides heads; default 16 */
+  int32_t causal;     /* 0 or 1; default 1 */
+  int32_t varlen;     /* packed documents with cu_seqlens: 0 or 1; default 1 */
+  int64_t safe_block; /* a multiple of 128; default 128 */
   double softmax_scale; /* 0: 1/sqrt(D); else finite, > 0 as a float32 */
-  int32_t backward;    /* 1: a training step (forward + backward); default 0 */
+  int32_t backward;     /* 1: a training step (forward + backward); default 0 */
   /* The gradients' element type: "bf16" or "f32". NULL: "bf16". */
   const char *grad_dtype;
   /* sm_90a: overlap the softmax with the MMAs (0 or 1); default 1. */
