@@ -20,7 +20,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace fs = std::filesystem;
 using namespace flamia;
@@ -173,6 +175,35 @@ TEST(CompilerCAPI, TrainingStepWithIR) {
   EXPECT_TRUE(sawDq);
   EXPECT_TRUE(fs::exists(dir.out() + "/graph.mlir"));
   EXPECT_TRUE(fs::exists(dir.out() + "/block.mlir"));
+}
+
+// Concurrent calls (the header allows them): each compiles in its own MLIR
+// context, and all write the same files.
+TEST(CompilerCAPI, ConcurrentCallsAgree) {
+  TempDir dir;
+  const int n = 4;
+  std::vector<flamia_status> status(n, FLAMIA_STATUS_INTERNAL);
+  std::vector<std::string> errors(n);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n; ++i)
+    threads.emplace_back([&, i] {
+      flamia_compile_spec s = sm90Spec();
+      s.assemble = 0;
+      char err[1024];
+      std::string out = dir.out() + std::to_string(i);
+      status[i] = flamia_compile_attention(&s, out.c_str(), err, sizeof err);
+      errors[i] = err;
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(status[i], FLAMIA_STATUS_OK) << errors[i];
+    EXPECT_EQ(readFile(dir.out() + std::to_string(i) + "/manifest.json"),
+              readFile(dir.out() + "0/manifest.json"));
+    EXPECT_EQ(
+        readFile(dir.out() + std::to_string(i) + "/flamia_attention_fwd.ptx"),
+        readFile(dir.out() + "0/flamia_attention_fwd.ptx"));
+  }
 }
 
 // With CUDA's ptxas: cubins and their resource usage in the manifest.
