@@ -64,6 +64,18 @@ class _Runtime:
             self.lib.flamia_runtime_destroy(self.handle)
 
 
+def _max_runtimes() -> int:
+    text = os.environ.get("FLAMIA_MAX_RUNTIMES", "8")
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValueError(f"FLAMIA_MAX_RUNTIMES must be a positive integer, "
+                         f"got {text!r}")
+    return n
+
+
 class _Pool:
     def __init__(self, directory, ordinal):
         self.directory, self.ordinal = directory, ordinal
@@ -83,8 +95,7 @@ class _Pool:
             free = [r for r in self.runtimes if not r.pending()]
             if free:
                 rt = free[0]
-            elif len(self.runtimes) < int(os.environ.get(
-                    "FLAMIA_MAX_RUNTIMES", "8")):
+            elif len(self.runtimes) < _max_runtimes():
                 rt = _Runtime(_native.load("flamia_runtime"), self.directory,
                               self.ordinal)
                 self.runtimes.append(rt)
@@ -183,6 +194,9 @@ def forward(q, k, v, cu, cu_host, softmax_scale, causal, recipe, safe_block,
     schedule = (T, tuple(cu_host))
     rt = pool.for_forward(schedule)
     with rt.lock, torch.cuda.device(q.device):
+        # Whatever forward rt held is gone from here on (its backward, if
+        # still pending, will run it again), whether this call succeeds or not.
+        rt.forward_key, rt.forward_out = None, None
         a = _args(rt.lib, q, k, v, cu, cu_host, o, lse, softmax_scale)
         fn = (rt.lib.flamia_attention_forward_phase if for_backward
               else rt.lib.flamia_attention_forward)
@@ -208,7 +222,9 @@ def backward(dout, q, k, v, out, lse, cu, cu_host, softmax_scale, causal,
     with rt.lock, torch.cuda.device(q.device):
         if not current:
             # The workspace was taken over: run this forward again (into
-            # scratch O and LSE, which come out identical).
+            # scratch O and LSE, which come out identical). rt's own pending
+            # forward, if any, loses its workspace here.
+            rt.forward_key, rt.forward_out = None, None
             out, lse = torch.empty_like(out), torch.empty_like(lse)
             a = _args(rt.lib, q, k, v, cu, cu_host, out, lse, softmax_scale)
             _check(rt.lib, rt.lib.flamia_attention_forward_phase(

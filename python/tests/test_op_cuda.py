@@ -82,6 +82,30 @@ def test_two_layers_with_one_runtime_recompute_the_forward(monkeypatch):
         assert torch.equal(x, y)
 
 
+def _two_graphs_backward_in_forward_order(q, k, v, cu):
+    """Two independent attention calls whose backwards run in the order of
+    their forwards (the first one's workspace was taken over by the second
+    with a pool of one)."""
+    a, b = ([t.clone().requires_grad_() for t in (q, k, v)] for _ in "ab")
+    out_a = flamia.flash_attn_varlen_func(*a, cu, cu, 700, 700)
+    out_b = flamia.flash_attn_varlen_func(*b, cu, cu, 700, 700)
+    out_a.float().sum().backward()
+    (out_b.float() * 2).sum().backward()
+    return [t.grad for t in a + b]
+
+
+def test_backward_of_a_taken_over_forward_then_of_the_taker(monkeypatch):
+    from flamia import _cuda
+    q, k, v, cu = make_batch([700, 300], 2, 2, 128, seed=6, device="cuda")
+    many = _two_graphs_backward_in_forward_order(q, k, v, cu)
+    _cuda._pools.clear()
+    monkeypatch.setenv("FLAMIA_MAX_RUNTIMES", "1")
+    one = _two_graphs_backward_in_forward_order(q, k, v, cu)
+    _cuda._pools.clear()
+    for x, y in zip(many, one):
+        assert torch.equal(x, y)
+
+
 def test_no_grad_forward_matches_training_forward():
     q, k, v, cu = make_batch([900, 100], 2, 2, 128, seed=7, device="cuda")
     with torch.no_grad():
