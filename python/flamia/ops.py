@@ -219,6 +219,27 @@ def _check_tensors(q, k, v, cu_q, cu_k):
                              f"{q.device}")
 
 
+def _check_not_implemented(dropout_p, window_size, softcap, alibi_slopes,
+                           return_attn_probs):
+    if dropout_p != 0.0:
+        raise ValueError(f"FLAMIA does not implement attention dropout "
+                         f"(dropout_p={dropout_p}); use dropout_p=0.0")
+    if tuple(window_size) != (-1, -1):
+        raise ValueError(f"FLAMIA does not implement sliding-window "
+                         f"attention (window_size={tuple(window_size)}); use "
+                         f"(-1, -1)")
+    if softcap != 0.0:
+        raise ValueError(f"FLAMIA does not implement score softcapping "
+                         f"(softcap={softcap}); use 0.0")
+    if alibi_slopes is not None:
+        raise ValueError("FLAMIA does not implement ALiBi (alibi_slopes); "
+                         "use None")
+    if return_attn_probs:
+        raise ValueError("FLAMIA does not return attention probabilities "
+                         "(return_attn_probs=True); return_lse=True gives "
+                         "the LSE")
+
+
 def flash_attn_varlen_func(q: Tensor, k: Tensor, v: Tensor,
                            cu_seqlens_q: Tensor, cu_seqlens_k: Tensor,
                            max_seqlen_q: int, max_seqlen_k: int,
@@ -226,7 +247,12 @@ def flash_attn_varlen_func(q: Tensor, k: Tensor, v: Tensor,
                            causal: bool = True, recipe: str = "mxfp8",
                            safe_block: int = 128, deterministic: bool = True,
                            return_lse: bool = False,
-                           cu_seqlens_host: Optional[Tensor] = None):
+                           cu_seqlens_host: Optional[Tensor] = None, *,
+                           dropout_p: float = 0.0,
+                           window_size: tuple = (-1, -1),
+                           softcap: float = 0.0,
+                           alibi_slopes: Optional[Tensor] = None,
+                           return_attn_probs: bool = False):
     """Attention over packed documents, shaped like flash-attn's.
 
     q: [total_tokens, Hq, D], k and v: [total_tokens, Hkv, D], bfloat16 (Hq
@@ -236,6 +262,11 @@ def flash_attn_varlen_func(q: Tensor, k: Tensor, v: Tensor,
     differentiable). Every recipe's kernels are deterministic, so
     `deterministic` changes nothing.
 
+    dropout_p, window_size, softcap, alibi_slopes and return_attn_probs are
+    flash-attn's, accepted by keyword so that a call written for flash-attn
+    runs unchanged; anything but their defaults is an error (not
+    implemented).
+
     cu_seqlens_host: optionally cu_seqlens' values as an int32 CPU tensor
     (what a data loader built before moving it to the GPU). The CUDA path
     then never reads cu_seqlens from the device: no synchronization (pass
@@ -244,6 +275,8 @@ def flash_attn_varlen_func(q: Tensor, k: Tensor, v: Tensor,
     access out of bounds.
     """
     del deterministic  # always deterministic
+    _check_not_implemented(dropout_p, window_size, softcap, alibi_slopes,
+                           return_attn_probs)
     _check_tensors(q, k, v, cu_seqlens_q, cu_seqlens_k)
     if softmax_scale is None:
         softmax_scale = 0.0  # the library's default, fl32(1 / sqrt(D))
@@ -269,10 +302,12 @@ def flash_attn_varlen_func(q: Tensor, k: Tensor, v: Tensor,
 def flash_attn_func(q: Tensor, k: Tensor, v: Tensor,
                     softmax_scale: Optional[float] = None, causal: bool = True,
                     recipe: str = "mxfp8", safe_block: int = 128,
-                    deterministic: bool = True, return_lse: bool = False):
+                    deterministic: bool = True, return_lse: bool = False,
+                    **flash_attn_options):
     """Batched attention on [B, S, H, D] tensors (each row of the batch one
     document): flash_attn_varlen_func on the packed [B * S, H, D] view.
-    With return_lse, lse is [B, Hq, S]."""
+    With return_lse, lse is [B, Hq, S]. flash_attn_options: the keyword
+    arguments flash_attn_varlen_func takes for flash-attn's sake."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if not isinstance(t, Tensor) or t.dim() != 4:
             raise ValueError(f"{name} must be a [batch, seqlen, heads, "
@@ -288,7 +323,7 @@ def flash_attn_func(q: Tensor, k: Tensor, v: Tensor,
         v.reshape(B * S, v.shape[2], v.shape[3]), cu, cu, S, S,
         softmax_scale=softmax_scale, causal=causal, recipe=recipe,
         safe_block=safe_block, deterministic=deterministic,
-        return_lse=return_lse)
+        return_lse=return_lse, **flash_attn_options)
     if return_lse:
         out, lse = r
         return out.reshape(B, S, Hq, D), lse.reshape(Hq, B, S).transpose(0, 1)

@@ -143,3 +143,29 @@ def test_cu_seqlens_host_not_int32(batch):
                                          "torch.int32 CPU tensor, got "
                                          "torch.int64"):
         call(q, k, v, cu, cu_seqlens_host=cu.long())
+
+
+@pytest.mark.parametrize("option,message", [
+    ({"dropout_p": 0.1}, r"does not implement attention dropout "
+                         r"\(dropout_p=0.1\)"),
+    ({"window_size": (128, 0)}, r"sliding-window attention "
+                                r"\(window_size=\(128, 0\)\)"),
+    ({"softcap": 30.0}, r"score softcapping \(softcap=30.0\)"),
+    ({"alibi_slopes": torch.ones(4)}, r"does not implement ALiBi"),
+    ({"return_attn_probs": True}, r"does not return attention probabilities"),
+])
+def test_flash_attn_options_that_are_not_implemented(batch, option, message):
+    q, k, v, cu = batch
+    with pytest.raises(ValueError, match=message):
+        call(q, k, v, cu, **option)
+    with pytest.raises(ValueError, match=message):
+        flamia.flash_attn_func(q.view(1, 64, 4, 64), k.view(1, 64, 2, 64),
+                               v.view(1, 64, 2, 64), **option)
+
+
+def test_flash_attn_defaults_are_accepted(batch):
+    q, k, v, cu = batch
+    a = call(q, k, v, cu)
+    b = call(q, k, v, cu, dropout_p=0.0, window_size=(-1, -1), softcap=0.0,
+             alibi_slopes=None, return_attn_probs=False)
+    assert torch.equal(a, b)
