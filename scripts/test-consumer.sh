@@ -10,7 +10,7 @@
 #
 # The runtime is pointed at a missing driver (FLAMIA_LIBCUDA), so the outcome
 # is the same on every machine: "CUDA driver not available". Measured on 2
-# cores: 10-11 s (install and configure 1 s, build 7 s, the run 2 s).
+# cores: 9-12 s (install and configure 1 s, build 7-9 s, the runs 2 s).
 # FLAMIA_KEEP_CONSUMER=1 keeps the temporary directory (kept anyway on failure).
 set -uo pipefail
 BUILD=$1
