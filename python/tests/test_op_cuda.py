@@ -251,3 +251,38 @@ def test_cu_seqlens_host_skips_every_synchronization():
     assert torch.equal(out, ref[0])
     for leaf, g in zip(leaves, ref[2:]):
         assert torch.equal(leaf.grad, g)
+
+
+# (Hq, Hkv, D) of the random batches: kernel sets that bench/device-python.sh's
+# FLAMIA_KERNEL_DIR holds (docs/python.md, "Kernels").
+RANDOM_HEADS = [(2, 2, 128), (4, 2, 128), (4, 1, 128), (4, 2, 64), (2, 1, 64),
+                (8, 2, 64)]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_varlen_batches_match_the_cpu_reference(seed):
+    """flash-attn's style of test: random document lengths (empty and
+    1-token documents included), GQA ratios 1-4, D = 64 and 128, causal and
+    not, against the CPU op with the tolerances of
+    test_matches_the_cpu_reference."""
+    g = torch.Generator().manual_seed(1000 + seed)
+    n = int(torch.randint(1, 9, (1,), generator=g))
+    lengths = torch.randint(0, 700, (n,), generator=g)
+    lengths[torch.rand(n, generator=g) < 0.2] = 0
+    lengths[torch.rand(n, generator=g) < 0.2] = 1
+    lengths = [int(x) for x in lengths]
+    if sum(lengths) == 0:
+        lengths[0] = 129
+    # Seeds 0-5: every head configuration, causal; 6-7: not causal (the
+    # non-causal set has 2 heads, D = 128).
+    causal = seed < len(RANDOM_HEADS)
+    hq, hkv, d = RANDOM_HEADS[seed] if causal else (2, 2, 128)
+    q, k, v, cu = make_batch(lengths, hq, hkv, d, seed=seed)
+    dout = torch.randn(q.shape, generator=g).to(torch.bfloat16)
+    ref = _step(q, k, v, cu, causal, dout)
+    gpu = [t.cpu() for t in _step(*(t.cuda() for t in (q, k, v, cu)), causal,
+                                  dout.cuda())]
+    assert rel_l2(gpu[0], ref[0]) < 1e-3, lengths
+    assert (gpu[1] - ref[1]).abs().max().item() < 1e-3, lengths
+    for x, r in zip(gpu[2:], ref[2:]):
+        assert rel_l2(x, r) < 1e-2, lengths
