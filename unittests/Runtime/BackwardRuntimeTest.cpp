@@ -958,20 +958,7 @@ TEST_F(CaptureOnFakeDriver, CapiTakesHostCuSeqlensAndVersion2Structs) {
             FLAMIA_STATUS_OK)
       << err;
   FakeBatch b({0, 300, 333}, 4, 2);
-  FakeGradients g(b);
-  flamia_attention_args a;
-  flamia_attention_args_init(&a);
-  a.q = reinterpret_cast<const void *>(b.q);
-  a.k = reinterpret_cast<const void *>(b.k);
-  a.v = reinterpret_cast<const void *>(b.v);
-  a.cu_seqlens = reinterpret_cast<const int32_t *>(b.cuSeqlens);
-  a.o = reinterpret_cast<void *>(b.o);
-  a.lse = reinterpret_cast<float *>(b.lse);
-  a.num_tokens = b.T;
-  a.num_q_heads = static_cast<int32_t>(b.Hq);
-  a.num_kv_heads = static_cast<int32_t>(b.Hkv);
-  a.head_dim = static_cast<int32_t>(b.D);
-  a.num_docs = 2;
+  flamia_attention_args a = capiArgsOf(b, nullptr);
   a.cu_seqlens_host = b.cu.data();
   fake().reset();
   ASSERT_EQ(flamia_attention_forward_phase(rt, &a, nullptr), FLAMIA_STATUS_OK)
