@@ -11,6 +11,8 @@
 #include "flamia/Compiler/Compile.h"
 #include "flamia/Support/Version.h"
 
+#include "StructSize.h"
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -28,16 +30,6 @@ flamia_status fail(flamia_status status, std::string message, char *err,
     err[n] = '\0';
   }
   return status;
-}
-
-/// The bytes past this version's struct must be zero (a newer caller's
-/// fields this library does not know would otherwise be ignored silently).
-bool tailIsZero(const flamia_compile_spec *s) {
-  const unsigned char *p = reinterpret_cast<const unsigned char *>(s);
-  for (size_t i = sizeof(flamia_compile_spec); i < s->struct_size; ++i)
-    if (p[i])
-      return false;
-  return true;
 }
 
 } // namespace
@@ -85,7 +77,8 @@ flamia_status flamia_compile_attention(const flamia_compile_spec *s,
                    ", expected at least " +
                    std::to_string(sizeof(flamia_compile_spec)) +
                    " (call flamia_compile_spec_init)");
-  if (!tailIsZero(s))
+  if (!flamia::capi::tailIsZero(s, s->struct_size,
+                                 sizeof(flamia_compile_spec)))
     return invalid("spec->struct_size is " + std::to_string(s->struct_size) +
                    " and the bytes past this library's " +
                    std::to_string(sizeof(flamia_compile_spec)) +

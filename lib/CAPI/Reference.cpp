@@ -13,6 +13,8 @@
 #include "flamia/Schedule/DocumentLayout.h"
 #include "flamia/Support/Version.h"
 
+#include "StructSize.h"
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -52,6 +54,12 @@ flamia_status check(const flamia_reference_args *a, Checked &c) {
                     ", expected at least " +
                     std::to_string(sizeof(flamia_reference_args)) +
                     " (call flamia_reference_args_init)");
+  if (!flamia::capi::tailIsZero(a, a->struct_size, sizeof(flamia_reference_args)))
+    return fail(FLAMIA_STATUS_INVALID_ARGUMENT,
+                "args->struct_size is " + std::to_string(a->struct_size) +
+                    " and the bytes past this library's " +
+                    std::to_string(sizeof(flamia_reference_args)) +
+                    " are not zero (fields of a newer version)");
   const std::string name = a->recipe ? a->recipe : "mxfp8";
   if (Status s = recipeFromName(name, c.recipe); !s)
     return fail(s);

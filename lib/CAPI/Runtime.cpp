@@ -4,6 +4,8 @@
 
 #include "flamia/Runtime/Runtime.h"
 
+#include "StructSize.h"
+
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -58,13 +60,11 @@ Status checkStructSize(const void *s, size_t size, size_t known,
                            std::to_string(size) + ", less than " +
                            std::to_string(known) +
                            " (call the _init function first)");
-  const unsigned char *bytes = static_cast<const unsigned char *>(s);
-  for (size_t i = known; i < size; ++i)
-    if (bytes[i] != 0)
-      return invalidArgument(std::string(what) +
-                             " has fields this library (ABI version " +
-                             std::to_string(FLAMIA_RUNTIME_ABI_VERSION) +
-                             ") does not know, set to non-zero values");
+  if (!flamia::capi::tailIsZero(s, size, known))
+    return invalidArgument(std::string(what) +
+                           " has fields this library (ABI version " +
+                           std::to_string(FLAMIA_RUNTIME_ABI_VERSION) +
+                           ") does not know, set to non-zero values");
   return Status::success();
 }
 

@@ -152,6 +152,24 @@ TEST(ReferenceCAPI, BadArgumentsAreNamed) {
   EXPECT_EQ(error(), "args is NULL");
 }
 
+TEST(ReferenceCAPI, ALargerStructNeedsZeroBytesPastThisVersion) {
+  // A newer caller's struct: accepted while the fields this library does
+  // not know are zero, refused (named) otherwise.
+  struct Newer {
+    flamia_reference_args a;
+    int64_t unknown;
+  };
+  Call c({0, 64}, 2, 2, 64);
+  Newer n{c.a, 0};
+  n.a.struct_size = sizeof n;
+  EXPECT_EQ(flamia_reference_forward(&n.a), FLAMIA_STATUS_OK) << error();
+  n.unknown = 7;
+  EXPECT_EQ(flamia_reference_forward(&n.a), FLAMIA_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(error().find("are not zero (fields of a newer version)"),
+            std::string::npos)
+      << error();
+}
+
 TEST(ReferenceCAPI, TheBackwardNamesAMissingGradient) {
   Call c({0, 64}, 2, 2, 64);
   ASSERT_EQ(flamia_reference_forward(&c.a), FLAMIA_STATUS_OK) << error();
