@@ -18,10 +18,10 @@ fail() { # message: a failing test case in the report, so the summary counts it
     "${2:-setup}" "$1" > "$REPORTS/python.xml"
   exit 1
 }
-if ! "$PY" -c "import torch, pytest" 2>/dev/null; then
-  echo "python-tests: installing torch and pytest into .venv"
-  "$PY" -m pip install --quiet --disable-pip-version-check torch pytest ||
-    fail "pip install torch pytest failed"
+if ! "$PY" -c "import torch, pytest, numpy" 2>/dev/null; then
+  echo "python-tests: installing torch, pytest and numpy into .venv"
+  "$PY" -m pip install --quiet --disable-pip-version-check torch pytest numpy ||
+    fail "pip install torch pytest numpy failed"
 fi
 WHEELS="$BUILD/python-wheel"
 rm -rf "$WHEELS/dist"; mkdir -p "$WHEELS"
