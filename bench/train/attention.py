@@ -23,6 +23,9 @@ and v have fewer heads than q:
           round (E4M3's normal range spans 2^-6..448), so the future reaches
           the past through the subnormals only; E2M1 spans 0.5..6, so a
           later token's large value coarsens or flushes its block-mates.
+  mxfp8-forward, mxfp8-backward  For attributing flamia's loss: the value
+          of FLAMIA's mxfp8 forward with the gradient of bf16 attention at
+          the same operands, and the reverse (both computed every call).
 """
 from __future__ import annotations
 
@@ -159,6 +162,24 @@ def make_attention(name: str, device: str):
                 q, k, v, cu, cu, max_len, max_len, causal=True,
                 recipe="mxfp8", safe_block=128, cu_seqlens_host=cu_host)
         return run, "flamia-mxfp8"
+    if name in HYBRID:
+        # The value of one and the gradient of the other (the
+        # straight-through sum a.detach() + b - b.detach()): which half of
+        # the recipe costs the quality.
+        flamia_fn, _ = make_attention("flamia", device)
+        base, base_name = bf16_attention(device)
+        value_from_flamia = name == "mxfp8-forward"
+
+        def run(q, k, v, cu, max_len, cu_host=None):
+            a = flamia_fn(q, k, v, cu, max_len, cu_host)
+            b = base(q, k, v, cu, max_len)
+            if value_from_flamia:
+                return a.detach() + (b - b.detach())
+            return b.detach() + (a - a.detach())
+        return run, (f"{name}: value of "
+                     f"{'flamia-mxfp8' if value_from_flamia else base_name}, "
+                     f"gradient of "
+                     f"{base_name if value_from_flamia else 'flamia-mxfp8'}")
     if name in LEAKY:
         base, base_name = bf16_attention(device)
         fmt = LEAKY[name]
@@ -174,4 +195,5 @@ def make_attention(name: str, device: str):
 
 
 LEAKY = {"leaky": "e4m3", "leaky-fp4": "e2m1"}
-VARIANTS = ("bf16", "flamia", *LEAKY)
+HYBRID = ("mxfp8-forward", "mxfp8-backward")
+VARIANTS = ("bf16", "flamia", *LEAKY, *HYBRID)

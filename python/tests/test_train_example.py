@@ -130,3 +130,24 @@ def test_tiny_training_run_through_flamia_cpu(tmp_path):
     # Causal: a token's loss is the same with or without what follows.
     assert leak["max_abs_token_difference"] < 1e-4
     assert summary["attention_speed"] is None  # CPU: not measured
+
+
+@pytest.mark.parametrize("variant", ["mxfp8-forward", "mxfp8-backward"])
+def test_hybrids_take_value_and_gradient_from_different_halves(variant):
+    g = torch.Generator().manual_seed(5)
+    q, k, v = (torch.randn(48, 2, 32, generator=g).bfloat16() for _ in range(3))
+    do = torch.randn(48, 2, 32, generator=g).bfloat16()
+    cu = torch.tensor([0, 20, 48], dtype=torch.int32)
+    results = {}
+    for name in ("flamia", "bf16", variant):
+        qq, kk, vv = (t.clone().requires_grad_() for t in (q, k, v))
+        o = _outputs(name, qq, kk, vv, cu)
+        o.backward(do)
+        results[name] = (o.detach(), qq.grad, kk.grad, vv.grad)
+    value, grad = (("flamia", "bf16") if variant == "mxfp8-forward"
+                   else ("bf16", "flamia"))
+    assert torch.equal(results[variant][0], results[value][0])
+    for mine, theirs, other in zip(results[variant][1:], results[grad][1:],
+                                   results[value][1:]):
+        assert torch.allclose(mine.float(), theirs.float(), atol=1e-2)
+        assert not torch.equal(theirs, other)  # the halves differ
