@@ -59,6 +59,23 @@ def _sdpa_per_document(q, k, v, cu):
     return out
 
 
+def errors_vs_float32(attention, q, k, v, do, cu, max_len, cu_host=None):
+    """Relative L2 error of `attention`'s O, dQ, dK, dV against float32
+    causal attention per document, at operands q, k, v and output gradient
+    do."""
+    results = []
+    for exact in (False, True):
+        qq, kk, vv = (t.float().requires_grad_() if exact else
+                      t.clone().requires_grad_() for t in (q, k, v))
+        o = (_sdpa_per_document(qq, kk, vv, cu) if exact else
+             attention(qq, kk, vv, cu, max_len, cu_host))
+        o.backward(do.to(o.dtype))
+        results.append([t.detach().double() for t in (o, qq.grad, kk.grad,
+                                                        vv.grad)])
+    return {n: ((x - r).norm() / r.norm()).item()
+            for n, x, r in zip(("O", "dQ", "dK", "dV"), *results)}
+
+
 def _bf16_cuda():
     try:
         from flash_attn.cute import flash_attn_varlen_func as fa4

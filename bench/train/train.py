@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from attention import VARIANTS, make_attention  # noqa: E402
+from attention import VARIANTS, errors_vs_float32, make_attention  # noqa: E402
 from model import Config, Decoder, document_loss  # noqa: E402
 
 CONFIGS = {
@@ -148,7 +148,6 @@ def attention_error(model, attention, ids, batch, device, layers=(0, -1)):
     """Relative L2 error of the variant's O, dQ, dK, dV against float32
     attention, on the operands the trained model gives its attention at
     `layers` on one held-out batch (a fixed random dO)."""
-    from attention import _sdpa_per_document
     captured = {}
     blocks = [model.blocks[i] for i in layers]
     saved = [b.attention for b in blocks]
@@ -166,18 +165,8 @@ def attention_error(model, attention, ids, batch, device, layers=(0, -1)):
     gen = torch.Generator(device=device).manual_seed(1)
     for i, (q, k, v) in captured.items():
         do = torch.randn(q.shape, generator=gen, device=device).bfloat16()
-        res = []
-        for fn in (attention, lambda q, k, v, cu, m, h:
-                   _sdpa_per_document(q, k, v, cu)):
-            qq, kk, vv = (t.float().requires_grad_() if fn is not attention
-                          else t.clone().requires_grad_() for t in (q, k, v))
-            o = fn(qq, kk, vv, cu, max_len, cu_host)
-            o.backward(do.to(o.dtype))
-            res.append([t.detach().double() for t in (o, qq.grad, kk.grad,
-                                                        vv.grad)])
-        out[f"layer{i % len(model.blocks)}"] = {
-            name: ((a - r).norm() / r.norm()).item()
-            for name, a, r in zip(("O", "dQ", "dK", "dV"), *res)}
+        out[f"layer{i % len(model.blocks)}"] = errors_vs_float32(
+            attention, q, k, v, do, cu, max_len, cu_host)
     return out
 
 
