@@ -466,7 +466,8 @@ def Flamia_AttnStoreOp : Flamia_Op<"attn.store", [Flamia_WarpgroupWide,
     `[q_start + row_base, +rows)` (only rows below `q_rows`) of head `head`
     of `o`; LSE = (max + log2 sum) * ln 2 to `lse[head, row]`. `acc` is an
     f32 fragment with as many rows as `max` and `D` columns; `o` is a bf16
-    `[T, H, D]` tensor, `lse` an f32 `[H, T]` one.
+    `[T, H, D]` tensor, `lse` an f32 `[H, T]` one. `heads` is `H` when it
+    is a runtime value (`o` of type `?x?xD`), and absent when it is static.
   }];
   let arguments = (ins Flamia_FragmentType:$acc, Flamia_RowsType:$max,
                        Flamia_RowsType:$sum,
@@ -474,10 +475,11 @@ def Flamia_AttnStoreOp : Flamia_Op<"attn.store", [Flamia_WarpgroupWide,
                        Arg<Flamia_GlobalType, "", [MemWrite]>:$lse,
                        I32:$q_start, I32:$row_base,
                        I32:$q_rows, I32:$head, I32:$num_tokens,
-                       I64Attr:$fixed_scale);
+                       Optional<I32>:$heads, I64Attr:$fixed_scale);
   let assemblyFormat = [{
     $acc `max` $max `sum` $sum `to` $o `,` $lse `rows` `(` $q_start `,`
-    $row_base `,` $q_rows `)` `head` $head `tokens` $num_tokens attr-dict `:`
+    $row_base `,` $q_rows `)` `head` $head `tokens` $num_tokens
+    (`heads` $heads^)? attr-dict `:`
     qualified(type($acc)) `,` qualified(type($max)) `,` qualified(type($o))
     `,` qualified(type($lse))
   }];
@@ -517,9 +519,13 @@ def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegmen
     K-blocks the 4 key blocks (operand B of O = P V). The CTA of the last
     block also fills the tile positions past the last block with scale 1.
     A tile holds at most 128 channels: tiles need `D <= 128`.
+
+    `heads` is the source's `H` when it is a runtime value (every tensor
+    of type `?x?x...`: one kernel serves every head count) and absent when
+    it is static.
   }];
   let arguments = (ins Flamia_GlobalType:$source, I32:$start, I32:$length,
-                       I32:$block, I32:$head,
+                       I32:$block, I32:$head, Optional<I32>:$heads,
                        Optional<Flamia_GlobalType>:$per_token_data,
                        Optional<Flamia_GlobalType>:$per_token_scales,
                        Optional<Flamia_GlobalType>:$per_token_dequant,
@@ -531,6 +537,7 @@ def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegmen
                        OptionalAttr<StrAttr>:$token_block_tile_rows);
   let assemblyFormat = [{
     $source `rows` `(` $start `,` $length `)` `block` $block `head` $head
+    (`heads` $heads^)?
     (`per_token` `(` $per_token_data^ `,` $per_token_scales `)`)?
     (`per_token_dequant` `(` $per_token_dequant^ `)`)?
     (`token_block` `(` $token_block_data^ `,` $token_block_scales `)`)?
@@ -557,7 +564,9 @@ def Flamia_AttentionTileOp : Flamia_Op<"attention_tile", [AttrSizedOperandSegmen
     pipelined, warp-specialized program for the kernel's target. `safe`
     holds the three bf16 originals exactly when the recipe has a safe block;
     `p` has a fixed scale; `o` is `[T, H, D]` with `q`'s `H` and `D` and
-    `lse` is `[H, T]`.
+    `lse` is `[H, T]`. `heads(Hq, Hkv)` are the head counts when they are
+    runtime values (`q` of type `?x?xD`: one kernel for every head count),
+    absent when they are static.
   }];
   let arguments = (ins Flamia_GlobalType:$items, I32:$index,
                        Variadic<Flamia_GlobalType>:$q, Variadic<Flamia_GlobalType>:$k,
@@ -565,13 +574,15 @@ def Flamia_AttentionTileOp : Flamia_Op<"attention_tile", [AttrSizedOperandSegmen
                        Variadic<Flamia_GlobalType>:$safe,
                        Flamia_GlobalType:$o, Flamia_GlobalType:$lse,
                        F32:$scale_log2, I32:$num_tokens,
+                       Optional<I32>:$q_heads, Optional<I32>:$kv_heads,
                        UnitAttr:$causal, Flamia_RecipeAttr:$recipe,
                        Flamia_PrecisionAttr:$p, I64Attr:$block_m,
                        I64Attr:$block_n);
   let assemblyFormat = [{
     $items `[` $index `]` `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)`
     `safe` `(` $safe `)` `to` $o `,` $lse `scale` $scale_log2 `tokens`
-    $num_tokens attr-dict `:` functional-type(operands, results)
+    $num_tokens (`heads` `(` $q_heads^ `,` $kv_heads `)`)? attr-dict `:`
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
@@ -710,15 +721,17 @@ def Flamia_GradStoreOp : Flamia_Op<"grad.store", [Flamia_WarpgroupWide]> {
     Writes `acc * factor` (f32, rounded to the element type of `out`, bf16
     or f32) to rows `[row_start + row_base, +rows)` of head `head` of the
     `[T, H, D]` tensor `out`, only the rows below `valid_rows` (relative to
-    `row_start`). `acc` is f32 with `D` columns.
+    `row_start`). `acc` is f32 with `D` columns. `heads` is `H` when it is a
+    runtime value (`out` of type `?x?xD`), absent when it is static.
   }];
   let arguments = (ins Flamia_FragmentType:$acc,
                        Arg<Flamia_GlobalType, "", [MemWrite]>:$out,
                        I32:$row_start, I32:$row_base, I32:$valid_rows,
-                       I32:$head, F32:$factor);
+                       I32:$head, F32:$factor, Optional<I32>:$heads);
   let assemblyFormat = [{
     $acc `times` $factor `to` $out `rows` `(` $row_start `,` $row_base `,`
-    $valid_rows `)` `head` $head attr-dict `:` qualified(type($acc)) `,`
+    $valid_rows `)` `head` $head (`heads` $heads^)? attr-dict `:`
+    qualified(type($acc)) `,`
     qualified(type($out))
   }];
   let hasVerifier = 1;
@@ -732,16 +745,17 @@ def Flamia_RowDotOp : Flamia_Op<"row_dot", [Flamia_WarpgroupWide]> {
     the products and their sum in f64 (exact for bf16 inputs unless the
     terms span more than 2^37, then within one f64 rounding), rounded once
     to f32. `a`, `b` are bf16 `[T, H, D]`, `out` f32 `[H, T]`. The CTA's
-    threads share the rows; the summation order is fixed.
+    threads share the rows; the summation order is fixed. `heads` is `H`
+    when it is a runtime value (`a` of type `?x?xD`), absent when static.
   }];
   let arguments = (ins Arg<Flamia_GlobalType, "", [MemRead]>:$a,
                        Arg<Flamia_GlobalType, "", [MemRead]>:$b,
                        Arg<Flamia_GlobalType, "", [MemWrite]>:$out,
                        I32:$start, I32:$length, I32:$head,
-                       I32:$num_tokens);
+                       I32:$num_tokens, Optional<I32>:$heads);
   let assemblyFormat = [{
     $a `,` $b `rows` `(` $start `,` $length `)` `head` $head `to` $out
-    `tokens` $num_tokens
+    `tokens` $num_tokens (`heads` $heads^)?
     attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,`
     qualified(type($out))
   }];
@@ -765,7 +779,8 @@ def Flamia_AttentionDqTileOp : Flamia_Op<"attention_dq_tile",
     `dq`. Inside each query's safe block every GEMM reads the bf16
     originals `safe` (q, k, v, grad_o) and dS is rounded to bf16.
     `flamia-tile` expands it, with the work loop around it, into the
-    program of the kernel's target.
+    program of the kernel's target. `heads(Hq, Hkv)` as for
+    `flamia.attention_tile`.
   }];
   let arguments = (ins Flamia_GlobalType:$items, I32:$index,
                        Variadic<Flamia_GlobalType>:$q,
@@ -776,12 +791,14 @@ def Flamia_AttentionDqTileOp : Flamia_Op<"attention_dq_tile",
                        Flamia_GlobalType:$lse, Flamia_GlobalType:$delta,
                        Arg<Flamia_GlobalType, "", [MemWrite]>:$dq,
                        F32:$scale_log2, F32:$softmax_scale, I32:$num_tokens,
+                       Optional<I32>:$q_heads, Optional<I32>:$kv_heads,
                        UnitAttr:$causal, Flamia_RecipeAttr:$recipe,
                        I64Attr:$block_m, I64Attr:$block_n);
   let assemblyFormat = [{
     $items `[` $index `]` `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)`
     `grad_o` `(` $grad_o `)` `safe` `(` $safe `)` `lse` $lse `delta` $delta
     `to` $dq `scale` $scale_log2 `,` $softmax_scale `tokens` $num_tokens
+    (`heads` `(` $q_heads^ `,` $kv_heads `)`)?
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
@@ -802,7 +819,8 @@ def Flamia_AttentionDkdvTileOp : Flamia_Op<"attention_dkdv_tile",
     `grad_o`) to `dv` and dK = softmax_scale * dS^T Q from the token-block
     copy `q_tb` to `dk`. Inside each query's safe block every GEMM reads
     the bf16 originals `safe` (q, k, v, grad_o), P and dS are rounded to
-    bf16.
+    bf16. `heads(Hq, Hkv)` as for `flamia.attention_tile`; with runtime
+    head counts the group (`Hq / Hkv` query heads) is a runtime loop bound.
   }];
   let arguments = (ins Flamia_GlobalType:$items, I32:$index,
                        Variadic<Flamia_GlobalType>:$q,
@@ -815,6 +833,7 @@ def Flamia_AttentionDkdvTileOp : Flamia_Op<"attention_dkdv_tile",
                        Arg<Flamia_GlobalType, "", [MemWrite]>:$dk,
                        Arg<Flamia_GlobalType, "", [MemWrite]>:$dv,
                        F32:$scale_log2, F32:$softmax_scale, I32:$num_tokens,
+                       Optional<I32>:$q_heads, Optional<I32>:$kv_heads,
                        UnitAttr:$causal, Flamia_RecipeAttr:$recipe,
                        Flamia_PrecisionAttr:$p, I64Attr:$block_m,
                        I64Attr:$block_n);
@@ -822,7 +841,8 @@ def Flamia_AttentionDkdvTileOp : Flamia_Op<"attention_dkdv_tile",
     $items `[` $index `]` `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)`
     `grad_o` `(` $grad_o `)` `q_tb` `(` $q_tb `)` `safe` `(` $safe `)`
     `lse` $lse `delta` $delta `to` $dk `,` $dv `scale` $scale_log2 `,`
-    $softmax_scale `tokens` $num_tokens attr-dict `:`
+    $softmax_scale `tokens` $num_tokens
+    (`heads` `(` $q_heads^ `,` $kv_heads `)`)? attr-dict `:`
     functional-type(operands, results)
   }];
   let hasVerifier = 1;

@@ -131,17 +131,20 @@ OwningOpRef<ModuleOp> buildGraph(MLIRContext &ctx, const AttentionSpec &spec) {
   b.setInsertionPointToEnd(module.getBody());
   int64_t dyn = ShapedType::kDynamic;
   auto bf16 = b.getBF16Type();
-  auto qType = RankedTensorType::get({dyn, spec.heads, spec.headDim}, bf16);
-  auto kvType = RankedTensorType::get({dyn, spec.kvHeads, spec.headDim}, bf16);
-  auto lseType = RankedTensorType::get({spec.heads, dyn}, b.getF32Type());
+  // Runtime head counts are dynamic dimensions ('?') of every tensor.
+  int64_t hq = spec.runtimeHeads() ? dyn : spec.heads;
+  int64_t hkv = spec.runtimeHeads() ? dyn : spec.kvHeads;
+  auto qType = RankedTensorType::get({dyn, hq, spec.headDim}, bf16);
+  auto kvType = RankedTensorType::get({dyn, hkv, spec.headDim}, bf16);
+  auto lseType = RankedTensorType::get({hq, dyn}, b.getF32Type());
   SmallVector<Type> inputs = {qType, kvType, kvType};
   if (spec.backward)
     inputs.push_back(qType); // dO
   if (spec.varlen)
     inputs.push_back(RankedTensorType::get({dyn}, b.getI32Type()));
   Type gradElement = spec.gradDtype == "f32" ? Type(b.getF32Type()) : bf16;
-  auto dqType = RankedTensorType::get({dyn, spec.heads, spec.headDim}, gradElement);
-  auto dkvType = RankedTensorType::get({dyn, spec.kvHeads, spec.headDim}, gradElement);
+  auto dqType = RankedTensorType::get({dyn, hq, spec.headDim}, gradElement);
+  auto dkvType = RankedTensorType::get({dyn, hkv, spec.headDim}, gradElement);
   SmallVector<Type> results = {qType, lseType};
   if (spec.backward)
     results.append({dqType, dkvType, dkvType});
@@ -575,11 +578,15 @@ bool buildManifest(ModuleOp module, const AttentionSpec &spec,
                     dtype + "'");
           return;
         }
-        // The 2-D view [T, H * D] of a packed [T, H, D] tensor.
+        // The 2-D view [T, H * D] of a packed [T, H, D] tensor; a runtime
+        // H is the buffer's head symbol (Hq or Hkv).
         auto g = cast<GlobalType>(operand.getType());
-        if (!expression("T", t.rows) ||
-            !expression(std::to_string(g.getShape()[1] * g.getShape()[2]),
-                        t.cols)) {
+        std::string cols =
+            ShapedType::isDynamic(g.getShape()[1])
+                ? m.buffers[mp.buffer].shape[1].text() + " * " +
+                      std::to_string(g.getShape()[2])
+                : std::to_string(g.getShape()[1] * g.getShape()[2]);
+        if (!expression("T", t.rows) || !expression(cols, t.cols)) {
           ok = false;
           return;
         }
@@ -637,8 +644,16 @@ bool validateSpec(const AttentionSpec &spec, std::string &error) {
   // Heads and the softmax scale: the rules (and wording) every tool and the
   // runtime share.
   std::string shared;
-  if (!validation::validateHeads(spec.heads, spec.kvHeads, shared))
+  if (spec.heads == AttentionSpec::kRuntimeHeads ||
+      spec.kvHeads == AttentionSpec::kRuntimeHeads) {
+    if (!spec.runtimeHeads())
+      return fail("heads = " + std::to_string(spec.heads) + " and kv_heads = " +
+                  std::to_string(spec.kvHeads) +
+                  ": both are 0 (runtime head counts, one kernel set for "
+                  "every Hq and Hkv) or both static");
+  } else if (!validation::validateHeads(spec.heads, spec.kvHeads, shared)) {
     return fail(shared);
+  }
   if (spec.safeBlock < kKeyTile || spec.safeBlock % kKeyTile != 0 ||
       spec.safeBlock > kMaxSafeBlock)
     return fail("safe block " + std::to_string(spec.safeBlock) +

@@ -125,8 +125,11 @@ bool specsFromFile(const std::string &path, std::vector<NamedSpec> &specs,
     named.location = locationString(attn.getLoc());
     AttentionSpec &spec = named.spec;
     spec.recipe = stringifyRecipeKind(recipe.getKind()).str();
-    spec.heads = q.getDimSize(1);
-    spec.kvHeads = k.getDimSize(1);
+    // '?' heads: runtime head counts (the verifier has both or neither).
+    spec.heads = q.isDynamicDim(1) ? AttentionSpec::kRuntimeHeads
+                                   : q.getDimSize(1);
+    spec.kvHeads = k.isDynamicDim(1) ? AttentionSpec::kRuntimeHeads
+                                     : k.getDimSize(1);
     spec.headDim = q.getDimSize(2);
     spec.causal = attn.getCausal();
     spec.varlen = static_cast<bool>(attn.getCuSeqlens());

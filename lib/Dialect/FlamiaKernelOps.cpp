@@ -45,11 +45,41 @@ int64_t kernelThreads(Operation *op) {
   return kernel ? static_cast<int64_t>(kernel.getThreads()) : 0;
 }
 
-/// A packed [T, H, D] buffer with static H and D.
+/// A packed [T, H, D] buffer with static D; H is static or a runtime value
+/// (one kernel for every head count).
 bool isPackedTensor(GlobalType type) {
   ArrayRef<int64_t> shape = type.getShape();
-  return shape.size() == 3 && !ShapedType::isDynamic(shape[1]) &&
-         !ShapedType::isDynamic(shape[2]);
+  return shape.size() == 3 && !ShapedType::isDynamic(shape[2]);
+}
+
+/// A head count as a diagnostic prints it ("?" when it is a runtime value).
+std::string headsString(int64_t heads) {
+  return ShapedType::isDynamic(heads) ? "?" : std::to_string(heads);
+}
+
+/// The `heads` operand of an op that indexes the packed [T, H, D] tensor
+/// `type` is there exactly when H is a runtime value: with a static H the
+/// lowering uses the constant, with a runtime one it has nothing else.
+LogicalResult verifyHeadsOperand(Operation *op, GlobalType type, Value heads,
+                                 StringRef what) {
+  bool runtimeHeads = ShapedType::isDynamic(type.getShape()[1]);
+  if (runtimeHeads && !heads)
+    return op->emitOpError()
+           << what << " has a runtime head count (" << type
+           << "): give it as the `heads` operand";
+  if (!runtimeHeads && heads)
+    return op->emitOpError() << what << " has a static head count (" << type
+                             << "): the `heads` operand is for runtime ones";
+  return success();
+}
+
+/// The `heads(Hq, Hkv)` operands of a per-item tile op: both or none, and
+/// there exactly when q's H is a runtime value.
+LogicalResult verifyTileHeads(Operation *op, GlobalType q, Value qHeads,
+                              Value kvHeads) {
+  if (static_cast<bool>(qHeads) != static_cast<bool>(kvHeads))
+    return op->emitOpError() << "heads(Hq, Hkv) takes both head counts";
+  return verifyHeadsOperand(op, q, qHeads, "q");
 }
 
 /// Ops that need every thread of a warpgroup: they work on warpgroup-wide
@@ -285,14 +315,17 @@ LogicalResult TmaLoadOp::verify() {
     return emitOpError() << "element types differ: source "
                          << src.getElementType() << ", destination "
                          << dst.getElementType();
-  if (src.getShape().size() != 3 || ShapedType::isDynamic(src.getShape()[1]) ||
-      ShapedType::isDynamic(src.getShape()[2]))
+  if (!isPackedTensor(src))
     return emitOpError() << "the source must be a packed [T, H, D] tensor "
-                            "with static H and D";
-  if (dst.getCols() > src.getShape()[1] * src.getShape()[2])
+                            "with static D";
+  // With a runtime H, a row is known to hold at least one head's D.
+  int64_t rowElems = ShapedType::isDynamic(src.getShape()[1])
+                         ? src.getShape()[2]
+                         : src.getShape()[1] * src.getShape()[2];
+  if (dst.getCols() > rowElems)
     return emitOpError() << "tile columns " << dst.getCols()
                          << " exceed a row of the source (H * D = "
-                         << src.getShape()[1] * src.getShape()[2] << ")";
+                         << rowElems << ")";
   if (dst.getRows() > kTmaBoxMaxRows)
     return emitOpError() << "tile rows " << dst.getRows()
                          << " exceed a TMA box (" << kTmaBoxMaxRows
@@ -475,9 +508,11 @@ LogicalResult AttnStoreOp::verify() {
                          << " rows but the accumulator " << acc.getRows();
   GlobalType o = getO().getType();
   if (!isPackedTensor(o) || !o.getElementType().isBF16())
-    return emitOpError() << "O must be a bf16 [T, H, D] tensor with static H "
-                            "and D, got "
+    return emitOpError() << "O must be a bf16 [T, H, D] tensor with static "
+                            "D, got "
                          << o;
+  if (failed(verifyHeadsOperand(*this, o, getHeads(), "O")))
+    return failure();
   if (o.getShape()[2] != acc.getCols())
     return emitOpError() << "the accumulator has " << acc.getCols()
                          << " columns but O's head dim is " << o.getShape()[2];
@@ -485,7 +520,8 @@ LogicalResult AttnStoreOp::verify() {
   if (lse.getShape().size() != 2 || !lse.getElementType().isF32() ||
       lse.getShape()[0] != o.getShape()[1])
     return emitOpError() << "LSE must be an f32 [H, T] tensor with O's "
-                         << o.getShape()[1] << " heads, got " << lse;
+                         << headsString(o.getShape()[1]) << " heads, got "
+                         << lse;
   return success();
 }
 
@@ -528,8 +564,10 @@ LogicalResult QuantizeBlockOp::verify() {
   if (!isPackedTensor(src) || !src.getElementType().isBF16() ||
       src.getShape()[2] % 32 != 0)
     return emitOpError() << "the source must be a bf16 [T, H, D] tensor with "
-                            "static H and D a multiple of 32, got "
+                            "static D a multiple of 32, got "
                          << src;
+  if (failed(verifyHeadsOperand(*this, src, getHeads(), "the source")))
+    return failure();
   int64_t heads = src.getShape()[1], d = src.getShape()[2];
   // Every output: [rows, H, cols] of the given element type.
   auto isE4M3 = [](Type t) { return isa<Float8E4M3FNType>(t); };
@@ -544,7 +582,8 @@ LogicalResult QuantizeBlockOp::verify() {
     ArrayRef<int64_t> shape = type.getShape();
     if (shape.size() != 3 || shape[1] != heads || shape[2] != cols ||
         !isElement(type.getElementType()))
-      return emitOpError() << what << " must be [N, " << heads << ", " << cols
+      return emitOpError() << what << " must be [N, " << headsString(heads)
+                           << ", " << cols
                            << "] of " << element << ", got " << type;
     return success();
   };
@@ -594,7 +633,7 @@ LogicalResult QuantizeBlockOp::verify() {
     if (shape.size() != 3 || !type.getElementType().isInteger(8) ||
         shape[2] != 512 || shape[1] != heads)
       return emitOpError() << "scale tiles are [NB, H, 512] i8 with H = "
-                           << heads << " (the source's heads), got "
+                           << headsString(heads) << " (the source's heads), got "
                            << type;
   }
   return success();
@@ -629,7 +668,10 @@ LogicalResult AttentionTileOp::verify() {
   if (lse.getShape().size() != 2 || !lse.getElementType().isF32() ||
       lse.getShape()[0] != o.getShape()[1])
     return emitOpError() << "LSE must be an f32 [H, T] tensor with O's "
-                         << o.getShape()[1] << " heads, got " << lse;
+                         << headsString(o.getShape()[1]) << " heads, got "
+                         << lse;
+  if (failed(verifyTileHeads(*this, q, getQHeads(), getKvHeads())))
+    return failure();
   if (getBlockM() <= 0 || getBlockN() <= 0 || getBlockM() % 64 != 0 ||
       getBlockN() % 64 != 0)
     return emitOpError() << "tile sizes must be positive multiples of 64, got "
@@ -708,7 +750,7 @@ static LogicalResult verifyHeadMajor(Operation *op, GlobalType t,
   if (t.getShape().size() != 2 || !t.getElementType().isF32() ||
       t.getShape()[0] != heads)
     return op->emitOpError() << what << " must be an f32 [H, T] tensor with "
-                             << heads << " heads, got " << t;
+                             << headsString(heads) << " heads, got " << t;
   return success();
 }
 
@@ -745,8 +787,10 @@ LogicalResult GradStoreOp::verify() {
   if (!isPackedTensor(out) ||
       !(out.getElementType().isBF16() || out.getElementType().isF32()))
     return emitOpError() << "the gradient must be a bf16 or f32 [T, H, D] "
-                            "tensor with static H and D, got "
+                            "tensor with static D, got "
                          << out;
+  if (failed(verifyHeadsOperand(*this, out, getHeads(), "the gradient")))
+    return failure();
   if (out.getShape()[2] != acc.getCols())
     return emitOpError() << "the accumulator has " << acc.getCols()
                          << " columns but the gradient's head dim is "
@@ -760,6 +804,8 @@ LogicalResult RowDotOp::verify() {
     return emitOpError() << "a and b must be bf16 [T, H, D] tensors of one "
                             "type, got "
                          << a << " and " << b;
+  if (failed(verifyHeadsOperand(*this, a, getHeads(), "a")))
+    return failure();
   return verifyHeadMajor(*this, getOut().getType(), a.getShape()[1], "out");
 }
 
@@ -784,6 +830,8 @@ static LogicalResult verifyBackwardTile(OpTy op, ArrayRef<ValueRange> operands) 
   if (!isPackedTensor(q))
     return op.emitOpError() << "q must be a [T, H, D] tensor, got " << q;
   int64_t heads = q.getShape()[1];
+  if (failed(verifyTileHeads(op, q, op.getQHeads(), op.getKvHeads())))
+    return failure();
   if (failed(verifyHeadMajor(op, op.getLse().getType(), heads, "LSE")) ||
       failed(verifyHeadMajor(op, op.getDelta().getType(), heads, "delta")))
     return failure();
@@ -823,7 +871,11 @@ LogicalResult AttentionDkdvTileOp::verify() {
                          << getP();
   auto k = cast<GlobalType>(getK().front().getType());
   auto q = cast<GlobalType>(getQ().front().getType());
-  if (!isPackedTensor(k) || q.getShape()[1] % k.getShape()[1] != 0)
+  // A runtime GQA ratio is the runtime's check (Hq % Hkv == 0).
+  bool runtimeHeads = ShapedType::isDynamic(q.getShape()[1]);
+  if (!isPackedTensor(k) ||
+      runtimeHeads != ShapedType::isDynamic(k.getShape()[1]) ||
+      (!runtimeHeads && q.getShape()[1] % k.getShape()[1] != 0))
     return emitOpError() << "k must be a [T, Hkv, D] tensor whose Hkv divides "
                             "q's heads, got "
                          << k << " for " << q;

@@ -49,10 +49,11 @@ FailureOr<PackedShape> getPackedShape(Operation *op, Value value,
                              << "' must be a packed [T, H, D] tensor (rank "
                                 "3), got "
                              << value.getType();
-  if (ShapedType::isDynamic(shape[1]) || ShapedType::isDynamic(shape[2]))
+  // H may be a runtime value (one kernel set for every head count); the
+  // head dim decides the kernels' tiles and is static.
+  if (ShapedType::isDynamic(shape[2]))
     return op->emitOpError() << "operand '" << name
-                             << "' must have a static head count and head "
-                                "dim, got "
+                             << "' must have a static head dim, got "
                              << value.getType();
   return PackedShape{shape[0], shape[1], shape[2]};
 }
@@ -70,7 +71,7 @@ LogicalResult verifySameShape(Operation *op, Value value, StringRef name,
     return op->emitOpError()
            << "operand '" << name << "' must have the shape of '"
            << expectedName << "' [" << dimString(expected.tokens) << ", "
-           << expected.heads << ", " << expected.headDim << "], got "
+           << dimString(expected.heads) << ", " << expected.headDim << "], got "
            << value.getType();
   return success();
 }
@@ -101,8 +102,16 @@ FailureOr<AttentionDims> verifyQKV(Operation *op, Value q, Value k, Value v,
   if (vs->heads != ks->heads)
     return op->emitOpError() << "'" << kName << "' and '" << vName
                              << "' must have the same head count, got "
-                             << ks->heads << " and " << vs->heads;
-  if (ks->heads <= 0 || qs->heads % ks->heads != 0)
+                             << dimString(ks->heads) << " and "
+                             << dimString(vs->heads);
+  bool runtimeHeads = ShapedType::isDynamic(qs->heads);
+  if (runtimeHeads != ShapedType::isDynamic(ks->heads))
+    return op->emitOpError()
+           << "query heads (" << dimString(qs->heads)
+           << ") and key/value heads (" << dimString(ks->heads)
+           << ") must both be static or both runtime values ('?')";
+  // With runtime head counts the GQA ratio is checked at run time.
+  if (!runtimeHeads && (ks->heads <= 0 || qs->heads % ks->heads != 0))
     return op->emitOpError() << "query heads (" << qs->heads
                              << ") must be a multiple of key/value heads ("
                              << ks->heads << ") (GQA)";
@@ -153,7 +162,8 @@ LogicalResult verifyLse(Operation *op, Type lse, const AttentionDims &dims) {
   auto type = cast<RankedTensorType>(lse);
   if (type.getRank() != 2 || type.getDimSize(0) != dims.queryHeads ||
       !compatible(type.getDimSize(1), dims.tokens))
-    return op->emitOpError() << "lse must be [Hq, T] = [" << dims.queryHeads
+    return op->emitOpError() << "lse must be [Hq, T] = ["
+                             << dimString(dims.queryHeads)
                              << ", " << dimString(dims.tokens)
                              << "] f32, got " << type;
   return success();
@@ -288,7 +298,7 @@ LogicalResult QuantizeOp::verify() {
       input.getDimSize(2) != result.getHeadDim() ||
       !compatible(input.getDimSize(0), result.getNumTokens()))
     return emitOpError() << "result shape [" << dimString(result.getNumTokens())
-                         << ", " << result.getNumHeads() << ", "
+                         << ", " << dimString(result.getNumHeads()) << ", "
                          << result.getHeadDim()
                          << "] does not match the input " << input;
   if (getGlobalScale() == GlobalScale::amax &&
@@ -307,7 +317,7 @@ LogicalResult DequantizeOp::verify() {
     return emitOpError() << "result " << result
                          << " does not have the input's shape ["
                          << dimString(input.getNumTokens()) << ", "
-                         << input.getNumHeads() << ", " << input.getHeadDim()
+                         << dimString(input.getNumHeads()) << ", " << input.getHeadDim()
                          << "]";
   return verifyAttentionAttrs(*this, std::nullopt, getCuSeqlens());
 }
@@ -328,7 +338,7 @@ LogicalResult QTensorCreateOp::verify() {
     return emitOpError() << "payload " << payload
                          << " does not have the qtensor's shape ["
                          << dimString(result.getNumTokens()) << ", "
-                         << result.getNumHeads() << ", " << result.getHeadDim()
+                         << dimString(result.getNumHeads()) << ", " << result.getHeadDim()
                          << "]";
   if (scales.getElementType() != result.getScaleType())
     return emitOpError() << "scale element type " << scales.getElementType()
@@ -342,7 +352,7 @@ LogicalResult QTensorCreateOp::verify() {
       !compatible(scales.getDimSize(0), expected.getDimSize(0)))
     return emitOpError() << "scales " << scales << " do not match layout "
                          << layout << ": expected [NB, "
-                         << expected.getDimSize(1) << ", "
+                         << dimString(expected.getDimSize(1)) << ", "
                          << expected.getDimSize(2) << "] (NB = "
                          << (layout.isPerTensor()   ? "1"
                              : layout.isPerToken() ? "T"

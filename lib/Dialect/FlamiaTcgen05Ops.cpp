@@ -274,15 +274,18 @@ LogicalResult BulkLoadOp::verify() {
                             "destination tile has "
                          << bytes;
   GlobalType src = getSource().getType();
+  // The chunks split the static innermost dimensions; a dynamic one before
+  // them (a runtime head count) multiplies whole chunks.
   int64_t inner = 1;
-  for (int64_t d : src.getShape().drop_front()) {
+  for (int64_t d : llvm::reverse(src.getShape().drop_front())) {
     if (ShapedType::isDynamic(d))
-      return emitOpError() << "the source's dimensions after the first must "
-                              "be static (its rows are split into chunks), "
-                              "got "
-                           << src;
+      break;
     inner *= d;
   }
+  if (ShapedType::isDynamic(src.getShape().back()))
+    return emitOpError() << "the source's innermost dimension must be static "
+                            "(its rows are split into chunks), got "
+                         << src;
   int64_t innerBytes = inner * src.getElementType().getIntOrFloatBitWidth() / 8;
   if (innerBytes % bytes != 0)
     return emitOpError() << "a row of the source (" << innerBytes

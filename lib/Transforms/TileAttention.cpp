@@ -243,7 +243,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     // Everything the roles need, captured before the old body goes away.
     Value items = at.getItems(), qDeq = at.getQ()[0], kDeq = at.getK()[0],
           vDeq = at.getV()[0], out = at.getO(), lse = at.getLse(),
-          scale = at.getScaleLog2(), numTokens = at.getNumTokens();
+          scale = at.getScaleLog2(), numTokens = at.getNumTokens(),
+          qHeads = at.getQHeads();
     Value qSafe = safe ? at.getSafe()[0] : Value();
     Value kSafe = safe ? at.getSafe()[1] : Value();
     Value vSafe = safe ? at.getSafe()[2] : Value();
@@ -346,8 +347,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     // ---- consumers --------------------------------------------------------
     if (overlap) {
       buildOverlappedConsumer(b, loc, ConsumerContext{
-          items, out, lse, scale, numTokens, qd, qs, ks, vs, qp, kvp, vp,
-          queue, numItems, causal, safeBlock, bn, bm, sType, pType, accType,
+          items, out, lse, scale, numTokens, qHeads, qd, qs, ks, vs, qp, kvp,
+          vp, queue, numItems, causal, safeBlock, bn, bm, sType, pType, accType,
           rowsType, pPrecision});
       ReturnOp::create(b, loc);
       kernel->setAttr("tile", tileAttr(b, bm, bn, stages));
@@ -446,7 +447,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
         }
         AttnStoreOp::create(ab, loc, forOp.getResult(3), forOp.getResult(1),
                             forOp.getResult(2), out, lse, item.qStart, rowBase,
-                            item.qRows, item.qHead, numTokens,
+                            item.qRows, item.qHead, numTokens, qHeads,
                             *pPrecision.getFixedScale());
         return {forOp.getResult(0)};
       });
@@ -477,8 +478,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
 
   /// What the consumer role reads from the kernel and the other roles.
   struct ConsumerContext {
-    Value items, out, lse, scale, numTokens, qd, qs, ks, vs, qp, kp, vp,
-        queue, numItems;
+    Value items, out, lse, scale, numTokens, qHeads, qd, qs, ks, vs, qp, kp,
+        vp, queue, numItems;
     bool causal;
     int64_t safeBlock, bn, bm;
     FragmentType sType, pType, accType;
@@ -608,7 +609,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       PipelineReleaseOp::create(ab, loc, c.vp, stLast);
       AttnStoreOp::create(ab, loc, o, forOp.getResult(1), forOp.getResult(2),
                           c.out, c.lse, item.qStart, rowBase, item.qRows,
-                          item.qHead, c.numTokens,
+                          item.qHead, c.numTokens, c.qHeads,
                           *c.pPrecision.getFixedScale());
       return {forOp.getResult(0)};
     });

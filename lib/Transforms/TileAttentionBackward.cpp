@@ -142,7 +142,8 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
   Value items = at.getItems(), q = at.getQ()[0], k = at.getK()[0],
         v = at.getV()[0], gradO = at.getGradO()[0], lse = at.getLse(),
         delta = at.getDelta(), dq = at.getDq(), scaleLog2 = at.getScaleLog2(),
-        softmaxScale = at.getSoftmaxScale(), numTokens = at.getNumTokens();
+        softmaxScale = at.getSoftmaxScale(), numTokens = at.getNumTokens(),
+        qHeads = at.getQHeads(), kvHeads = at.getKvHeads();
   Value qSafe = safe ? at.getSafe()[0] : Value();
   Value kSafe = safe ? at.getSafe()[1] : Value();
   Value vSafe = safe ? at.getSafe()[2] : Value();
@@ -267,7 +268,7 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
       }
       PipelineReleaseOp::create(ab, loc, qp, qst);
       GradStoreOp::create(ab, loc, forOp.getResult(1), dq, item.qStart, rowBase,
-                          item.qRows, item.qHead, softmaxScale);
+                          item.qRows, item.qHead, softmaxScale, qHeads);
       return {forOp.getResult(0)};
     });
     ReturnOp::create(rb, loc);
@@ -295,7 +296,10 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
   int64_t d = qType.getShape()[2];
   if (failed(checkBackwardKernelsExist(at, at.getRecipe(), "sm_90a", d)))
     return failure();
-  int64_t group = qType.getShape()[1] / kType.getShape()[1];
+  // The query heads per key/value head: a constant, or Hq / Hkv when the
+  // head counts are runtime values (the runtime checks Hkv divides Hq).
+  bool runtimeHeads = ShapedType::isDynamic(qType.getShape()[1]);
+  int64_t group = runtimeHeads ? 0 : qType.getShape()[1] / kType.getShape()[1];
   int64_t safeBlock = at.getRecipe().getSafeBlock();
   bool safe = safeBlock > 0, causal = at.getCausal();
   Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
@@ -318,7 +322,8 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
         v = at.getV()[0], gradO = at.getGradO()[0], qTb = at.getQTb()[0],
         lse = at.getLse(), delta = at.getDelta(), dk = at.getDk(),
         dv = at.getDv(), scaleLog2 = at.getScaleLog2(),
-        softmaxScale = at.getSoftmaxScale(), numTokens = at.getNumTokens();
+        softmaxScale = at.getSoftmaxScale(), numTokens = at.getNumTokens(),
+        qHeads = at.getQHeads(), kvHeads = at.getKvHeads();
   Value qSafe = safe ? at.getSafe()[0] : Value();
   Value kSafe = safe ? at.getSafe()[1] : Value();
   Value vSafe = safe ? at.getSafe()[2] : Value();
@@ -358,7 +363,8 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
     Value numQTiles = ib.cdiv(item.docLen, bq);
     Value first = causal ? ib.mul(item.qTile, ib.c(bn / bq)) : ib.c(0);
     Value perHead = ib.sub(numQTiles, first);
-    return Visit{first, perHead, ib.mul(perHead, ib.c(group))};
+    Value groupSize = runtimeHeads ? ib.div(qHeads, kvHeads) : ib.c(group);
+    return Visit{first, perHead, ib.mul(perHead, groupSize)};
   };
   // Query tile (document-local index) and query head of iteration i.
   auto visitAt = [&](I32Builder &ib, const ItemInfo &item, const Visit &vis,
@@ -497,11 +503,12 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
       }
       PipelineReleaseOp::create(ab, loc, kp, kst);
       GradStoreOp::create(ab, loc, forOp.getResult(1), dk, item.qStart,
-                          rowBase, item.qRows, item.kvHead, softmaxScale);
+                          rowBase, item.qRows, item.kvHead, softmaxScale,
+                          kvHeads);
       Value inv = arith::ConstantOp::create(
           ab, loc, ab.getF32FloatAttr(std::ldexp(1.0f, -fixedScale)));
       GradStoreOp::create(ab, loc, forOp.getResult(2), dv, item.qStart,
-                          rowBase, item.qRows, item.kvHead, inv);
+                          rowBase, item.qRows, item.kvHead, inv, kvHeads);
       return {forOp.getResult(0)};
     });
     ReturnOp::create(rb, loc);

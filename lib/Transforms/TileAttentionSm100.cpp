@@ -73,6 +73,7 @@ struct Sm100Program {
   // Parameters and shared state (set up in build()).
   Value items, q8, qSf, k8, kSf, v8, vSf, qSafe, kSafe, vSafe, out, lse, scale,
       numTokens, counter, numItems;
+  Value qHeads, kvHeads; // runtime head counts (null when static)
   Value q8s, qSfs, q16s, k8s, kSfs, v8s, vSfs, k16s, v16s; // smem
   Value qp, kvp, safep, sp, pp, queue, tmem;
   PrecisionAttr pPrecision;
@@ -85,10 +86,16 @@ struct Sm100Program {
   /// The scale-factor slot of the 128 rows starting at tile `t` of the
   /// item's document: (doc_block_base + 4 t) * heads + head.
   Value sfSlot(I32Builder &ib, const ItemInfo &item, Value t, Value head,
-               int64_t heads) {
+               Value heads) {
     return ib.add(ib.mul(ib.add(item.docBlockBase, ib.mul(t, ib.c(4))),
-                         ib.c(heads)),
+                         heads),
                   head);
+  }
+  /// The head count of scale tiles `tiles`: its static H, or `runtime`.
+  Value headCount(I32Builder &ib, Value tiles, Value runtime) {
+    if (runtime)
+      return runtime;
+    return ib.c(cast<GlobalType>(tiles.getType()).getShape()[1]);
   }
 
   LogicalResult build();
@@ -146,6 +153,8 @@ LogicalResult Sm100Program::build() {
   lse = at.getLse();
   scale = at.getScaleLog2();
   numTokens = at.getNumTokens();
+  qHeads = at.getQHeads();
+  kvHeads = at.getKvHeads();
   pPrecision = at.getP();
   auto queueCreate = *kernel.getBody().front().getOps<QueueCreateOp>().begin();
   counter = queueCreate.getCounter();
@@ -217,8 +226,6 @@ LogicalResult Sm100Program::build() {
 void Sm100Program::buildProducer(OpBuilder &b) {
   OpBuilder rb = createRole(b, loc, "producer", 0, 1, 40, /*singleThread=*/true);
   I32Builder ib{rb, loc};
-  int64_t hq = cast<GlobalType>(qSf.getType()).getShape()[1];
-  int64_t hkv = cast<GlobalType>(kSf.getType()).getShape()[1];
   int64_t f8Tile = bm * d, bf16Tile = 2 * bm * d;
   workLoop(rb, loc, queue, numItems, QueueSide::fetch, ValueRange{ib.c(0), ib.c(0)},
            [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
@@ -231,7 +238,9 @@ void Sm100Program::buildProducer(OpBuilder &b) {
                              f8Tile + 512 + (safe ? bf16Tile : 0));
     Value qCol = eb.mul(item.qHead, eb.c(d));
     TmaLoadOp::create(ab, loc, q8, item.qStart, qCol, q8s, qst, qp);
-    BulkLoadOp::create(ab, loc, qSf, sfSlot(eb, item, item.qTile, item.qHead, hq),
+    BulkLoadOp::create(ab, loc, qSf,
+                       sfSlot(eb, item, item.qTile, item.qHead,
+                              headCount(eb, qSf, qHeads)),
                        qSfs, qst, qp);
     if (safe)
       TmaLoadOp::create(ab, loc, qSafe, item.qStart, qCol, q16s, qst, qp);
@@ -252,7 +261,8 @@ void Sm100Program::buildProducer(OpBuilder &b) {
         PipelineExpectOp::create(lb, loc, kvp, st, 2 * f8Tile + 2 * 512);
         TmaLoadOp::create(lb, loc, k8, row, kvCol, k8s, st, kvp);
         TmaLoadOp::create(lb, loc, v8, row, kvCol, v8s, st, kvp);
-        Value slot = sfSlot(lib, item, kt, item.kvHead, hkv);
+        Value slot =
+            sfSlot(lib, item, kt, item.kvHead, headCount(lib, kSf, kvHeads));
         BulkLoadOp::create(lb, loc, kSf, slot, kSfs, st, kvp);
         BulkLoadOp::create(lb, loc, vSf, slot, vSfs, st, kvp);
         return {lib.add(kvIt, lib.c(1)), safeIt};
@@ -503,7 +513,7 @@ void Sm100Program::buildSoftmax(OpBuilder &b) {
     Value o = TmemLoadOp::create(ab, loc, oType, tmem, kOColumn);
     AttnStoreOp::create(ab, loc, o, forOp.getResult(2), forOp.getResult(3), out,
                         lse, item.qStart, eb.c(0), item.qRows, item.qHead,
-                        numTokens, *pPrecision.getFixedScale());
+                        numTokens, qHeads, *pPrecision.getFixedScale());
     return {forOp.getResult(0), pIt};
   });
   TmemDeallocOp::create(rb, loc, tmem, kTmemColumns);

@@ -90,11 +90,31 @@ GlobalType scalesOf(QTensorType q) { return globalOf(q.getScalesType()); }
 
 /// A buffer's shape as manifest expressions: static sizes as numbers, the
 /// dynamic one as `symbol` (T, NB, NUM_ITEMS, NUM_DOCS + 1).
-ArrayAttr dimsOf(Builder &b, GlobalType t, StringRef symbol) {
+/// The manifest symbol of buffer `name`'s head count when it is a runtime
+/// value: K, V, their copies and gradients have the key/value heads, the
+/// rest (Q, O, dO, LSE, delta and their copies) the query heads.
+StringRef headSymbolOf(StringRef name) {
+  bool kv = name == "k" || name == "v" || name == "dk" || name == "dv" ||
+            name.starts_with("k_") || name.starts_with("v_");
+  return kv ? "Hkv" : "Hq";
+}
+
+/// The shape of `t` in manifest expressions: a dynamic head axis (axis 1
+/// of a packed [T, H, ...] buffer, axis 0 of a head-major [H, T] one) is
+/// `headSymbol`, any other dynamic axis `symbol`.
+ArrayAttr dimsOf(Builder &b, GlobalType t, StringRef symbol,
+                 StringRef headSymbol = "Hq") {
+  ArrayRef<int64_t> shape = t.getShape();
   SmallVector<Attribute> dims;
-  for (int64_t d : t.getShape())
-    dims.push_back(b.getStringAttr(ShapedType::isDynamic(d) ? symbol.str()
-                                                            : std::to_string(d)));
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    bool headAxis = (shape.size() == 3 && i == 1) ||
+                    (shape.size() == 2 && i == 0 &&
+                     ShapedType::isDynamic(shape[1]));
+    std::string text = !ShapedType::isDynamic(d) ? std::to_string(d)
+                       : headAxis                ? headSymbol.str()
+                                                 : symbol.str();
+    dims.push_back(b.getStringAttr(text));
+  }
   return b.getArrayAttr(dims);
 }
 
@@ -134,6 +154,18 @@ struct ForwardPlan {
   QTensorType gradOType;
 
   bool backward() const { return static_cast<bool>(bwd); }
+  /// The head counts are kernel parameters (Hq, Hkv), not constants: one
+  /// kernel set serves every head count.
+  bool runtimeHeads() const {
+    return ShapedType::isDynamic(qType.getNumHeads());
+  }
+  /// Adds the Hq and Hkv parameters when the head counts are runtime values.
+  void addHeadParams(KernelSignature &sig) const {
+    if (!runtimeHeads())
+      return;
+    sig.add("Hq", i32);
+    sig.add("Hkv", i32);
+  }
 
   static FailureOr<ForwardPlan> get(func::FuncOp func, AttentionFwdOp fwd,
                                     AttentionBwdOp bwd, StringRef target,
@@ -332,6 +364,7 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
   sig.add("block_info", plan.blockInfoType);
   for (auto [name, type] : plan.quantizedCopies())
     sig.add(name, type);
+  plan.addHeadParams(sig);
   KernelOp qk = sig.create(mb, loc, plan.base + "_quantize", plan.targetAttr,
                            LaunchKind::grid, /*threads=*/128);
   bool hopper = plan.hopper, tiles = plan.tiles;
@@ -344,14 +377,17 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
   auto info = BlockInfoLoadOp::create(b, loc, i32, i32, p("block_info"), block);
   Value start = info.getStart(), length = info.getLength();
   // Q: per token (S = Q K^T) and 32x32 (dK = dS^T Q), every query head.
-  QuantizeBlockOp::create(b, loc, p("q"), start, length, block, head,
+  // Absent parameters (static head counts) are null values: no operand.
+  QuantizeBlockOp::create(b, loc, p("q"), start, length, block, head, p("Hq"),
                           p("q_pt"), p("q_pt_scales"),
                           hopper ? p("q_deq") : Value(), p("q_tb"),
                           p("q_tb_scales"),
                           hopper && plan.backward() ? p("q_tb_deq") : Value(),
                           tiles ? p("q_sf") : Value(), Value(), StringAttr());
   // K and V: 32x32, only the key/value heads.
-  Value kvHeads = constI32(b, loc, plan.kType.getNumHeads());
+  Value kvHeads = plan.runtimeHeads()
+                      ? p("Hkv")
+                      : constI32(b, loc, plan.kType.getNumHeads());
   Value isKv = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, head,
                                      kvHeads);
   auto ifOp = scf::IfOp::create(b, loc, isKv, /*withElse=*/false);
@@ -360,7 +396,8 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
        {std::make_tuple("k", "k_tb", "k_tb_scales", "k_deq", "k_sf", "tokens"),
         std::make_tuple("v", "v_tb", "v_tb_scales", "v_deq", "v_sf", "channels")})
     QuantizeBlockOp::create(tb, loc, p(src), start, length, block, head,
-                            Value(), Value(), Value(), p(data), p(scales),
+                            p("Hkv"), Value(), Value(), Value(), p(data),
+                            p(scales),
                             hopper ? p(deq) : Value(), Value(),
                             tiles ? p(sf) : Value(),
                             tiles ? tb.getStringAttr(rows) : StringAttr());
@@ -404,6 +441,7 @@ KernelOp buildForwardKernel(OpBuilder &mb, const ForwardPlan &plan,
   sig.add("counter", plan.counterType);
   sig.add("softmax_scale_log2", plan.f32);
   sig.add("T", i32);
+  plan.addHeadParams(sig);
   KernelOp ak = sig.create(mb, loc, plan.base + "_attention_fwd",
                            plan.targetAttr, LaunchKind::persistent, /*threads=*/128);
   ak->setAttr("schedule",
@@ -423,8 +461,9 @@ KernelOp buildForwardKernel(OpBuilder &mb, const ForwardPlan &plan,
     AttentionTileOp::create(
         ab, loc, p("items"), index, params(ak, q), params(ak, k),
         params(ak, v), safeOps, p("o"), p("lse"), p("softmax_scale_log2"),
-        p("T"), fwd.getCausalAttr(), fwd.getRecipe(), fwd.getP(),
-        ab.getI64IntegerAttr(plan.blockM), ab.getI64IntegerAttr(plan.blockN));
+        p("T"), p("Hq"), p("Hkv"), fwd.getCausalAttr(), fwd.getRecipe(),
+        fwd.getP(), ab.getI64IntegerAttr(plan.blockM),
+        ab.getI64IntegerAttr(plan.blockN));
   });
   return ak;
 }
@@ -441,6 +480,7 @@ KernelOp buildGradQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
   for (auto [name, type] : plan.gradientCopies())
     sig.add(name, type);
   sig.add("T", i32);
+  plan.addHeadParams(sig);
   KernelOp qk = sig.create(mb, loc, plan.base + "_quantize_grad",
                            plan.targetAttr, LaunchKind::grid, /*threads=*/128);
   OpBuilder b = OpBuilder::atBlockEnd(&qk.getBody().front());
@@ -452,12 +492,12 @@ KernelOp buildGradQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
   auto info = BlockInfoLoadOp::create(b, loc, i32, i32, p("block_info"), block);
   Value start = info.getStart(), length = info.getLength();
   QuantizeBlockOp::create(b, loc, p("grad_o"), start, length, block, head,
-                          Value(), Value(), Value(), p("do_tb"),
+                          p("Hq"), Value(), Value(), Value(), p("do_tb"),
                           p("do_tb_scales"),
                           plan.hopper ? p("do_deq") : Value(), Value(), Value(),
                           StringAttr());
   RowDotOp::create(b, loc, p("grad_o"), p("o"), p("delta"), start, length,
-                   head, p("T"));
+                   head, p("T"), p("Hq"));
   ReturnOp::create(b, loc);
   setPhase(qk, "backward");
   return qk;
@@ -503,6 +543,7 @@ KernelOp buildDqKernel(OpBuilder &mb, const ForwardPlan &plan,
   sig.add("softmax_scale_log2", plan.f32);
   sig.add("softmax_scale", plan.f32);
   sig.add("T", plan.i32);
+  plan.addHeadParams(sig);
   KernelOp kernel = sig.create(mb, loc, plan.base + "_attention_dq",
                                plan.targetAttr, LaunchKind::persistent,
                                /*threads=*/128);
@@ -514,8 +555,9 @@ KernelOp buildDqKernel(OpBuilder &mb, const ForwardPlan &plan,
         ValueRange{p("k_deq")}, ValueRange{p("v_deq")},
         ValueRange{p("do_deq")}, safeOperands(plan, kernel), p("lse"),
         p("delta"), p("dq"), p("softmax_scale_log2"), p("softmax_scale"),
-        p("T"), plan.fwd.getCausalAttr(), plan.fwd.getRecipe(),
-        ab.getI64IntegerAttr(plan.blockM), ab.getI64IntegerAttr(plan.blockN));
+        p("T"), p("Hq"), p("Hkv"), plan.fwd.getCausalAttr(),
+        plan.fwd.getRecipe(), ab.getI64IntegerAttr(plan.blockM),
+        ab.getI64IntegerAttr(plan.blockN));
   });
   setPhase(kernel, "backward");
   return kernel;
@@ -535,6 +577,7 @@ KernelOp buildDkdvKernel(OpBuilder &mb, const ForwardPlan &plan,
   sig.add("softmax_scale_log2", plan.f32);
   sig.add("softmax_scale", plan.f32);
   sig.add("T", plan.i32);
+  plan.addHeadParams(sig);
   KernelOp kernel = sig.create(mb, loc, plan.base + "_attention_dkdv",
                                plan.targetAttr, LaunchKind::persistent,
                                /*threads=*/128);
@@ -546,8 +589,9 @@ KernelOp buildDkdvKernel(OpBuilder &mb, const ForwardPlan &plan,
         ValueRange{p("k_deq")}, ValueRange{p("v_deq")},
         ValueRange{p("do_deq")}, ValueRange{p("q_tb_deq")},
         safeOperands(plan, kernel), p("lse"), p("delta"), p("dk"), p("dv"),
-        p("softmax_scale_log2"), p("softmax_scale"), p("T"),
-        plan.fwd.getCausalAttr(), plan.fwd.getRecipe(), plan.bwd.getP(),
+        p("softmax_scale_log2"), p("softmax_scale"), p("T"), p("Hq"),
+        p("Hkv"), plan.fwd.getCausalAttr(), plan.fwd.getRecipe(),
+        plan.bwd.getP(),
         ab.getI64IntegerAttr(kDkdvQueryTile), ab.getI64IntegerAttr(plan.blockN));
   });
   setPhase(kernel, "backward");
@@ -577,7 +621,8 @@ void buildLaunchPlan(OpBuilder &mb, const ForwardPlan &plan,
     SmallVector<NamedAttribute> attrs = {
         mb.getNamedAttr("flamia.buffer", mb.getStringAttr(name)),
         mb.getNamedAttr("flamia.dims",
-                        dimsOf(mb, type, name == "cu_seqlens" ? "NUM_DOCS + 1" : "T"))};
+                        dimsOf(mb, type, name == "cu_seqlens" ? "NUM_DOCS + 1" : "T",
+                               headSymbolOf(name)))};
     if (output)
       attrs.push_back(mb.getNamedAttr("flamia.output", mb.getUnitAttr()));
     return mb.getDictionaryAttr(attrs);
@@ -613,7 +658,8 @@ void buildLaunchPlan(OpBuilder &mb, const ForwardPlan &plan,
       symbol = "NUM_KV_ITEMS";
     buf[name] = WorkspaceOp::create(b, loc, type, b.getStringAttr(name),
                                     WorkspaceKindAttr::get(b.getContext(), kind),
-                                    dimsOf(b, cast<GlobalType>(type), symbol));
+                                    dimsOf(b, cast<GlobalType>(type), symbol,
+                                           headSymbolOf(name)));
   };
   for (auto [name, type] : plan.quantizedCopies())
     workspace(WorkspaceKind::workspace, name, type);
@@ -635,6 +681,10 @@ void buildLaunchPlan(OpBuilder &mb, const ForwardPlan &plan,
         RuntimeValueOp::create(b, loc, plan.f32, "softmax_scale");
   }
   buf["T"] = RuntimeValueOp::create(b, loc, plan.i32, "T");
+  if (plan.runtimeHeads()) {
+    buf["Hq"] = RuntimeValueOp::create(b, loc, plan.i32, "Hq");
+    buf["Hkv"] = RuntimeValueOp::create(b, loc, plan.i32, "Hkv");
+  }
   for (const PlannedLaunch &launch : launches) {
     SmallVector<Value> args;
     for (const std::string &n : launch.signature->getNames())

@@ -52,7 +52,8 @@ def compile_spec(lib: ctypes.CDLL, spec, out: pathlib.Path) -> None:
     target, recipe, grad = (spec.target.encode(), spec.recipe.encode(),
                             spec.grad_dtype.encode())
     s.target, s.recipe, s.grad_dtype = target, recipe, grad
-    s.head_dim, s.heads, s.kv_heads = spec.head_dim, spec.heads, spec.kv_heads
+    # heads = kv_heads = 0: runtime head counts (one set for every Hq, Hkv).
+    s.head_dim, s.heads, s.kv_heads = spec.head_dim, 0, 0
     s.causal = 1 if spec.causal else 0
     s.varlen = 1
     s.safe_block = spec.safe_block

@@ -151,8 +151,8 @@ def _pool(spec: _kernels.KernelSpec, device: torch.device) -> _Pool:
 
 def _spec(q, k, causal, recipe, safe_block, backward):
     return _kernels.KernelSpec(
-        target=target_of(q.device), head_dim=q.shape[2], heads=q.shape[1],
-        kv_heads=k.shape[1], causal=causal, recipe=recipe,
+        target=target_of(q.device), head_dim=q.shape[2], causal=causal,
+        recipe=recipe,
         safe_block=safe_block, backward=backward)
 
 

@@ -1,8 +1,10 @@
 """Compiled kernel sets, found or compiled on first use.
 
 A kernel set (manifest.json and cubins, docs/runtime-abi.md) is specialized by
-its spec: target, recipe, head dim, query and key/value heads, causal, safe
-block, and whether it holds the backward too. Its directory name is the spec's
+its spec: target, recipe, head dim, causal, safe block, and whether it holds
+the backward too. Head counts are not part of it: the kernels take query and
+key/value heads (any GQA ratio) as run-time arguments, so one set serves
+every model of a head dim. Its directory name is the spec's
 key, prefixed by the compiler version. It is looked up, in order:
   1. in each directory of $FLAMIA_KERNEL_DIR (artifacts compiled elsewhere,
      e.g. with `python -m flamia.precompile` on a machine with LLVM);
@@ -31,8 +33,6 @@ VERSION = "0.1.0"
 class KernelSpec:
     target: str          # "sm_90a", "sm_100a"
     head_dim: int
-    heads: int
-    kv_heads: int
     causal: bool = True
     recipe: str = "mxfp8"
     safe_block: int = 128
@@ -41,9 +41,9 @@ class KernelSpec:
 
     def key(self) -> str:
         kind = f"train-{self.grad_dtype}" if self.backward else "fwd"
+        # "-anyh": the set takes every head count (runtime heads).
         return (f"v{VERSION}-{self.target}-{self.recipe}-d{self.head_dim}"
-                f"-h{self.heads}kv{self.kv_heads}"
-                f"-{'causal' if self.causal else 'full'}"
+                f"-anyh-{'causal' if self.causal else 'full'}"
                 f"-sb{self.safe_block}-{kind}")
 
 
@@ -93,8 +93,8 @@ def _compile_with_executable(spec: KernelSpec, out: pathlib.Path) -> bool:
     if exe is None:
         return False
     cmd = [exe, f"--target={spec.target}", f"--recipe={spec.recipe}",
-           f"--head-dim={spec.head_dim}", f"--heads={spec.heads}",
-           f"--kv-heads={spec.kv_heads}", f"--safe-block={spec.safe_block}",
+           f"--head-dim={spec.head_dim}", "--runtime-heads",
+           f"--safe-block={spec.safe_block}",
            "--varlen", "-o", str(out)]
     if spec.causal:
         cmd.append("--causal")

@@ -1,10 +1,11 @@
 """Compiles kernel sets ahead of time, for a machine without the compiler:
 
     python -m flamia.precompile --out DIR --target sm_90a --head-dim 128 \
-        --heads 16 --kv-heads 4 [--no-causal] [--train | --both]
+        [--no-causal] [--train | --both]
 
 writes DIR/<key> for each set (the directory names the op looks for), then on
-the GPU machine: FLAMIA_KERNEL_DIR=DIR python train.py. --train is the
+the GPU machine: FLAMIA_KERNEL_DIR=DIR python train.py. A set serves every
+query and key/value head count (the kernels take them at run time). --train is the
 training step (forward and backward kernels), the default the forward alone
 (what the op runs under torch.no_grad()), --both writes the two.
 """
@@ -24,8 +25,6 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True, type=pathlib.Path)
     p.add_argument("--target", required=True, choices=["sm_90a", "sm_100a"])
     p.add_argument("--head-dim", required=True, type=int)
-    p.add_argument("--heads", required=True, type=int)
-    p.add_argument("--kv-heads", type=int)
     p.add_argument("--no-causal", action="store_true")
     p.add_argument("--recipe", default="mxfp8")
     p.add_argument("--safe-block", type=int, default=128)
@@ -37,8 +36,7 @@ def main(argv=None) -> int:
     a.out.mkdir(parents=True, exist_ok=True)
     for backward in kinds:
         spec = _kernels.KernelSpec(
-            target=a.target, head_dim=a.head_dim, heads=a.heads,
-            kv_heads=a.kv_heads or a.heads, causal=not a.no_causal,
+            target=a.target, head_dim=a.head_dim, causal=not a.no_causal,
             recipe=a.recipe, safe_block=a.safe_block, backward=backward)
         dest = a.out / spec.key()
         if (dest / "manifest.json").is_file():

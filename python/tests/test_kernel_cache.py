@@ -11,8 +11,7 @@ import pytest
 
 from flamia import _kernels
 
-SPEC = _kernels.KernelSpec(target="sm_90a", head_dim=64, heads=2, kv_heads=1,
-                           backward=True)
+SPEC = _kernels.KernelSpec(target="sm_90a", head_dim=64, backward=True)
 
 needs_ptxas = pytest.mark.skipif(
     not (shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas")
@@ -38,6 +37,10 @@ def test_compiled_on_first_use_then_reused(cache):
                      "flamia_quantize_grad", "flamia_attention_dq",
                      "flamia_attention_dkdv"]
     assert all((d / f"{n}.cubin").is_file() for n in names)
+    # One set for every head count: the manifest's shapes name Hq and Hkv.
+    assert "heads" not in m and "kv_heads" not in m
+    shapes = {b["name"]: b["shape"] for b in m["buffers"]}
+    assert shapes["q"] == ["T", "Hq", "64"] and shapes["k"] == ["T", "Hkv", "64"]
     stamp = (d / "manifest.json").stat().st_mtime_ns
     assert _kernels.get(SPEC) == d
     assert (d / "manifest.json").stat().st_mtime_ns == stamp
@@ -79,8 +82,7 @@ def test_kernel_dir_is_searched_first(cache, tmp_path, monkeypatch):
 @pytest.mark.skipif(not _kernels.compiler_available(),
                     reason="needs the compiler")
 def test_unsupported_head_dim_is_a_compile_error(cache):
-    bad = _kernels.KernelSpec(target="sm_90a", head_dim=96, heads=2,
-                              kv_heads=2)
+    bad = _kernels.KernelSpec(target="sm_90a", head_dim=96)
     with pytest.raises(ValueError, match="96"):
         _kernels.get(bad)
     assert not (cache / bad.key()).exists()
@@ -88,10 +90,10 @@ def test_unsupported_head_dim_is_a_compile_error(cache):
 
 def test_keys_name_every_specialization():
     a = SPEC.key()
-    assert a == "v0.1.0-sm_90a-mxfp8-d64-h2kv1-causal-sb128-train-bf16"
-    assert _kernels.KernelSpec(target="sm_90a", head_dim=64, heads=2,
-                               kv_heads=1, causal=False).key() == \
-        "v0.1.0-sm_90a-mxfp8-d64-h2kv1-full-sb128-fwd"
+    assert a == "v0.1.0-sm_90a-mxfp8-d64-anyh-causal-sb128-train-bf16"
+    assert _kernels.KernelSpec(target="sm_90a", head_dim=64,
+                               causal=False).key() == \
+        "v0.1.0-sm_90a-mxfp8-d64-anyh-full-sb128-fwd"
 
 
 @pytest.mark.skipif(not _kernels.compiler_available(),
@@ -99,7 +101,6 @@ def test_keys_name_every_specialization():
 def test_training_on_sm100a_is_an_error(cache):
     """sm_100a has forward kernels only: asking for a training step there is
     the compiler's clear error, not a forward-only set."""
-    spec = _kernels.KernelSpec(target="sm_100a", head_dim=64, heads=2,
-                               kv_heads=2, backward=True)
+    spec = _kernels.KernelSpec(target="sm_100a", head_dim=64, backward=True)
     with pytest.raises(ValueError, match="no sm_100a backward kernels"):
         _kernels.get(spec)

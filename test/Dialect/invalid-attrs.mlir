@@ -90,8 +90,8 @@ func.func @f() attributes {x = #flamia.target<sm_90a, cta_group = 2>} { return }
 func.func @f(%x: !flamia.qtensor<16x128xf8E4M3FN, f8E8M0FNU, 1x32>) { return }
 
 // -----
-// expected-error @below {{the head count H and head dim D of a qtensor must be static}}
-func.func @f(%x: !flamia.qtensor<16x?x128xf8E4M3FN, f8E8M0FNU, 1x32>) { return }
+// expected-error @below {{the head dim D of a qtensor must be static}}
+func.func @f(%x: !flamia.qtensor<16x4x?xf8E4M3FN, f8E8M0FNU, 1x32>) { return }
 
 // -----
 // expected-error @below {{payload format must be f8E4M3FN, f8E5M2 or f4E2M1FN, got 'f16'}}

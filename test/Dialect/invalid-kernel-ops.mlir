@@ -371,7 +371,7 @@ flamia.kernel @k(%src: !flamia.global<?x1024xbf16>, %r: i32, %c: i32)
   %t = flamia.smem.alloc : !flamia.smem<2x128x64xbf16>
   %p = flamia.pipeline.create consumers 256 : !flamia.pipeline<2>
   %s = flamia.pipeline.acquire producer %p[%r] : !flamia.pipeline<2>
-  // expected-error @below {{'flamia.tma.load' op the source must be a packed [T, H, D] tensor with static H and D}}
+  // expected-error @below {{'flamia.tma.load' op the source must be a packed [T, H, D] tensor with static D}}
   flamia.tma.load %src[%r, %c] -> %t[%s] on %p
       : !flamia.global<?x1024xbf16>, !flamia.smem<2x128x64xbf16>, !flamia.pipeline<2>
   flamia.return
@@ -891,7 +891,7 @@ func.func @f(%acc: !flamia.frag<64x128xf32>, %m: !flamia.rows<128 x f32>, %o: !f
 // -----
 func.func @f(%acc: !flamia.frag<64x128xf32>, %m: !flamia.rows<64 x f32>, %o: !flamia.global<?x8x128xf32>,
              %lse: !flamia.global<8x?xf32>, %i: i32) {
-  // expected-error @below {{'flamia.attn.store' op O must be a bf16 [T, H, D] tensor with static H and D, got '!flamia.global<?x8x128xf32>'}}
+  // expected-error @below {{'flamia.attn.store' op O must be a bf16 [T, H, D] tensor with static D, got '!flamia.global<?x8x128xf32>'}}
   flamia.attn.store %acc max %m sum %m to %o, %lse rows(%i, %i, %i) head %i tokens %i {fixed_scale = 8 : i64}
       : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>, !flamia.global<?x8x128xf32>, !flamia.global<8x?xf32>
   return
@@ -955,7 +955,7 @@ func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc, %deq: !src) {
 !pay = !flamia.global<?x4x128xf8E4M3FN>
 !sc = !flamia.global<?x4x4xf8E8M0FNU>
 func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc) {
-  // expected-error @below {{'flamia.quantize_block' op the source must be a bf16 [T, H, D] tensor with static H and D a multiple of 32, got '!flamia.global<?x4x128xf32>'}}
+  // expected-error @below {{'flamia.quantize_block' op the source must be a bf16 [T, H, D] tensor with static D a multiple of 32, got '!flamia.global<?x4x128xf32>'}}
   flamia.quantize_block %x rows(%i, %i) block %i head %i per_token(%pt, %pts) : (!src, i32, i32, i32, i32, !pay, !sc) -> ()
   return
 }
@@ -965,7 +965,7 @@ func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc) {
 !pay = !flamia.global<?x4x80xf8E4M3FN>
 !sc = !flamia.global<?x4x2xf8E8M0FNU>
 func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc) {
-  // expected-error @below {{'flamia.quantize_block' op the source must be a bf16 [T, H, D] tensor with static H and D a multiple of 32, got '!flamia.global<?x4x80xbf16>'}}
+  // expected-error @below {{'flamia.quantize_block' op the source must be a bf16 [T, H, D] tensor with static D a multiple of 32, got '!flamia.global<?x4x80xbf16>'}}
   flamia.quantize_block %x rows(%i, %i) block %i head %i per_token(%pt, %pts) : (!src, i32, i32, i32, i32, !pay, !sc) -> ()
   return
 }
@@ -1227,5 +1227,38 @@ flamia.kernel @k(%n: i32, %s: f32) attributes {launch = #flamia.launch<grid>, ta
 func.func @f(%n: i32) {
   // expected-error @below {{'flamia.launch' op parameter 1 of '@k' is 'f32', got 'i32'}}
   flamia.launch @k(%n, %n) grid ["NB", "Hq", "1"] : (i32, i32) -> ()
+  return
+}
+
+// -----
+// A runtime head count ('?' heads) needs the `heads` operand: the lowering
+// has no other way to index the packed tensor.
+func.func @f(%acc: !flamia.frag<64x128xf32>, %m: !flamia.rows<64 x f32>, %o: !flamia.global<?x?x128xbf16>,
+             %lse: !flamia.global<?x?xf32>, %i: i32) {
+  // expected-error @below {{'flamia.attn.store' op O has a runtime head count ('!flamia.global<?x?x128xbf16>'): give it as the `heads` operand}}
+  flamia.attn.store %acc max %m sum %m to %o, %lse rows(%i, %i, %i) head %i tokens %i {fixed_scale = 8 : i64}
+      : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>, !flamia.global<?x?x128xbf16>, !flamia.global<?x?xf32>
+  return
+}
+
+// -----
+// ... and a static one has none.
+!src = !flamia.global<?x4x128xbf16>
+!pay = !flamia.global<?x4x128xf8E4M3FN>
+!sc = !flamia.global<?x4x4xf8E8M0FNU>
+func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc) {
+  // expected-error @below {{'flamia.quantize_block' op the source has a static head count ('!flamia.global<?x4x128xbf16>'): the `heads` operand is for runtime ones}}
+  flamia.quantize_block %x rows(%i, %i) block %i head %i heads %i per_token(%pt, %pts) : (!src, i32, i32, i32, i32, i32, !pay, !sc) -> ()
+  return
+}
+
+// -----
+// The copies of a source with runtime heads have runtime heads too.
+!src = !flamia.global<?x?x128xbf16>
+!pay = !flamia.global<?x4x128xf8E4M3FN>
+!sc = !flamia.global<?x4x4xf8E8M0FNU>
+func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc) {
+  // expected-error @below {{'flamia.quantize_block' op the per-token payload must be [N, ?, 128] of f8E4M3FN, got '!flamia.global<?x4x128xf8E4M3FN>'}}
+  flamia.quantize_block %x rows(%i, %i) block %i head %i heads %i per_token(%pt, %pts) : (!src, i32, i32, i32, i32, i32, !pay, !sc) -> ()
   return
 }

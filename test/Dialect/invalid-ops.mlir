@@ -37,6 +37,24 @@ func.func @f(%q: tensor<?x16x128xbf16>, %k: tensor<?x4x128xbf16>, %v: tensor<?x8
 }
 
 // -----
+// Runtime head counts ('?') are all or nothing: the GQA ratio of a static
+// query count over a runtime key/value count is unknowable.
+func.func @f(%q: tensor<?x12x128xbf16>, %k: tensor<?x?x128xbf16>, %v: tensor<?x?x128xbf16>) {
+  // expected-error @below {{query heads (12) and key/value heads (?) must both be static or both runtime values ('?')}}
+  %o, %l = flamia.attention %q, %k, %v {recipe = #flamia.recipe<mxfp8>}
+      : (tensor<?x12x128xbf16>, tensor<?x?x128xbf16>, tensor<?x?x128xbf16>) -> (tensor<?x12x128xbf16>, tensor<12x?xf32>)
+  return
+}
+
+// -----
+func.func @f(%q: tensor<?x?x?xbf16>, %k: tensor<?x?x128xbf16>, %v: tensor<?x?x128xbf16>) {
+  // expected-error @below {{operand 'q' must have a static head dim, got 'tensor<?x?x?xbf16>'}}
+  %o, %l = flamia.attention %q, %k, %v {recipe = #flamia.recipe<mxfp8>}
+      : (tensor<?x?x?xbf16>, tensor<?x?x128xbf16>, tensor<?x?x128xbf16>) -> (tensor<?x?x?xbf16>, tensor<?x?xf32>)
+  return
+}
+
+// -----
 func.func @f(%q: tensor<?x12x128xbf16>, %k: tensor<?x5x128xbf16>, %v: tensor<?x5x128xbf16>) {
   // expected-error @below {{query heads (12) must be a multiple of key/value heads (5) (GQA)}}
   %o, %l = flamia.attention %q, %k, %v {recipe = #flamia.recipe<mxfp8>}

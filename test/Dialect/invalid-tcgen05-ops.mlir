@@ -580,9 +580,18 @@ func.func @f(%src: !flamia.global<?x2x256xi8>, %dst: !flamia.smem<2x16x64xi8>, %
 }
 
 // -----
-func.func @f(%src: !flamia.global<?x?x512xi8>, %dst: !flamia.smem<2x8x64xi8>, %p: !flamia.pipeline<2>, %i: i32) {
-  // expected-error @below {{'flamia.bulk.load' op the source's dimensions after the first must be static (its rows are split into chunks), got '!flamia.global<?x?x512xi8>'}}
-  flamia.bulk.load %src[%i] -> %dst[%i] on %p : !flamia.global<?x?x512xi8>, !flamia.smem<2x8x64xi8>, !flamia.pipeline<2>
+func.func @f(%src: !flamia.global<?x4x?xi8>, %dst: !flamia.smem<2x8x64xi8>, %p: !flamia.pipeline<2>, %i: i32) {
+  // expected-error @below {{'flamia.bulk.load' op the source's innermost dimension must be static (its rows are split into chunks), got '!flamia.global<?x4x?xi8>'}}
+  flamia.bulk.load %src[%i] -> %dst[%i] on %p : !flamia.global<?x4x?xi8>, !flamia.smem<2x8x64xi8>, !flamia.pipeline<2>
+  return
+}
+
+// -----
+// A runtime head count multiplies whole chunks; the static 256 bytes after
+// it are half a 512-byte tile.
+func.func @f(%src: !flamia.global<?x?x256xi8>, %dst: !flamia.smem<2x8x64xi8>, %p: !flamia.pipeline<2>, %i: i32) {
+  // expected-error @below {{'flamia.bulk.load' op a row of the source (256 bytes) is not a whole number of 512-byte chunks}}
+  flamia.bulk.load %src[%i] -> %dst[%i] on %p : !flamia.global<?x?x256xi8>, !flamia.smem<2x8x64xi8>, !flamia.pipeline<2>
   return
 }
 

@@ -44,6 +44,11 @@ static cl::opt<int64_t> heads("heads", cl::desc("Query heads (1-65535)"),
 static cl::opt<int64_t> kvHeads("kv-heads",
                                 cl::desc("Key/value heads (default: heads)"),
                                 cl::init(0), cl::cat(compileCategory));
+static cl::opt<bool> runtimeHeads(
+    "runtime-heads",
+    cl::desc("One kernel set for every head count: Hq and Hkv are kernel "
+             "arguments (instead of --heads/--kv-heads)"),
+    cl::cat(compileCategory));
 static cl::opt<bool> causal("causal", cl::desc("Causal attention"), cl::cat(compileCategory));
 static cl::opt<bool> varlen("varlen",
                             cl::desc("Packed documents with cu_seqlens"), cl::cat(compileCategory));
@@ -131,7 +136,7 @@ int main(int argc, char **argv) {
   if (!inputFile.empty()) {
     for (cl::Option *shapeFlag :
          std::initializer_list<cl::Option *>{&recipe, &headDim, &heads, &kvHeads,
-                                             &causal, &varlen, &safeBlock,
+                                             &runtimeHeads, &causal, &varlen, &safeBlock,
                                              &softmaxScale, &backward,
                                              &gradDtype}) {
       if (shapeFlag->getNumOccurrences()) {
@@ -152,7 +157,12 @@ int main(int argc, char **argv) {
     // Heads and the softmax scale: the rules and wording of every tool and
     // the runtime (flamia::validation), named by the options they came from.
     // The scale is checked as given and as the float32 the kernels receive.
-    if (!flamia::validation::validateHeads(
+    if (runtimeHeads && (heads.getNumOccurrences() ||
+                         kvHeads.getNumOccurrences()))
+      return usageError("--runtime-heads conflicts with --heads/--kv-heads: "
+                        "its kernels take every head count at run time");
+    if (!runtimeHeads &&
+        !flamia::validation::validateHeads(
             heads, kvHeads.getNumOccurrences() ? kvHeads : heads, error))
       return usageError("--heads/--kv-heads: " + error);
     if (softmaxScale.getNumOccurrences() &&
@@ -168,6 +178,8 @@ int main(int argc, char **argv) {
     spec.headDim = headDim;
     spec.heads = heads;
     spec.kvHeads = kvHeads.getNumOccurrences() ? kvHeads : heads;
+    if (runtimeHeads)
+      spec.heads = spec.kvHeads = flamia::AttentionSpec::kRuntimeHeads;
     spec.causal = causal;
     spec.varlen = varlen;
     spec.safeBlock = safeBlock;
@@ -195,8 +207,12 @@ int main(int argc, char **argv) {
                                         : outDir + "/" + named.name;
     if (!named.location.empty())
       llvm::outs() << named.name << " (" << named.location << "): D = "
-                   << named.spec.headDim << ", " << named.spec.heads
-                   << " query / " << named.spec.kvHeads << " key-value heads, "
+                   << named.spec.headDim << ", "
+                   << (named.spec.runtimeHeads()
+                           ? std::string("runtime query / key-value heads, ")
+                           : std::to_string(named.spec.heads) + " query / " +
+                                 std::to_string(named.spec.kvHeads) +
+                                 " key-value heads, ")
                    << (named.spec.causal ? "causal" : "non-causal") << ", "
                    << (named.spec.varlen ? "packed documents" : "one sequence")
                    << (named.spec.backward ? ", forward and backward" : "")

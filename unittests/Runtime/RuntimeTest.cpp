@@ -179,6 +179,43 @@ TEST_F(RuntimeOnFakeDriver, ForwardRunsEveryKernelWithItsParameters) {
   EXPECT_EQ(fake().calls("cuMemsetD32Async"), 1);
 }
 
+// The manifest's head counts are symbols (Hq, Hkv), as flamia-compile
+// --runtime-heads writes them: one runtime (one kernel set) takes every head
+// count, and each call's grid, i32 parameters, tensor maps and workspace
+// shapes follow the call's heads.
+TEST_F(RuntimeOnFakeDriver, OneKernelSetServesEveryHeadCount) {
+  auto rt = create(makeArtifactDir());
+  ASSERT_NE(rt, nullptr);
+  for (auto [hq, hkv] : {std::pair<int64_t, int64_t>{4, 2}, {8, 1}, {3, 3},
+                         {16, 4}}) {
+    SCOPED_TRACE("Hq " + std::to_string(hq) + ", Hkv " + std::to_string(hkv));
+    FakeBatch b({0, 5, 5, 70}, hq, hkv);
+    fake().reset();
+    Status s = rt->forward(argsOf(b), nullptr);
+    ASSERT_TRUE(s.ok()) << s.message;
+    ASSERT_EQ(fake().numLaunches(), 2);
+    BufferView qPt;
+    ASSERT_TRUE(rt->buffer("q_pt", qPt).ok());
+    EXPECT_EQ(qPt.shape, (std::vector<int64_t>{70, hq, 128}));
+    const FakeLaunch &quant = *fake().launch(0);
+    EXPECT_EQ(quant.grid[1], static_cast<unsigned>(hq));
+    FakeTensorMapEncode e;
+    memcpy(&e, fake().launch(1)->paramBytes[0], sizeof e);
+    EXPECT_EQ(e.globalDim[0], static_cast<uint64_t>(hq * 128));
+    EXPECT_EQ(e.globalStride, static_cast<uint64_t>(hq * 128 * 2));
+    // Work items: query tiles of 128 (one in each non-empty document) per
+    // query head, each naming its key/value head.
+    ASSERT_EQ(rt->schedule().items.size(), static_cast<size_t>(2 * hq));
+    for (const VarlenWorkItem &item : rt->schedule().items)
+      EXPECT_EQ(item.kv_head, item.q_head / (hq / hkv));
+  }
+  // A GQA ratio the heads do not divide is the call's error.
+  FakeBatch bad({0, 5}, 6, 4);
+  Status s = rt->forward(argsOf(bad), nullptr);
+  EXPECT_EQ(s.code, ErrorCode::InvalidArgument);
+  EXPECT_CONTAINS(s.message, "Hq (6) is not a multiple of Hkv (4)");
+}
+
 TEST_F(RuntimeOnFakeDriver, SecondCallWaitsForTheFirstAndReusesTheArena) {
   auto rt = create(makeArtifactDir());
   FakeBatch b({0, 100, 200}, 2, 2);

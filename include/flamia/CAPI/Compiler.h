@@ -52,7 +52,10 @@ typedef struct flamia_compile_spec {
   /* A recipe with kernels ("mxfp8", ...). NULL: "mxfp8". */
   const char *recipe;
   int64_t head_dim;   /* D; default 128 */
-  int64_t heads;      /* query heads; default 16 */
+  /* Query heads; default 16. heads = kv_heads = 0: runtime head counts
+   * (one kernel set serves every Hq and Hkv; the runtime checks the GQA
+   * ratio). */
+  int64_t heads;
   int64_t kv_heads;   /* key/value heads, divides heads; default 16 */
   int32_t causal;     /* 0 or 1; default 1 */
   int32_t varlen;     /* packed documents with cu_seqlens: 0 or 1; default 1 */

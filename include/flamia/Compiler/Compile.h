@@ -25,8 +25,15 @@ struct AttentionSpec {
   std::string target = "sm_100a"; ///< sm_90a or sm_100a (flamia-compile asks for it)
   std::string recipe = "mxfp8";
   int64_t headDim = 128;
-  int64_t heads = 16;   ///< query heads
-  int64_t kvHeads = 16; ///< key/value heads (GQA: divides heads)
+  /// Query and key/value heads (GQA: kvHeads divides heads). Both
+  /// kRuntimeHeads: the head counts are kernel arguments, and one kernel set
+  /// serves every Hq and Hkv (the runtime checks Hkv divides Hq).
+  int64_t heads = 16;
+  int64_t kvHeads = 16;
+  static constexpr int64_t kRuntimeHeads = 0;
+  bool runtimeHeads() const {
+    return heads == kRuntimeHeads && kvHeads == kRuntimeHeads;
+  }
   bool causal = true;
   bool varlen = true;      ///< packed documents with cu_seqlens
   int64_t safeBlock = 128; ///< 0: none (rejected as leaky)

@@ -121,8 +121,18 @@ public:
   /// 2^31 from 2^20 tokens at H * D = 2048.
   Value packedIndex(Value token, Value head, Value col, int64_t heads,
                     int64_t rowElems) {
-    Value row = add(mul(zext(i64(), token), i64c(heads)), zext(i64(), head));
+    return packedIndex(token, head, col, i64c(heads), rowElems);
+  }
+  /// The same with the head count an i64 value (headCount).
+  Value packedIndex(Value token, Value head, Value col, Value heads64,
+                    int64_t rowElems) {
+    Value row = add(mul(zext(i64(), token), heads64), zext(i64(), head));
     return add(mul(row, i64c(rowElems)), zext(i64(), col));
+  }
+  /// A head count as i64: the i32 runtime value when there is one (the op's
+  /// `heads` operand), else the static `heads` of the tensor's type.
+  Value headCount(Value runtime, int64_t heads) {
+    return runtime ? zext(i64(), runtime) : i64c(heads);
   }
   /// The index of element [head, token] of a head-major [H, T] tensor (the
   /// LSE), as i64.

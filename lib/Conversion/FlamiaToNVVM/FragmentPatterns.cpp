@@ -253,7 +253,8 @@ struct AttnStoreLowering : FragmentPattern<AttnStoreOp> {
     Emitter e(rewriter, loc);
     const FragmentLayout &l = layout();
     auto oType = op.getO().getType();
-    int64_t heads = oType.getShape()[1], d = oType.getShape()[2];
+    int64_t d = oType.getShape()[2];
+    Value heads = e.headCount(adaptor.getHeads(), oType.getShape()[1]);
     SmallVector<Value> acc = e.unpack(adaptor.getAcc());
     if (l.holdsWholeRows() &&
         (static_cast<int64_t>(acc.size()) != d * l.rowsPerThread() || d % 8 != 0))

@@ -160,7 +160,8 @@ struct GradStoreLowering : FragmentPattern<GradStoreOp> {
     Emitter e(rewriter, loc);
     const FragmentLayout &l = layout();
     GlobalType outType = op.getOut().getType();
-    int64_t heads = outType.getShape()[1], d = outType.getShape()[2];
+    int64_t d = outType.getShape()[2];
+    Value heads = e.headCount(adaptor.getHeads(), outType.getShape()[1]);
     bool asF32 = outType.getElementType().isF32();
     SmallVector<Value> acc = e.unpack(adaptor.getAcc());
     ThreadPosition pos = l.position(e);
@@ -209,7 +210,8 @@ struct RowDotLowering : OpConversionPattern<RowDotOp> {
     Location loc = op.getLoc();
     Emitter e(rewriter, loc);
     GlobalType aType = op.getA().getType();
-    int64_t heads = aType.getShape()[1], d = aType.getShape()[2];
+    int64_t d = aType.getShape()[2];
+    Value heads = e.headCount(adaptor.getHeads(), aType.getShape()[1]);
     if (d % 64 != 0)
       return op.emitOpError() << "head dim " << d
                               << " is not implemented (a multiple of 64)";

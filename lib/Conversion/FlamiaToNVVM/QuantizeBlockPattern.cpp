@@ -40,7 +40,8 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
     GlobalType src = op.getSource().getType();
     if (!src.getElementType().isBF16())
       return op.emitOpError() << "quantizes bf16 sources";
-    int64_t heads = src.getShape()[1], d = src.getShape()[2];
+    int64_t d = src.getShape()[2];
+    Value heads = e.headCount(adaptor.getHeads(), src.getShape()[1]);
     if (d % 32 != 0 || d > 128)
       return op.emitOpError() << "head dim " << d
                               << " is not implemented (a multiple of 32 up to "

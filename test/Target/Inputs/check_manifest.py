@@ -6,8 +6,10 @@ import sys
 
 ap = argparse.ArgumentParser()
 ap.add_argument("manifest")
-ap.add_argument("--heads", type=int, required=True)
-ap.add_argument("--kv-heads", type=int, required=True)
+# Static head counts, or --runtime-heads (the Hq and Hkv symbols).
+ap.add_argument("--heads", type=int)
+ap.add_argument("--kv-heads", type=int)
+ap.add_argument("--runtime-heads", action="store_true")
 ap.add_argument("--head-dim", type=int, required=True)
 ap.add_argument("--target", required=True)
 a = ap.parse_args()
@@ -20,11 +22,15 @@ def expect(cond, what):
 
 expect(m["flamia_manifest_version"] == 2, "version")
 expect(m["target"] == a.target, "target")
-expect(m["head_dim"] == a.head_dim and m["heads"] == a.heads and m["kv_heads"] == a.kv_heads, "shape")
+if a.runtime_heads == (a.heads is not None or a.kv_heads is not None):
+    sys.exit("give --heads and --kv-heads, or --runtime-heads")
+expect(m["head_dim"] == a.head_dim and m.get("heads") == a.heads and m.get("kv_heads") == a.kv_heads, "shape")
 expect(m["recipe"] == {"kind": "mxfp8", "safe_block": 128, "strict": False}, "recipe")
 expect(m["schedule"]["block_m"] == 128 and m["schedule"]["cost_model"] == a.target, "schedule")
 buffers = {b["name"]: b for b in m["buffers"]}
-H, HKV, D, C = str(a.heads), str(a.kv_heads), str(a.head_dim), str(a.head_dim // 32)
+H, HKV = ("Hq", "Hkv") if a.runtime_heads else (str(a.heads), str(a.kv_heads))
+D, C = str(a.head_dim), str(a.head_dim // 32)
+HEAD_VALUES = ("Hq", "Hkv") if a.runtime_heads else ()
 expect(buffers["q"]["shape"] == ["T", H, D] and buffers["q"]["role"] == "input", "q buffer")
 expect(buffers["k"]["shape"] == ["T", HKV, D], "k buffer")
 expect(buffers["cu_seqlens"]["shape"] == ["NUM_DOCS + 1"] and buffers["cu_seqlens"]["dtype"] == "i32", "cu_seqlens")
@@ -69,7 +75,10 @@ for k in kernels:
         if p["kind"] in ("ptr", "tensormap"):
             expect(p["buffer"] in buffers, "unknown buffer " + p["buffer"])
         else:
-            expect(p["value"] in ("T", "NUM_ITEMS", "softmax_scale_log2"), "value " + p["value"])
+            expect(p["value"] in ("T", "NUM_ITEMS", "softmax_scale_log2") + HEAD_VALUES, "value " + p["value"])
+    # With runtime heads every kernel takes both counts, last.
+    if a.runtime_heads:
+        expect([p["name"] for p in k["params"][-2:]] == ["Hq", "Hkv"], k["name"] + " head parameters")
 q, fwd = kernels
 expect(q["grid"] == ["NB", "Hq", "1"] and q["block"] == [128, 1, 1], "quantize launch")
 expect(fwd["grid"] == ["NUM_SMS", "1", "1"] and fwd["block"] == [384, 1, 1] and fwd["launch"] == "persistent", "fwd launch")
@@ -82,7 +91,8 @@ for p in maps:
     row_bytes = a.head_dim * ELEM_BYTES[p["dtype"]]
     # One TMA box is 128 rows of at most one 128-byte swizzle atom per row.
     atom = min(row_bytes, 128)
-    expect(p["dims"] == ["T", str(int(heads) * a.head_dim)]
+    cols = f"{heads} * {a.head_dim}" if a.runtime_heads else str(int(heads) * a.head_dim)
+    expect(p["dims"] == ["T", cols]
            and p["box"] == [128, atom // ELEM_BYTES[p["dtype"]]]
            and p["swizzle"] == atom, "map " + p["name"])
 if a.target == "sm_100a":

@@ -6,8 +6,11 @@ import sys
 
 ap = argparse.ArgumentParser()
 ap.add_argument("manifest")
-ap.add_argument("--heads", type=int, required=True)
-ap.add_argument("--kv-heads", type=int, required=True)
+# Either static head counts or --runtime-heads (the Hq and Hkv symbols, and
+# Hq/Hkv parameters on every kernel: one kernel set for every head count).
+ap.add_argument("--heads", type=int)
+ap.add_argument("--kv-heads", type=int)
+ap.add_argument("--runtime-heads", action="store_true")
 ap.add_argument("--head-dim", type=int, required=True)
 ap.add_argument("--grad-dtype", default="bf16")
 a = ap.parse_args()
@@ -17,7 +20,19 @@ def expect(cond, what):
     if not cond:
         errors.append(what)
 
-H, HKV, D, C = str(a.heads), str(a.kv_heads), str(a.head_dim), str(a.head_dim // 32)
+if a.runtime_heads == (a.heads is not None or a.kv_heads is not None):
+    sys.exit("give --heads and --kv-heads, or --runtime-heads")
+if a.runtime_heads:
+    H, HKV = "Hq", "Hkv"
+    expect("heads" not in m and "kv_heads" not in m,
+           "a runtime-heads manifest states no head counts")
+else:
+    H, HKV = str(a.heads), str(a.kv_heads)
+    expect(m.get("heads") == a.heads and m.get("kv_heads") == a.kv_heads,
+           f"heads {m.get('heads')}/{m.get('kv_heads')}")
+D, C = str(a.head_dim), str(a.head_dim // 32)
+# The runtime head counts come last in every kernel's parameters.
+HEADS = ["Hq", "Hkv"] if a.runtime_heads else []
 kernels = [(k["name"], k["phase"], k["grid"], k["launch"]) for k in m["kernels"]]
 expect(kernels == [
     ("flamia_quantize", "forward", ["NB", "Hq", "1"], "grid"),
@@ -36,6 +51,10 @@ def buf(name, role, dtype, shape, holds=None):
     expect(got == (role, dtype, shape, holds), f"{name}: {got}")
 def holds(part, tensor, layout, fmt):
     return dict(part=part, tensor=tensor, layout=layout, format=fmt)
+buf("q", "input", "bf16", ["T", H, D])
+buf("k", "input", "bf16", ["T", HKV, D])
+buf("lse", "output", "f32", [H, "T"])
+buf("k_tb_scales", "workspace", "u8", ["NB", HKV, C], holds("scales", "k", "token_block", "e8m0"))
 buf("grad_o", "input", "bf16", ["T", H, D])
 for name, heads in (("dq", H), ("dk", HKV), ("dv", HKV)):
     buf(name, "output", a.grad_dtype, ["T", heads, D])
@@ -46,11 +65,11 @@ buf("do_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "grad_o", "
 buf("delta", "workspace", "f32", [H, "T"], holds("delta", "grad_o", "per_token", "f32"))
 buf("kv_items", "schedule", "i32", ["NUM_KV_ITEMS", "8"])
 params = {k["name"]: [p["name"] for p in k["params"]] for k in m["kernels"]}
-expect(params["flamia_quantize_grad"] == ["grad_o", "o", "block_info", "do_tb", "do_tb_scales", "do_deq", "delta", "T"],
+expect(params["flamia_quantize_grad"] == ["grad_o", "o", "block_info", "do_tb", "do_tb_scales", "do_deq", "delta", "T"] + HEADS,
        f"quantize_grad params {params['flamia_quantize_grad']}")
 common = ["q_deq", "k_deq", "v_deq", "do_deq"]
 safe = ["q", "k", "v", "grad_o", "lse", "delta"]
-tail = ["counter", "softmax_scale_log2", "softmax_scale", "T"]
+tail = ["counter", "softmax_scale_log2", "softmax_scale", "T"] + HEADS
 expect(params["flamia_attention_dq"] == common + safe + ["dq", "items", "num_items"] + tail,
        f"dq params {params['flamia_attention_dq']}")
 expect(params["flamia_attention_dkdv"] == common + ["q_tb_deq"] + safe + ["dk", "dv", "kv_items", "num_kv_items"] + tail,
@@ -60,6 +79,14 @@ maps = {p["name"]: p for k in m["kernels"] if k["name"] == "flamia_attention_dkd
 expect(maps["q_deq"]["kind"] == "tensormap" and maps["q_deq"]["box"][0] == 64, f"dkdv q_deq {maps['q_deq']}")
 expect(maps["k_deq"]["kind"] == "tensormap" and maps["k_deq"]["box"][0] == 128, f"dkdv k_deq {maps['k_deq']}")
 expect(maps["lse"]["kind"] == "ptr" and maps["delta"]["kind"] == "ptr", "lse/delta are pointers")
+# The tensor maps' 2-D view [T, H * D] of each packed tensor.
+for name, heads in (("q_deq", H), ("k_deq", HKV), ("grad_o", H)):
+    want = ["T", f"{heads} * {D}" if a.runtime_heads else str(int(heads) * int(D))]
+    expect(maps[name]["dims"] == want, f"dkdv {name} dims {maps[name]['dims']}")
+for k in m["kernels"]:
+    ints = {p["name"]: p.get("value") for p in k["params"] if p["kind"] == "i32"}
+    for h in HEADS:
+        expect(ints.get(h) == h, f"{k['name']}: parameter {h} = {ints.get(h)}")
 if errors:
     print("\n".join(errors))
     sys.exit(1)
