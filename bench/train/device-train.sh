@@ -4,8 +4,8 @@
 #   bench/train/device-train.sh "flamia bf16" [extra train.py arguments]
 # Needs, from the compiler machine (docs/training.md, "Repeat it"):
 #   .device/train-data   bench/train/prepare_data.py's output ($TRAIN_DATA)
-#   .device/py-kernels ($FLAMIA_KERNEL_DIR)  python -m flamia.precompile --head-dim 128 --heads 6
-#                        --kv-heads 2 --both (the model's attention shape)
+#   .device/py-kernels ($FLAMIA_KERNEL_DIR)  python -m flamia.precompile --head-dim 128 --both
+#                        (one set serves the model's 6 query / 2 key-value heads)
 # FlashAttention-4 is used for `bf16` when flash_attn.cute imports
 # (PYTHONPATH=/tmp/fa4-site after ../shared/baselines' install-fa4.sh);
 # otherwise PyTorch's varlen_attn. The implementation is in each log.
