@@ -2,6 +2,7 @@
 //
 //   flamia-interp FILE.mlir [--function NAME] [--seed S]
 //                 [--tokens T] [--cu-seqlens 0,100,256]
+//                 [--heads H] [--kv-heads HKV]
 //                 [-o RESULTS.bin] [--dump-inputs DIR] [--dump-outputs DIR]
 //                 [--split-input-file] [--verify-diagnostics]
 //
@@ -10,12 +11,15 @@
 // the CPU reference of the numerics contract, on seeded random inputs:
 // every bf16/f32 tensor argument gets N(0, 1) values (bf16-rounded for
 // bf16), every rank-1 i32 argument the --cu-seqlens list; dynamic sizes of
-// the other arguments are T. Prints one line per result with a digest of
+// the other arguments are T, except runtime head counts ('?' heads, dimension
+// 1 of a packed [T, H, D] argument): --kv-heads for the arguments an
+// attention reads as K or V, --heads for the others. Prints one line per result with a digest of
 // its bits, and writes the results for bit-for-bit comparisons
 // (docs/passes.md, "flamia-interp").
 //
 //===----------------------------------------------------------------------===//
 #include "flamia/Dialect/FlamiaDialect.h"
+#include "flamia/Dialect/FlamiaOps.h"
 #include "flamia/Interpreter/GraphInterpreter.h"
 #include "flamia/Numerics/Formats.h"
 #include "flamia/Numerics/SyntheticInputs.h"
@@ -74,6 +78,16 @@ static cl::opt<int64_t>
            cl::desc("T, the size of every dynamic dimension (default: the "
                     "last entry of --cu-seqlens)"),
            cl::init(-1), cl::cat(interpCategory));
+static cl::opt<int64_t> heads(
+    "heads",
+    cl::desc("Query heads: the size of a runtime head count ('?' in dimension "
+             "1 of a packed [T, H, D] argument)"),
+    cl::init(-1), cl::cat(interpCategory));
+static cl::opt<int64_t> kvHeads(
+    "kv-heads",
+    cl::desc("Key/value heads, for the runtime head counts of the arguments "
+             "an attention reads as K or V (default: --heads)"),
+    cl::init(-1), cl::cat(interpCategory));
 static cl::opt<std::string>
     cuSeqlens("cu-seqlens",
               cl::desc("Document boundaries given to every rank-1 i32 "
@@ -199,6 +213,48 @@ FailureOr<SmallVector<TensorPtr>> makeArguments(func::FuncOp func) {
     }
     T = cu.back();
   }
+  // Runtime head counts: K and V (of any attention) take --kv-heads.
+  const int64_t Hq = heads, Hkv = kvHeads.getNumOccurrences() ? kvHeads : heads;
+  if (heads.getNumOccurrences() || kvHeads.getNumOccurrences()) {
+    std::string error;
+    if (!validation::validateHeads(Hq, Hkv, error)) {
+      llvm::errs() << "flamia-interp: error: --heads/--kv-heads: " << error
+                   << "\n";
+      return failure();
+    }
+  }
+  // The K and V operands of every attention op, before and after the graph
+  // passes (their quantized copies lead back to the argument).
+  llvm::DenseSet<Value> keysAndValues;
+  auto addKv = [&](Value v) {
+    if (auto q = v.getDefiningOp<QuantizeOp>())
+      v = q.getInput();
+    keysAndValues.insert(v);
+  };
+  auto addSafeKv = [&](ValueRange safe) {
+    if (safe.size() >= 3) {
+      addKv(safe[1]);
+      addKv(safe[2]);
+    }
+  };
+  func.walk([&](Operation *op) {
+    if (auto a = dyn_cast<AttentionOp>(op)) {
+      addKv(a.getK());
+      addKv(a.getV());
+    } else if (auto g = dyn_cast<AttentionGradOp>(op)) {
+      addKv(g.getK());
+      addKv(g.getV());
+    } else if (auto f = dyn_cast<AttentionFwdOp>(op)) {
+      addKv(f.getK());
+      addKv(f.getV());
+      addSafeKv(f.getSafe());
+    } else if (auto b = dyn_cast<AttentionBwdOp>(op)) {
+      addKv(b.getK());
+      addKv(b.getDovV());
+      addKv(b.getDskK());
+      addSafeKv(b.getSafe());
+    }
+  });
   SmallVector<TensorPtr> args;
   int64_t totalElements = 0;
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
@@ -231,8 +287,16 @@ FailureOr<SmallVector<TensorPtr>> makeArguments(func::FuncOp func) {
       continue;
     }
     int64_t elements = 1;
-    for (int64_t size : type.getShape()) {
-      if (ShapedType::isDynamic(size)) {
+    for (auto [dim, staticSize] : llvm::enumerate(type.getShape())) {
+      int64_t size = staticSize;
+      if (ShapedType::isDynamic(size) && dim == 1 && type.getRank() == 3) {
+        if (Hq < 0)
+          return emitError(arg.getLoc())
+                 << "argument #" << i << " has type " << type
+                 << ": pass --heads (and --kv-heads) for its runtime head "
+                    "count";
+        size = keysAndValues.contains(arg) ? Hkv : Hq;
+      } else if (ShapedType::isDynamic(size)) {
         if (T < 0)
           return emitError(arg.getLoc())
                  << "argument #" << i << " has type " << type

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -148,6 +149,41 @@ TEST(CompilerCAPI, WritesPtxAndManifest) {
   EXPECT_FALSE(fs::exists(dir.out() + "/graph.mlir"));
 }
 
+// heads = kv_heads = 0: runtime head counts. The manifest states no head
+// counts; its shapes name Hq and Hkv, and every kernel takes both.
+TEST(CompilerCAPI, RuntimeHeadCounts) {
+  TempDir dir;
+  flamia_compile_spec s = sm90Spec();
+  s.heads = 0;
+  s.kv_heads = 0;
+  s.backward = 1;
+  s.assemble = 0;
+  char err[256] = "unchanged";
+  ASSERT_EQ(flamia_compile_attention(&s, dir.out().c_str(), err, sizeof err),
+            FLAMIA_STATUS_OK)
+      << err;
+  runtime::JsonValue m = readManifestJson(dir.out());
+  EXPECT_EQ(m.find("heads"), nullptr);
+  EXPECT_EQ(m.find("kv_heads"), nullptr);
+  std::map<std::string, std::vector<std::string>> shapes;
+  for (const runtime::JsonValue &b : m.find("buffers")->array)
+    for (const runtime::JsonValue &d : b.find("shape")->array)
+      shapes[b.find("name")->string].push_back(d.string);
+  EXPECT_EQ(shapes["q"], (std::vector<std::string>{"T", "Hq", "128"}));
+  EXPECT_EQ(shapes["dk"], (std::vector<std::string>{"T", "Hkv", "128"}));
+  EXPECT_EQ(shapes["lse"], (std::vector<std::string>{"Hq", "T"}));
+  const std::vector<runtime::JsonValue> &kernels = m.find("kernels")->array;
+  ASSERT_EQ(kernels.size(), 5u);
+  for (const runtime::JsonValue &k : kernels) {
+    const std::vector<runtime::JsonValue> &params = k.find("params")->array;
+    ASSERT_GE(params.size(), 2u);
+    EXPECT_EQ(params[params.size() - 2].find("value")->string, "Hq")
+        << k.find("name")->string;
+    EXPECT_EQ(params.back().find("value")->string, "Hkv")
+        << k.find("name")->string;
+  }
+}
+
 // A training step with the IR: five kernels, both phases, graph.mlir.
 TEST(CompilerCAPI, TrainingStepWithIR) {
   TempDir dir;
@@ -257,6 +293,11 @@ TEST(CompilerCAPI, BadSpecsAreNamed) {
   s.kv_heads = 4;
   expectError(&s, out.c_str(), FLAMIA_STATUS_INVALID_ARGUMENT,
               "is not a multiple of Hkv");
+  s = sm90Spec();
+  s.heads = 0; // runtime heads need kv_heads = 0 too
+  s.kv_heads = 2;
+  expectError(&s, out.c_str(), FLAMIA_STATUS_INVALID_ARGUMENT,
+              "heads = 0 and kv_heads = 2: both are 0 (runtime head counts");
   s = sm90Spec();
   s.safe_block = 100;
   expectError(&s, out.c_str(), FLAMIA_STATUS_INVALID_ARGUMENT,
