@@ -143,7 +143,7 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
         v = at.getV()[0], gradO = at.getGradO()[0], lse = at.getLse(),
         delta = at.getDelta(), dq = at.getDq(), scaleLog2 = at.getScaleLog2(),
         softmaxScale = at.getSoftmaxScale(), numTokens = at.getNumTokens(),
-        qHeads = at.getQHeads(), kvHeads = at.getKvHeads();
+        qHeads = at.getQHeads();
   Value qSafe = safe ? at.getSafe()[0] : Value();
   Value kSafe = safe ? at.getSafe()[1] : Value();
   Value vSafe = safe ? at.getSafe()[2] : Value();

@@ -25,6 +25,11 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True, type=pathlib.Path)
     p.add_argument("--target", required=True, choices=["sm_90a", "sm_100a"])
     p.add_argument("--head-dim", required=True, type=int)
+    # Accepted from scripts written for sets specialized by head counts;
+    # a set now serves every head count, so they change nothing (a note
+    # says so).
+    p.add_argument("--heads", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--kv-heads", type=int, help=argparse.SUPPRESS)
     p.add_argument("--no-causal", action="store_true")
     p.add_argument("--recipe", default="mxfp8")
     p.add_argument("--safe-block", type=int, default=128)
@@ -32,6 +37,9 @@ def main(argv=None) -> int:
     g.add_argument("--train", action="store_true")
     g.add_argument("--both", action="store_true")
     a = p.parse_args(argv)
+    if a.heads is not None or a.kv_heads is not None:
+        print("note: --heads/--kv-heads are not needed: a kernel set serves "
+              "every query and key/value head count", file=sys.stderr)
     kinds = [False, True] if a.both else [a.train]
     a.out.mkdir(parents=True, exist_ok=True)
     for backward in kinds:

@@ -104,3 +104,18 @@ def test_training_on_sm100a_is_an_error(cache):
     spec = _kernels.KernelSpec(target="sm_100a", head_dim=64, backward=True)
     with pytest.raises(ValueError, match="no sm_100a backward kernels"):
         _kernels.get(spec)
+
+
+@needs_ptxas
+def test_precompile_writes_one_set_for_every_head_count(tmp_path, capsys):
+    """python -m flamia.precompile: the set it writes has no head counts;
+    --heads from older scripts is accepted with a note, not baked in."""
+    from flamia import precompile
+    out = tmp_path / "kernels"
+    assert precompile.main(["--out", str(out), "--target", "sm_90a",
+                            "--head-dim", "64", "--heads", "8"]) == 0
+    spec = _kernels.KernelSpec(target="sm_90a", head_dim=64)
+    assert [p.name for p in out.iterdir()] == [spec.key()]
+    m = json.loads((out / spec.key() / "manifest.json").read_text())
+    assert "heads" not in m
+    assert "serves every query and key/value head count" in capsys.readouterr().err
