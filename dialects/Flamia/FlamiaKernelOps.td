@@ -566,7 +566,10 @@ def Flamia_AttentionTileOp : Flamia_Op<"attention_tile", [AttrSizedOperandSegmen
     `p` has a fixed scale; `o` is `[T, H, D]` with `q`'s `H` and `D` and
     `lse` is `[H, T]`. `heads(Hq, Hkv)` are the head counts when they are
     runtime values (`q` of type `?x?xD`: one kernel for every head count),
-    absent when they are static.
+    absent when they are static. `debug_scores` (a debug build, f32
+    `[T, H, block_n]`): the raw scores S = Q K^T of each query row against
+    the first key tile of its document, as the MMA returned them, for
+    checking that the backward recomputes the forward's S bit for bit.
   }];
   let arguments = (ins Flamia_GlobalType:$items, I32:$index,
                        Variadic<Flamia_GlobalType>:$q, Variadic<Flamia_GlobalType>:$k,
@@ -575,13 +578,15 @@ def Flamia_AttentionTileOp : Flamia_Op<"attention_tile", [AttrSizedOperandSegmen
                        Flamia_GlobalType:$o, Flamia_GlobalType:$lse,
                        F32:$scale_log2, I32:$num_tokens,
                        Optional<I32>:$q_heads, Optional<I32>:$kv_heads,
+                       Optional<Flamia_GlobalType>:$debug_scores,
                        UnitAttr:$causal, Flamia_RecipeAttr:$recipe,
                        Flamia_PrecisionAttr:$p, I64Attr:$block_m,
                        I64Attr:$block_n);
   let assemblyFormat = [{
     $items `[` $index `]` `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)`
     `safe` `(` $safe `)` `to` $o `,` $lse `scale` $scale_log2 `tokens`
-    $num_tokens (`heads` `(` $q_heads^ `,` $kv_heads `)`)? attr-dict `:`
+    $num_tokens (`heads` `(` $q_heads^ `,` $kv_heads `)`)?
+    (`debug_scores` `(` $debug_scores^ `)`)? attr-dict `:`
     functional-type(operands, results)
   }];
   let hasVerifier = 1;
@@ -779,8 +784,8 @@ def Flamia_AttentionDqTileOp : Flamia_Op<"attention_dq_tile",
     `dq`. Inside each query's safe block every GEMM reads the bf16
     originals `safe` (q, k, v, grad_o) and dS is rounded to bf16.
     `flamia-tile` expands it, with the work loop around it, into the
-    program of the kernel's target. `heads(Hq, Hkv)` as for
-    `flamia.attention_tile`.
+    program of the kernel's target. `heads(Hq, Hkv)` and `debug_scores` (the
+    recomputed S of the first key tile) as for `flamia.attention_tile`.
   }];
   let arguments = (ins Flamia_GlobalType:$items, I32:$index,
                        Variadic<Flamia_GlobalType>:$q,
@@ -792,6 +797,7 @@ def Flamia_AttentionDqTileOp : Flamia_Op<"attention_dq_tile",
                        Arg<Flamia_GlobalType, "", [MemWrite]>:$dq,
                        F32:$scale_log2, F32:$softmax_scale, I32:$num_tokens,
                        Optional<I32>:$q_heads, Optional<I32>:$kv_heads,
+                       Optional<Flamia_GlobalType>:$debug_scores,
                        UnitAttr:$causal, Flamia_RecipeAttr:$recipe,
                        I64Attr:$block_m, I64Attr:$block_n);
   let assemblyFormat = [{
@@ -799,6 +805,7 @@ def Flamia_AttentionDqTileOp : Flamia_Op<"attention_dq_tile",
     `grad_o` `(` $grad_o `)` `safe` `(` $safe `)` `lse` $lse `delta` $delta
     `to` $dq `scale` $scale_log2 `,` $softmax_scale `tokens` $num_tokens
     (`heads` `(` $q_heads^ `,` $kv_heads `)`)?
+    (`debug_scores` `(` $debug_scores^ `)`)?
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;

@@ -344,6 +344,20 @@ bool deriveWorkspaceContents(
       c.format = runtime::HeldFormat::F32;
       out[name] = c;
     });
+    // A debug build's S of the first key tile (debug_scores): the kernels'
+    // own output for flamia-run's check, no copy of an input.
+    kernel.walk([&](Operation *op) {
+      Value scores;
+      if (auto at = dyn_cast<AttentionTileOp>(op))
+        scores = at.getDebugScores();
+      else if (auto dq = dyn_cast<AttentionDqTileOp>(op))
+        scores = dq.getDebugScores();
+      if (!scores)
+        return;
+      runtime::BufferContents c;
+      c.part = runtime::HeldPart::Scratch;
+      out[bound(scores)] = c;
+    });
   });
   return ok;
 }
@@ -641,6 +655,9 @@ bool validateSpec(const AttentionSpec &spec, std::string &error) {
       return fail("gradient dtype '" + spec.gradDtype +
                   "' is not implemented (bf16, f32)");
   }
+  if (spec.debugScores && !spec.backward)
+    return fail("debug scores compare the forward's S with the backward's: "
+                "they need a training step (--backward)");
   // Heads and the softmax scale: the rules (and wording) every tool and the
   // runtime share.
   std::string shared;
@@ -711,6 +728,7 @@ bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
   PipelineOptions pipeline;
   pipeline.target = spec.target;
   pipeline.scaleTiles = spec.scaleTiles;
+  pipeline.debugScores = spec.debugScores;
   pipeline.overlapSoftmax = spec.overlapSoftmax;
   if (!run([&](OpPassManager &pm) { buildGraphToKernelsPipeline(pm, pipeline); },
            "graph passes and scheduling"))

@@ -20,6 +20,7 @@ void buildGraphToKernelsPipeline(OpPassManager &pm,
   FlamiaVarlenScheduleOptions schedule;
   schedule.target = options.target;
   schedule.scaleTiles = options.scaleTiles;
+  schedule.debugScores = options.debugScores;
   pm.addPass(createFlamiaVarlenSchedule(schedule));
 }
 
@@ -54,6 +55,11 @@ struct ToPtxOptions : public PassPipelineOptions<ToPtxOptions> {
       *this, "scale-tiles",
       llvm::cl::desc("sm_90a: also write sm_100a's scale-factor tiles"),
       llvm::cl::init(PipelineOptions().scaleTiles)};
+  Option<bool> debugScores{
+      *this, "debug-scores",
+      llvm::cl::desc("a training step's S of the first key tile from the "
+                     "forward and the dQ kernel (a debug build)"),
+      llvm::cl::init(PipelineOptions().debugScores)};
   Option<bool> overlapSoftmax{
       *this, "overlap-softmax",
       llvm::cl::desc("sm_90a, D = 128: overlap the softmax with the MMAs"),
@@ -63,6 +69,7 @@ struct ToPtxOptions : public PassPipelineOptions<ToPtxOptions> {
     PipelineOptions options;
     options.target = target;
     options.scaleTiles = scaleTiles;
+    options.debugScores = debugScores;
     options.overlapSoftmax = overlapSoftmax;
     return options;
   }
@@ -73,7 +80,7 @@ void registerFlamiaPipelines() {
   PassPipelineRegistration<ToPtxOptions>(
       "flamia-to-ptx",
       "Graph-level attention to PTX: flamia-graph-pipeline, "
-      "flamia-varlen-schedule{target, scale-tiles}, "
+      "flamia-varlen-schedule{target, scale-tiles, debug-scores}, "
       "flamia-tile{overlap-softmax}, convert-flamia-to-nvvm, "
       "convert-nvvm-to-llvm, gpu-module-to-binary{format=isa}",
       [](OpPassManager &pm, const ToPtxOptions &options) {

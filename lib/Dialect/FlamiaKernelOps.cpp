@@ -73,6 +73,21 @@ LogicalResult verifyHeadsOperand(Operation *op, GlobalType type, Value heads,
   return success();
 }
 
+/// A tile op's `debug_scores` buffer: f32 [T, H, block_n] with q's H.
+LogicalResult verifyDebugScores(Operation *op, Value scores, GlobalType q,
+                                int64_t blockN) {
+  if (!scores)
+    return success();
+  auto t = cast<GlobalType>(scores.getType());
+  if (t.getShape().size() != 3 || !t.getElementType().isF32() ||
+      t.getShape()[1] != q.getShape()[1] || t.getShape()[2] != blockN)
+    return op->emitOpError()
+           << "debug_scores must be an f32 [T, H, block_n] tensor with q's "
+           << headsString(q.getShape()[1]) << " heads and " << blockN
+           << " columns, got " << t;
+  return success();
+}
+
 /// The `heads(Hq, Hkv)` operands of a per-item tile op: both or none, and
 /// there exactly when q's H is a runtime value.
 LogicalResult verifyTileHeads(Operation *op, GlobalType q, Value qHeads,
@@ -670,7 +685,8 @@ LogicalResult AttentionTileOp::verify() {
     return emitOpError() << "LSE must be an f32 [H, T] tensor with O's "
                          << headsString(o.getShape()[1]) << " heads, got "
                          << lse;
-  if (failed(verifyTileHeads(*this, q, getQHeads(), getKvHeads())))
+  if (failed(verifyTileHeads(*this, q, getQHeads(), getKvHeads())) ||
+      failed(verifyDebugScores(*this, getDebugScores(), q, getBlockN())))
     return failure();
   if (getBlockM() <= 0 || getBlockN() <= 0 || getBlockM() % 64 != 0 ||
       getBlockN() % 64 != 0)
@@ -856,7 +872,10 @@ static LogicalResult verifyGradient(Operation *op, GlobalType grad,
 }
 
 LogicalResult AttentionDqTileOp::verify() {
-  if (failed(verifyBackwardTile(*this, {getQ(), getK(), getV(), getGradO()})))
+  if (failed(verifyBackwardTile(*this, {getQ(), getK(), getV(), getGradO()})) ||
+      failed(verifyDebugScores(*this, getDebugScores(),
+                               cast<GlobalType>(getQ().front().getType()),
+                               getBlockN())))
     return failure();
   return verifyGradient(*this, getDq().getType(),
                         cast<GlobalType>(getQ().front().getType()), "dq");

@@ -157,6 +157,20 @@ void zeroRowsPastEnd(OpBuilder &b, Location loc, Value tile, Value stage,
   SmemZeroRowsOp::create(tb, loc, tile, stage, inDoc);
 }
 
+void storeDebugScores(OpBuilder &b, Location loc, Value scores, Value kt,
+                      Value s, const ItemInfo &item, Value rowBase,
+                      Value qHeads) {
+  if (!scores)
+    return;
+  I32Builder ib{b, loc};
+  auto first = scf::IfOp::create(
+      b, loc, ib.cmp(arith::CmpIPredicate::eq, kt, ib.c(0)), /*withElse=*/false);
+  OpBuilder tb = first.getThenBodyBuilder();
+  Value one = arith::ConstantOp::create(tb, loc, tb.getF32FloatAttr(1.0f));
+  GradStoreOp::create(tb, loc, s, scores, item.qStart, rowBase, item.qRows,
+                      item.qHead, one, qHeads);
+}
+
 void workLoop(OpBuilder &rb, Location loc, Value queue, Value numItems,
               QueueSide side, ValueRange carried, ItemBody itemBody) {
   I32Builder rib{rb, loc};
@@ -244,7 +258,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     Value items = at.getItems(), qDeq = at.getQ()[0], kDeq = at.getK()[0],
           vDeq = at.getV()[0], out = at.getO(), lse = at.getLse(),
           scale = at.getScaleLog2(), numTokens = at.getNumTokens(),
-          qHeads = at.getQHeads();
+          qHeads = at.getQHeads(), debugScores = at.getDebugScores();
     Value qSafe = safe ? at.getSafe()[0] : Value();
     Value kSafe = safe ? at.getSafe()[1] : Value();
     Value vSafe = safe ? at.getSafe()[2] : Value();
@@ -347,8 +361,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     // ---- consumers --------------------------------------------------------
     if (overlap) {
       buildOverlappedConsumer(b, loc, ConsumerContext{
-          items, out, lse, scale, numTokens, qHeads, qd, qs, ks, vs, qp, kvp,
-          vp, queue, numItems, causal, safeBlock, bn, bm, sType, pType, accType,
+          items, out, lse, scale, numTokens, qHeads, debugScores, qd, qs, ks,
+          vs, qp, kvp, vp, queue, numItems, causal, safeBlock, bn, bm, sType, pType, accType,
           rowsType, pPrecision});
       ReturnOp::create(b, loc);
       kernel->setAttr("tile", tileAttr(b, bm, bn, stages));
@@ -416,6 +430,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
             s = qkMma(fb, qd);
           }
           turn(TurnAction::give);
+          storeDebugScores(fb, loc, debugScores, kt, s, item, rowBase, qHeads);
           // Q is not read after the last S = Q K^T of the item: free it so
           // that the producer loads the next item's Q meanwhile.
           {
@@ -478,8 +493,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
 
   /// What the consumer role reads from the kernel and the other roles.
   struct ConsumerContext {
-    Value items, out, lse, scale, numTokens, qHeads, qd, qs, ks, vs, qp, kp,
-        vp, queue, numItems;
+    Value items, out, lse, scale, numTokens, qHeads, debugScores, qd, qs, ks,
+        vs, qp, kp, vp, queue, numItems;
     bool causal;
     int64_t safeBlock, bn, bm;
     FragmentType sType, pType, accType;
@@ -551,6 +566,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                                         /*b_transposed=*/false)
                      .getResult();
       PipelineReleaseOp::create(ab, loc, c.kp, st0);
+      storeDebugScores(ab, loc, c.debugScores, zero, s0, item, rowBase,
+                       c.qHeads);
       releaseQIfLast(ab, eb, zero);
       Value m0 = RowsFillOp::create(
           ab, loc, c.rowsType,

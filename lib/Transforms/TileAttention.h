@@ -89,6 +89,14 @@ LogicalResult checkKernelsExist(AttentionTileOp at, StringRef target, int64_t d)
 void zeroRowsPastEnd(OpBuilder &b, Location loc, Value tile, Value stage,
                      Value keyBase, Value docLen, int64_t blockN);
 
+/// A debug build's S check: writes the raw scores `s` of key tile `kt` to
+/// rows [item.qStart + rowBase, ...) of head item.qHead of `scores` when
+/// `kt` is 0 (the first key tile of the document, which every query tile
+/// visits). Nothing when `scores` is null (the normal build).
+void storeDebugScores(OpBuilder &b, Location loc, Value scores, Value kt,
+                      Value s, const ItemInfo &item, Value rowBase,
+                      Value qHeads);
+
 /// The persistent work loop of one role: takes item indices from `queue`
 /// (`side` fetch or receive) until `numItems`, carrying `carried` i32
 /// values; `body(builder, iteration, carried, index)` returns their next

@@ -143,7 +143,7 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
         v = at.getV()[0], gradO = at.getGradO()[0], lse = at.getLse(),
         delta = at.getDelta(), dq = at.getDq(), scaleLog2 = at.getScaleLog2(),
         softmaxScale = at.getSoftmaxScale(), numTokens = at.getNumTokens(),
-        qHeads = at.getQHeads();
+        qHeads = at.getQHeads(), debugScores = at.getDebugScores();
   Value qSafe = safe ? at.getSafe()[0] : Value();
   Value kSafe = safe ? at.getSafe()[1] : Value();
   Value vSafe = safe ? at.getSafe()[2] : Value();
@@ -247,6 +247,7 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
                                          pick(fb, loc, isSafe, qs, qd), qst,
                                          ks, st, Value(), /*b_transposed=*/false)
                       .getResult();
+        storeDebugScores(fb, loc, debugScores, kt, s, item, rowBase, qHeads);
         Value dp = WarpgroupMmaOp::create(fb, loc, sType,
                                           pick(fb, loc, isSafe, gos, god), qst,
                                           vs, st, Value(), /*b_transposed=*/false)

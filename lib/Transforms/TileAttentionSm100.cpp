@@ -153,6 +153,9 @@ LogicalResult Sm100Program::build() {
   lse = at.getLse();
   scale = at.getScaleLog2();
   numTokens = at.getNumTokens();
+  if (at.getDebugScores())
+    return at.emitOpError() << "flamia-tile: debug_scores (the backward's S "
+                               "check) is implemented on sm_90a only";
   qHeads = at.getQHeads();
   kvHeads = at.getKvHeads();
   pPrecision = at.getP();

@@ -154,6 +154,13 @@ struct ForwardPlan {
   QTensorType gradOType;
 
   bool backward() const { return static_cast<bool>(bwd); }
+  /// A debug build: the forward and the dQ kernel write S of the first key
+  /// tile (s_fwd, s_dq: f32 [T, Hq, block_n]).
+  bool debugScores = false;
+  GlobalType debugScoresType() const {
+    return GlobalType::get(ctx, {ShapedType::kDynamic, qType.getNumHeads(), blockN},
+                           Float32Type::get(ctx));
+  }
   /// The head counts are kernel parameters (Hq, Hkv), not constants: one
   /// kernel set serves every head count.
   bool runtimeHeads() const {
@@ -442,6 +449,8 @@ KernelOp buildForwardKernel(OpBuilder &mb, const ForwardPlan &plan,
   sig.add("softmax_scale_log2", plan.f32);
   sig.add("T", i32);
   plan.addHeadParams(sig);
+  if (plan.debugScores)
+    sig.add("s_fwd", plan.debugScoresType());
   KernelOp ak = sig.create(mb, loc, plan.base + "_attention_fwd",
                            plan.targetAttr, LaunchKind::persistent, /*threads=*/128);
   ak->setAttr("schedule",
@@ -461,8 +470,8 @@ KernelOp buildForwardKernel(OpBuilder &mb, const ForwardPlan &plan,
     AttentionTileOp::create(
         ab, loc, p("items"), index, params(ak, q), params(ak, k),
         params(ak, v), safeOps, p("o"), p("lse"), p("softmax_scale_log2"),
-        p("T"), p("Hq"), p("Hkv"), fwd.getCausalAttr(), fwd.getRecipe(),
-        fwd.getP(), ab.getI64IntegerAttr(plan.blockM),
+        p("T"), p("Hq"), p("Hkv"), p("s_fwd"), fwd.getCausalAttr(),
+        fwd.getRecipe(), fwd.getP(), ab.getI64IntegerAttr(plan.blockM),
         ab.getI64IntegerAttr(plan.blockN));
   });
   return ak;
@@ -544,6 +553,8 @@ KernelOp buildDqKernel(OpBuilder &mb, const ForwardPlan &plan,
   sig.add("softmax_scale", plan.f32);
   sig.add("T", plan.i32);
   plan.addHeadParams(sig);
+  if (plan.debugScores)
+    sig.add("s_dq", plan.debugScoresType());
   KernelOp kernel = sig.create(mb, loc, plan.base + "_attention_dq",
                                plan.targetAttr, LaunchKind::persistent,
                                /*threads=*/128);
@@ -555,7 +566,7 @@ KernelOp buildDqKernel(OpBuilder &mb, const ForwardPlan &plan,
         ValueRange{p("k_deq")}, ValueRange{p("v_deq")},
         ValueRange{p("do_deq")}, safeOperands(plan, kernel), p("lse"),
         p("delta"), p("dq"), p("softmax_scale_log2"), p("softmax_scale"),
-        p("T"), p("Hq"), p("Hkv"), plan.fwd.getCausalAttr(),
+        p("T"), p("Hq"), p("Hkv"), p("s_dq"), plan.fwd.getCausalAttr(),
         plan.fwd.getRecipe(), ab.getI64IntegerAttr(plan.blockM),
         ab.getI64IntegerAttr(plan.blockN));
   });
@@ -666,6 +677,10 @@ void buildLaunchPlan(OpBuilder &mb, const ForwardPlan &plan,
   if (plan.backward())
     for (auto [name, type] : plan.gradientCopies())
       workspace(WorkspaceKind::workspace, name, type);
+  if (plan.debugScores) {
+    workspace(WorkspaceKind::workspace, "s_fwd", plan.debugScoresType());
+    workspace(WorkspaceKind::workspace, "s_dq", plan.debugScoresType());
+  }
   workspace(WorkspaceKind::schedule, "block_info", plan.blockInfoType);
   workspace(WorkspaceKind::schedule, "items", plan.itemsType);
   if (plan.backward())
@@ -861,6 +876,11 @@ struct VarlenSchedulePass
         func, fwd, bwd, target, scaleTiles, blockM, blockN);
     if (failed(plan) || failed(plan->checkSignature()))
       return failure();
+    if (debugScores && (!bwd || !plan->hopper))
+      return fwd.emitOpError()
+             << "flamia-varlen-schedule: debug-scores compares the forward's "
+                "S with the dQ kernel's: it needs a training step on sm_90a";
+    plan->debugScores = debugScores;
     OpBuilder mb(func);
     KernelSignature qsig, asig;
     KernelOp qk = buildQuantizeKernel(mb, *plan, qsig);

@@ -117,6 +117,62 @@ Check checkDelta(const std::string &buffer, const std::vector<float> &expected,
   return row;
 }
 
+Check checkRecomputedScores(const float *forward, const float *backward,
+                            size_t elements, const std::vector<int32_t> &cu,
+                            int64_t Hq, int64_t blockN) {
+  Check row;
+  row.name = "S recomputed by the dQ kernel vs the forward's (s_dq, s_fwd: "
+             "first key tile)";
+  const int64_t T = cu.empty() ? 0 : cu.back();
+  if (elements != static_cast<size_t>(T * Hq * blockN)) {
+    row.verdict = Verdict::Fail;
+    row.detail = "the buffers have " + std::to_string(elements) +
+                 " floats, T x Hq x " + std::to_string(blockN) + " = " +
+                 std::to_string(T * Hq * blockN) + " expected";
+    return row;
+  }
+  int64_t compared = 0, unwritten = 0, mismatches = 0;
+  std::string firstText;
+  for (size_t doc = 0; doc + 1 < cu.size(); ++doc) {
+    const int64_t begin = cu[doc], end = cu[doc + 1];
+    const int64_t keys = std::min<int64_t>(blockN, end - begin);
+    for (int64_t t = begin; t < end; ++t)
+      for (int64_t h = 0; h < Hq; ++h)
+        for (int64_t c = 0; c < keys; ++c) {
+          const size_t i = static_cast<size_t>((t * Hq + h) * blockN + c);
+          ++compared;
+          if (std::isnan(forward[i]) || std::isnan(backward[i])) {
+            ++unwritten;
+            continue;
+          }
+          uint32_t fb, bb;
+          memcpy(&fb, &forward[i], 4);
+          memcpy(&bb, &backward[i], 4);
+          if (fb == bb)
+            continue;
+          if (mismatches++ == 0)
+            firstText = "[t=" + std::to_string(t) + ", h=" + std::to_string(h) +
+                        ", key=" + std::to_string(begin + c) + "] forward " +
+                        fmt("%.9g", forward[i]) + " backward " +
+                        fmt("%.9g", backward[i]);
+          row.maxAbsDiff = std::max(
+              row.maxAbsDiff,
+              std::fabs(static_cast<double>(forward[i]) - backward[i]));
+        }
+  }
+  row.compared = compared;
+  row.verdict =
+      unwritten == 0 && mismatches == 0 ? Verdict::Pass : Verdict::Fail;
+  if (row.verdict == Verdict::Pass)
+    row.detail = "bit-identical";
+  else
+    row.detail = std::to_string(unwritten) + " unwritten, " +
+                 std::to_string(mismatches) + " of " +
+                 std::to_string(compared - unwritten) + " differ" +
+                 (mismatches ? "; first " + firstText : std::string());
+  return row;
+}
+
 namespace {
 
 std::vector<float> sliceHeads(const uint16_t *x, int64_t T, int64_t H,

@@ -1,5 +1,7 @@
 // RUN: flamia-opt %s --flamia-varlen-schedule=target=sm_90a | FileCheck %s
 // RUN: flamia-opt %s --flamia-varlen-schedule=target=sm_90a --flamia-tile=target=sm_90a | FileCheck %s --check-prefix=TILE
+// RUN: flamia-opt %s --flamia-varlen-schedule="target=sm_90a debug-scores=1" | FileCheck %s --check-prefix=DEBUG
+// RUN: not flamia-opt %S/varlen-schedule.mlir -split-input-file --flamia-varlen-schedule="target=sm_90a debug-scores=1" 2>&1 | FileCheck %s --check-prefix=DEBUGFWD
 // Runtime head counts: the training step of varlen-schedule-backward.mlir
 // with '?' query and key/value heads. Every kernel that indexes a packed
 // tensor takes Hq and Hkv as parameters, the launch plan passes the runtime
@@ -67,3 +69,15 @@ func.func @train(%arg0: tensor<?x?x64xbf16>, %arg1: tensor<?x?x64xbf16>, %arg2: 
 // TILE: arith.muli %{{.*}}, %[[GROUP]] : i32
 // TILE: flamia.grad.store {{.*}} head %kv_head heads %arg20 :
 // TILE: flamia.grad.store {{.*}} head %kv_head heads %arg20 :
+
+// A debug build: the forward and the dQ tile ops also write S of the first
+// key tile, into the scratch workspaces s_fwd and s_dq ([T, Hq, 128] f32).
+// DEBUG-LABEL: flamia.kernel @train_attention_fwd(
+// DEBUG-SAME: %arg15: !flamia.global<?x?x128xf32> {flamia.param = "s_fwd"})
+// DEBUG: flamia.attention_tile {{.*}} heads(%arg13, %arg14) debug_scores(%arg15)
+// DEBUG-LABEL: flamia.kernel @train_attention_dq(
+// DEBUG: flamia.attention_dq_tile {{.*}} heads(%arg17, %arg18) debug_scores(%arg19)
+// DEBUG-LABEL: func.func @train(
+// DEBUG: flamia.workspace workspace "s_fwd" dims ["T", "Hq", "128"] : !flamia.global<?x?x128xf32>
+// DEBUG: flamia.workspace workspace "s_dq" dims ["T", "Hq", "128"] : !flamia.global<?x?x128xf32>
+// DEBUGFWD: error: 'flamia.attention_fwd' op flamia-varlen-schedule: debug-scores compares the forward's S with the dQ kernel's: it needs a training step on sm_90a

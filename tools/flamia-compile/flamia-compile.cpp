@@ -49,6 +49,12 @@ static cl::opt<bool> runtimeHeads(
     cl::desc("One kernel set for every head count: Hq and Hkv are kernel "
              "arguments (instead of --heads/--kv-heads)"),
     cl::cat(compileCategory));
+static cl::opt<bool> debugScores(
+    "debug-scores",
+    cl::desc("With --backward (sm_90a), a debug build: the forward and the dQ "
+             "kernel also write S of each query row against its document's "
+             "first key tile, for flamia-run --check to compare bit for bit"),
+    cl::cat(compileCategory));
 static cl::opt<bool> causal("causal", cl::desc("Causal attention"), cl::cat(compileCategory));
 static cl::opt<bool> varlen("varlen",
                             cl::desc("Packed documents with cu_seqlens"), cl::cat(compileCategory));
@@ -201,6 +207,7 @@ int main(int argc, char **argv) {
   for (flamia::NamedSpec &named : specs) {
     named.spec.target = target;
     named.spec.scaleTiles = scaleTiles;
+    named.spec.debugScores = debugScores;
     named.spec.overlapSoftmax = overlapSoftmax;
     // One kernel set goes to DIR itself, several to DIR/<function>.
     std::string dir = specs.size() == 1 ? std::string(outDir)

@@ -218,6 +218,39 @@ Status checkGradients(Session &session, const RunOptions &options,
   return Status::success();
 }
 
+Status checkRecomputedScores(Session &session, Report &report) {
+  const runtime::Manifest &m = session.manifest();
+  const int fwdIndex = m.findBuffer("s_fwd"), dqIndex = m.findBuffer("s_dq");
+  if (fwdIndex < 0 || dqIndex < 0)
+    return Status::success();
+  int64_t blockN = 0;
+  if (m.buffers[fwdIndex].shape.size() != 3 ||
+      !m.buffers[fwdIndex].shape[2].constantValue(blockN))
+    return runtime::invalidArgument(
+        "buffer s_fwd: expected the shape [T, Hq, block_n] of a debug build");
+  // The step that ran allocated both; fill them with NaN and run it again,
+  // so that an entry no kernel writes is NaN, never a stale value.
+  std::vector<uint8_t> fwd, dq;
+  flamia_buffer_info fwdInfo, dqInfo;
+  FLAMIA_RETURN_IF_ERROR(session.downloadBuffer("s_fwd", fwd, fwdInfo));
+  FLAMIA_RETURN_IF_ERROR(session.downloadBuffer("s_dq", dq, dqInfo));
+  for (const flamia_buffer_info *info : {&fwdInfo, &dqInfo})
+    FLAMIA_RETURN_IF_ERROR(session.device().fill(
+        static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(info->device_ptr)),
+        0xFF, static_cast<size_t>(info->bytes)));
+  FLAMIA_RETURN_IF_ERROR(session.forward());
+  FLAMIA_RETURN_IF_ERROR(session.downloadBuffer("s_fwd", fwd, fwdInfo));
+  FLAMIA_RETURN_IF_ERROR(session.downloadBuffer("s_dq", dq, dqInfo));
+  if (fwd.size() != dq.size())
+    return runtime::invalidArgument("buffers s_fwd and s_dq differ in size");
+  const HostBatch &b = session.batch();
+  report.add(vd::checkRecomputedScores(
+      reinterpret_cast<const float *>(fwd.data()),
+      reinterpret_cast<const float *>(dq.data()), fwd.size() / 4, b.cu, b.Hq,
+      blockN));
+  return Status::success();
+}
+
 Status checkTrainingLeaks(Session &session, HostBatch &b,
                           const RunOptions &options,
                           const vd::TrainingOutputs &base, Report &report) {

@@ -53,6 +53,13 @@ runtime::Status checkLeaks(Session &session, HostBatch &batch,
 void checkGradientsWritten(const validation::device::TrainingOutputs &run,
                            Report &report);
 
+/// --backward --check of a debug build (flamia-compile --debug-scores, the
+/// manifest has s_fwd and s_dq): fills both with NaN, runs the training step
+/// again and compares the forward's S of the first key tile with the dQ
+/// kernel's recomputation bit for bit (validation::device::
+/// checkRecomputedScores). Nothing for other manifests.
+runtime::Status checkRecomputedScores(Session &session, Report &report);
+
 /// --backward --check: dQ, dK, dV against the CPU reference's backward fed
 /// this run's O and LSE (validation::device::checkGradients); with --dump,
 /// writes grad_o, dq, dk, dv and the references.

@@ -238,6 +238,9 @@ int main(int argc, char **argv) {
       s = checkGradients(session, options, run, report);
       if (!s.ok())
         return fail(s);
+      s = checkRecomputedScores(session, report);
+      if (!s.ok())
+        return fail(s);
     }
     printf("  reference checks: %.1f s\n", seconds(t0));
   }

@@ -115,6 +115,38 @@ TEST(Delta, IsTheExactSumRoundedOnce) {
   EXPECT_EQ(d, (std::vector<float>{4.0f, 9.0f}));
 }
 
+// The debug build's S check: the keys inside each document, bit for bit;
+// NaN (the fill) is an unwritten entry, columns past a document's end are
+// not compared.
+TEST(RecomputedScores, KeysInsideTheDocumentBitForBit) {
+  // Documents of 3 and 1 tokens, Hq = 2, blockN = 4: T x Hq x 4 floats.
+  const std::vector<int32_t> cu = {0, 3, 4};
+  const int64_t Hq = 2, bn = 4;
+  std::vector<float> fwd(4 * Hq * bn), bwd;
+  for (size_t i = 0; i < fwd.size(); ++i)
+    fwd[i] = 0.25f * static_cast<float>(i) - 3.0f;
+  bwd = fwd;
+  // Past the ends (column 3 of document 0, columns 1-3 of document 1): the
+  // forward reads the next document's keys, the dQ kernel zeros.
+  for (int64_t t = 0; t < 4; ++t)
+    for (int64_t h = 0; h < Hq; ++h)
+      for (int64_t c = t < 3 ? 3 : 1; c < bn; ++c)
+        bwd[(t * Hq + h) * bn + c] = 0.0f;
+  Check c = checkRecomputedScores(fwd.data(), bwd.data(), fwd.size(), cu, Hq, bn);
+  EXPECT_EQ(c.verdict, Verdict::Pass) << c.detail;
+  EXPECT_EQ(c.compared, 3 * 2 * 3 + 1 * 2 * 1);
+  EXPECT_EQ(c.detail, "bit-identical");
+  // One ulp at [t=1, h=1, key=2]; an entry the dQ kernel never wrote.
+  bwd[(1 * Hq + 1) * bn + 2] = std::nextafter(fwd[(1 * Hq + 1) * bn + 2], 100.0f);
+  bwd[(3 * Hq + 0) * bn + 0] = std::nanf("");
+  c = checkRecomputedScores(fwd.data(), bwd.data(), fwd.size(), cu, Hq, bn);
+  EXPECT_EQ(c.verdict, Verdict::Fail);
+  EXPECT_EQ(c.detail.substr(0, 52), "1 unwritten, 1 of 19 differ; first [t=1, h=1, key=2]");
+  c = checkRecomputedScores(fwd.data(), bwd.data(), 8, cu, Hq, bn);
+  EXPECT_EQ(c.verdict, Verdict::Fail);
+  EXPECT_EQ(c.detail, "the buffers have 8 floats, T x Hq x 4 = 32 expected");
+}
+
 TEST(Delta, BitForBit) {
   const std::vector<float> ref = {1.0f, -2.5f, 0.0f, 3.0f, 7.0f, 0.125f};
   std::vector<uint8_t> gpu(ref.size() * 4);

@@ -41,6 +41,10 @@ struct AttentionSpec {
   /// sm_90a: also write sm_100a's scale-factor tiles (to check them on a
   /// Hopper GPU; the sm_90a kernels do not read them).
   bool scaleTiles = false;
+  /// A debug build of a training step (sm_90a): the forward and the dQ
+  /// kernel also write S of the first key tile (workspaces s_fwd, s_dq) for
+  /// flamia-run --check's recomputation check. Slower; not for training.
+  bool debugScores = false;
   /// sm_90a: overlap the softmax with the next S and the previous P V MMAs
   /// (flamia-tile's overlap-softmax); false gives the serial consumer.
   bool overlapSoftmax = true;

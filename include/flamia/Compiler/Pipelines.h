@@ -22,6 +22,9 @@ struct PipelineOptions {
   /// sm_90a: also write sm_100a's scale-factor tiles
   /// (flamia-varlen-schedule{scale-tiles}).
   bool scaleTiles = false;
+  /// A debug build: S of the first key tile from the forward and the dQ
+  /// kernel (flamia-varlen-schedule{debug-scores}).
+  bool debugScores = false;
   /// sm_90a, D = 128: the overlapped softmax consumer
   /// (flamia-tile{overlap-softmax}).
   bool overlapSoftmax = true;

@@ -126,7 +126,13 @@ def FlamiaVarlenSchedule : Pass<"flamia-varlen-schedule", "::mlir::ModuleOp"> {
     Option<"scaleTiles", "scale-tiles", "bool", /*default=*/"false",
            "On sm_90a too, let the quantizer write the scale-factor tiles "
            "sm_100a's MMA reads (q_sf, k_sf, v_sf), so that their layout can "
-           "be checked on a Hopper GPU">
+           "be checked on a Hopper GPU">,
+    Option<"debugScores", "debug-scores", "bool", /*default=*/"false",
+           "A debug build of a training step on sm_90a: the forward and the "
+           "dQ kernel each write S = Q K^T of every query row against the "
+           "first key tile of its document (workspaces s_fwd, s_dq), so "
+           "that flamia-run can check the backward recomputes the "
+           "forward's S bit for bit">
   ];
 }
 

@@ -52,6 +52,22 @@ std::vector<float> referenceDelta(const uint16_t *gradO, const uint16_t *o,
 Check checkDelta(const std::string &buffer, const std::vector<float> &expected,
                  const uint8_t *gpu, size_t bytes, int64_t T, int64_t Hq);
 
+/// A debug build's S check (flamia-compile --debug-scores): the raw scores
+/// S = Q K^T of each query row against the first key tile of its document
+/// as the forward wrote them (`forward`, workspace s_fwd) and as the dQ
+/// kernel recomputed them (`backward`, s_dq), both f32 [T, Hq, blockN],
+/// `elements` floats each, compared bit for bit on the keys inside the
+/// document (column c < min(blockN, document length)); the columns past a
+/// document's end read the next document's keys (the forward) or zeros (the
+/// dQ kernel) and are not scores of the document. Both buffers are to be
+/// filled with NaN before the step: an entry still NaN in either was not
+/// written. Pass: every entry written and equal ("bit-identical"). Fail: the
+/// size differs, or "N unwritten, M of K differ; first [t=.., h=.., key=..]
+/// forward .. backward ..".
+Check checkRecomputedScores(const float *forward, const float *backward,
+                            size_t elements, const std::vector<int32_t> &cu,
+                            int64_t Hq, int64_t blockN);
+
 /// What checkGradients computed (flamia-run --dump).
 struct GradientArrays {
   bool skipped = false;
