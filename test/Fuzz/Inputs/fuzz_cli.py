@@ -54,8 +54,12 @@ SWITCHES = {"--causal", "--strict", "--packed", "--outliers", "--check", "--leak
             "--sanitize-friendly", "--version", "--selftest", "-v", "--varlen", "--ptx-only",
             "--scale-tiles", "--emit-ir", "--trace-scores", "--split-input-file", "--help",
             "--print-items"}
-# Seconds a run may take: every case here is small or refused at once.
-TIMEOUT = 30
+# Seconds a run may take: every case here is small or refused at once, but
+# some run the CPU reference (`flamia-ref leakcheck` with its defaults takes
+# 1.6 s in a release build, 30 s and more under ASan on two busy cores, as a
+# clean-clone make test measured on 2026-12-02): a hang, not a slow sanitized
+# run, is what this catches.
+TIMEOUT = 180
 BAD_OUTPUT = ("Stack dump", "AddressSanitizer", "runtime error:", "terminate called",
               "LLVM ERROR", "Assertion", "Segmentation fault", "std::bad_alloc")
 
