@@ -230,15 +230,15 @@ Status checkRecomputedScores(Session &session, Report &report) {
         "buffer s_fwd: expected the shape [T, Hq, block_n] of a debug build");
   // The step that ran allocated both; fill them with NaN and run it again,
   // so that an entry no kernel writes is NaN, never a stale value.
-  std::vector<uint8_t> fwd, dq;
   flamia_buffer_info fwdInfo, dqInfo;
-  FLAMIA_RETURN_IF_ERROR(session.downloadBuffer("s_fwd", fwd, fwdInfo));
-  FLAMIA_RETURN_IF_ERROR(session.downloadBuffer("s_dq", dq, dqInfo));
+  FLAMIA_RETURN_IF_ERROR(session.bufferInfo("s_fwd", fwdInfo));
+  FLAMIA_RETURN_IF_ERROR(session.bufferInfo("s_dq", dqInfo));
   for (const flamia_buffer_info *info : {&fwdInfo, &dqInfo})
     FLAMIA_RETURN_IF_ERROR(session.device().fill(
         static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(info->device_ptr)),
         0xFF, static_cast<size_t>(info->bytes)));
   FLAMIA_RETURN_IF_ERROR(session.forward());
+  std::vector<uint8_t> fwd, dq;
   FLAMIA_RETURN_IF_ERROR(session.downloadBuffer("s_fwd", fwd, fwdInfo));
   FLAMIA_RETURN_IF_ERROR(session.downloadBuffer("s_dq", dq, dqInfo));
   if (fwd.size() != dq.size())

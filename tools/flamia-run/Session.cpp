@@ -184,14 +184,20 @@ Status Session::downloadOutputs(std::vector<uint16_t> &o,
   return device_.download(lse.data(), lse_, lse.size() * 4);
 }
 
-Status Session::downloadBuffer(const std::string &name,
-                               std::vector<uint8_t> &bytes,
-                               flamia_buffer_info &info) {
+Status Session::bufferInfo(const std::string &name,
+                           flamia_buffer_info &info) {
   memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
   flamia_status s = flamia_runtime_get_buffer(rt_, name.c_str(), &info);
   if (s != FLAMIA_STATUS_OK)
     return capiError(s, "flamia_runtime_get_buffer");
+  return Status::success();
+}
+
+Status Session::downloadBuffer(const std::string &name,
+                               std::vector<uint8_t> &bytes,
+                               flamia_buffer_info &info) {
+  FLAMIA_RETURN_IF_ERROR(bufferInfo(name, info));
   bytes.resize(static_cast<size_t>(info.bytes));
   return device_.download(
       bytes.data(),

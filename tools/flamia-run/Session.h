@@ -53,6 +53,8 @@ public:
   bool backward() const { return backward_; }
   runtime::Status downloadOutputs(std::vector<uint16_t> &o,
                                   std::vector<float> &lse);
+  /// Where a workspace (or any) buffer of the last call lives, and its size.
+  runtime::Status bufferInfo(const std::string &name, flamia_buffer_info &info);
   /// A workspace (or any) buffer of the last call.
   runtime::Status downloadBuffer(const std::string &name,
                                  std::vector<uint8_t> &bytes,

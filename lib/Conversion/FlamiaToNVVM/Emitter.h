@@ -118,12 +118,8 @@ public:
   /// The index of element [token, head, col] of a packed [T, heads,
   /// rowElems] global tensor, as i64. token, head and col are non-negative
   /// i32 values; the products are formed in 64 bits because T * H * D passes
-  /// 2^31 from 2^20 tokens at H * D = 2048.
-  Value packedIndex(Value token, Value head, Value col, int64_t heads,
-                    int64_t rowElems) {
-    return packedIndex(token, head, col, i64c(heads), rowElems);
-  }
-  /// The same with the head count an i64 value (headCount).
+  /// 2^31 from 2^20 tokens at H * D = 2048. `heads64` is the head count as
+  /// i64 (headCount).
   Value packedIndex(Value token, Value head, Value col, Value heads64,
                     int64_t rowElems) {
     Value row = add(mul(zext(i64(), token), heads64), zext(i64(), head));
