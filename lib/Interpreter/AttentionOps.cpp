@@ -4,7 +4,7 @@
 // reference (numerics::referenceForward / referenceBackward):
 //
 //   recipe       the kind's numerics preset from the recipe registry
-//                (flamia/Numerics/RecipeRegistry.h; nvfp4_mixed has none);
+//                (flamia/Numerics/RecipeRegistry.h);
 //                safe_block -> RecipeConfig::safeBlock (absent: 0, none);
 //                strict -> RecipeConfig::strict (bf16 ops: makeStrict)
 //   causal, softmax_scale, cu_seqlens -> AttentionInputs (documents from
@@ -122,11 +122,11 @@ LogicalResult mapUse(Operation *op, const Environment &env, Value operand,
                              << "' is not made by flamia.quantize in this "
                                 "function";
   std::optional<num::QuantFormat> format = getQuantFormat(q->type);
-  if (!format || format->scale != num::ScaleFormat::E8M0)
+  if (!format)
     return op->emitOpError()
            << "cannot be interpreted: '" << what << "' is " << q->type
-           << "; the reference attention applies E8M0 block scales only "
-              "(no NVFP4 operands)";
+           << "; the reference attention reads MX (E8M0 scales) and NVFP4 "
+              "(E2M1 with E4M3 scales) operands";
   num::ScaleLayout layout = getNumericsLayout(q->type.getLayout());
   if (layout.blocking == num::TokenBlocking::DocumentLocal &&
       layout.tokenBlock > 1 &&
@@ -144,7 +144,7 @@ LogicalResult mapUse(Operation *op, const Environment &env, Value operand,
     // Quantized as one document: blocks aligned to the packed tensor.
     layout.blocking = num::TokenBlocking::Packed;
   }
-  recipe.operand(use) = num::OperandQuantization::mx(layout, format->element);
+  recipe.operand(use) = {true, layout, format->element, format->scale};
   role.members.push_back(
       {("the input of the flamia.quantize of '" + what + "'").str(),
        q->source});

@@ -39,9 +39,27 @@ static const char *elementName(ElementFormat e) {
   return "?";
 }
 
+bool contractsOverHeadDim(OperandUse use) {
+  switch (use) {
+  case OperandUse::QInQK:
+  case OperandUse::KInQK:
+  case OperandUse::DOInDOV:
+  case OperandUse::VInDOV:
+    return true;
+  case OperandUse::VInPV:
+  case OperandUse::KInDSK:
+  case OperandUse::QInDSQ:
+  case OperandUse::DOInPDO:
+    return false;
+  }
+  return false;
+}
+
 std::string OperandQuantization::describe() const {
   if (!quantized)
     return "bf16";
+  if (scale == ScaleFormat::UE4M3)
+    return "NVFP4 " + layout.name();
   return std::string(elementName(element)) + " " + layout.name();
 }
 
@@ -75,9 +93,18 @@ Status RecipeConfig::validate(int64_t headDim) const {
     const OperandQuantization &op = operands[u];
     if (!op.quantized)
       continue;
+    const std::string useName = operandUseName(static_cast<OperandUse>(u));
     if (Status s = op.layout.validate(headDim); !s)
-      return Status::error(std::string(operandUseName(static_cast<OperandUse>(u))) +
-                           ": " + s.message);
+      return Status::error(useName + ": " + s.message);
+    // NVFP4 is defined for E2M1 elements in blocks of 16 channels; a UE4M3
+    // scale on anything else is not a format of the contract.
+    if (op.scale == ScaleFormat::UE4M3 &&
+        (op.element != ElementFormat::E2M1 ||
+         op.layout.blocking == TokenBlocking::PerTensor ||
+         op.layout.channelBlock != 16))
+      return Status::error(useName + ": UE4M3 (NVFP4) scales need E2M1 "
+                                     "elements in blocks of 16 channels, got " +
+                           op.describe());
   }
   if (dS.quantized && dS.blocking != TokenBlocking::PerTensor && dS.block < 1)
     return Status::error("dS block must be positive");
@@ -107,7 +134,8 @@ std::string RecipeConfig::describe() const {
 
 const std::vector<std::string> &recipeNames() {
   static const std::vector<std::string> names = {
-      "mxfp8",          "mxfp8-strict",        "none",
+      "mxfp8",          "mxfp8-strict",        "nvfp4-mixed",
+      "nvfp4-mixed-strict",                    "none",
       "leaky-token-block-q", "leaky-no-safe-block", "leaky-packed-blocks",
       "plain-mxfp8",    "per-tensor-fp8"};
   return names;
@@ -118,7 +146,8 @@ void makeStrict(RecipeConfig &recipe) {
   for (OperandUse u : {OperandUse::QInQK, OperandUse::KInQK,
                        OperandUse::DOInDOV, OperandUse::VInDOV}) {
     OperandQuantization &op = recipe.operand(u);
-    if (op.quantized)
+    // NVFP4 operands are per token (1x16) already.
+    if (op.quantized && op.scale != ScaleFormat::UE4M3)
       op.layout = ScaleLayout::perToken(32);
   }
 }
@@ -140,12 +169,34 @@ static RecipeConfig mxfp8Recipe() {
   return r;
 }
 
+/// The mixed NVFP4/FP8 recipe (docs/numerics.md, "Recipe nvfp4-mixed"):
+/// NVFP4 per token (E2M1, 1x16, UE4M3 scales, global scale 1.0) for the four
+/// operands of the head-dim-contracted GEMMs Q K^T and dO V^T, which
+/// Blackwell's FP4 MMA reads only K-major; mxfp8's document-local 32x32 E4M3
+/// token blocks for the four token-contracted uses; P, dS and the safe block
+/// as in mxfp8. Every Q K^T and dO V^T operand is per token, so L3 holds
+/// without a strict variant of the layouts.
+static RecipeConfig nvfp4MixedRecipe() {
+  RecipeConfig r = mxfp8Recipe();
+  r.name = "nvfp4-mixed";
+  for (int u = 0; u < kNumOperandUses; ++u)
+    if (contractsOverHeadDim(static_cast<OperandUse>(u)))
+      r.operands[u] = OperandQuantization::nvfp4PerToken();
+  return r;
+}
+
 Status recipeFromName(const std::string &name, RecipeConfig &out) {
   RecipeConfig r;
   if (name == "mxfp8") {
     r = mxfp8Recipe();
   } else if (name == "mxfp8-strict") {
     r = mxfp8Recipe();
+    makeStrict(r);
+  } else if (name == "nvfp4-mixed") {
+    r = nvfp4MixedRecipe();
+  } else if (name == "nvfp4-mixed-strict") {
+    // The same numerics, marked strict: makeStrict changes no operand.
+    r = nvfp4MixedRecipe();
     makeStrict(r);
   } else if (name == "none") {
     r.float64Reference = true;

@@ -14,9 +14,11 @@ const std::vector<RecipeKind> &recipeKinds() {
        // none: they quantize K in 32x32 token blocks.
        {{"sm_90a", {64, 128}, false, true},
         {"sm_100a", {64, 128}, false, false}}},
-      // The mixed NVFP4/FP8 recipe (issue 14): in the dialect, not yet in
-      // the numerics library nor in any kernel.
-      {"nvfp4-mixed", "nvfp4_mixed", "", "", {}},
+      // The mixed NVFP4/FP8 recipe (issue 14): in the dialect and the
+      // numerics library (CPU reference, quantizer), in no kernel yet.
+      // Strict mode changes none of its layouts (Q K^T and dO V^T are per
+      // token already), so its strict preset has the same numerics.
+      {"nvfp4-mixed", "nvfp4_mixed", "nvfp4-mixed", "nvfp4-mixed-strict", {}},
   };
   return kinds;
 }

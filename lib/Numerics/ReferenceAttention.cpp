@@ -366,7 +366,8 @@ private:
     auto key = std::make_tuple(source.data(), quant.layout.tokenBlock,
                                quant.layout.channelBlock,
                                static_cast<int>(quant.layout.blocking),
-                               static_cast<int>(quant.element));
+                               static_cast<int>(quant.element),
+                               static_cast<int>(quant.scale));
     auto it = quantizedCopies_.find(key);
     if (it != quantizedCopies_.end()) {
       ops_[static_cast<int>(use)] = it->second;
@@ -374,7 +375,7 @@ private:
     }
     QuantizedTensor qt;
     Status s = quantize(source.data(), T_, heads, D_, docs_, quant.layout,
-                        QuantFormat{quant.element, ScaleFormat::E8M0}, qt);
+                        quant.format(), qt);
     (void)s; // validated by RecipeConfig::validate
     auto o = std::make_unique<Operand>();
     o->heads = heads;
@@ -450,7 +451,7 @@ private:
                 *dob_ = nullptr;
   const Operand *ops_[kNumOperandUses] = {};
   std::vector<std::unique_ptr<Operand>> owned_;
-  std::map<std::tuple<const float *, int64_t, int64_t, int, int>,
+  std::map<std::tuple<const float *, int64_t, int64_t, int, int, int>,
            const Operand *>
       quantizedCopies_;
   // The first token of each token's safe block (document-local).

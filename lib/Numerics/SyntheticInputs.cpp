@@ -19,8 +19,24 @@ const char *inputKindName(InputKind kind) {
     return "outlier";
   case InputKind::Massive:
     return "massive";
+  case InputKind::SmallGradient:
+    return "small-grad";
   }
   return "?";
+}
+
+bool inputKindFromName(const std::string &name, InputKind &out) {
+  for (InputKind k : {InputKind::Random, InputKind::Outlier, InputKind::Massive,
+                      InputKind::SmallGradient})
+    if (name == inputKindName(k)) {
+      out = k;
+      return true;
+    }
+  return false;
+}
+
+const char *inputKindNames() {
+  return "random, outlier, massive or small-grad";
 }
 
 AttentionInputs AttentionTensors::inputs() const {
@@ -159,6 +175,9 @@ AttentionTensors makeSyntheticInputs(const DocumentLayout &docs,
   fill(t.k, numKvHeads);
   fill(t.v, numKvHeads);
   fill(t.dO, numHeads);
+  if (kind == InputKind::SmallGradient)
+    for (float &x : t.dO)
+      x *= 0x1p-16f; // exact: a power of two, far above bf16's underflow
   if (kind == InputKind::Outlier || kind == InputKind::Massive) {
     const float tokenFactor = kind == InputKind::Massive ? 1e4f : 100.0f;
     // K: outlier channels x100 on every token; Q: the same channels x0.01,

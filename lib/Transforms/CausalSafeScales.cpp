@@ -84,8 +84,12 @@ struct CausalSafeScalesPass
                   "op (it is "
                << describeValue(value) << ")";
       ScaleLayoutAttr layout = type.getLayout();
+      // A per-tensor scale becomes blocks of its format's width: 16 channels
+      // for NVFP4 (E4M3 scales), 32 for MX (E8M0).
       int64_t channelBlock =
-          layout.isPerTensor() ? 32 : layout.getChannelBlock();
+          !layout.isPerTensor()                        ? layout.getChannelBlock()
+          : isa<Float8E4M3FNType>(type.getScaleType()) ? 16
+                                                       : 32;
       auto newLayout = ScaleLayoutAttr::get(op->getContext(), tokenBlock,
                                             channelBlock, ScaleAnchor::document);
       auto newType =

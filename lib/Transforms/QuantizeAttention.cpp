@@ -1,6 +1,8 @@
 //===- QuantizeAttention.cpp - flamia-quantize-attention ------------------===//
 //
-// flamia.attention      -> quantize(Q 1x32, K, V 32x32) + attention_fwd
+// flamia.attention      -> quantize(Q, K, V per the recipe) + attention_fwd
+//                          (mxfp8: Q 1x32, K, V 32x32; nvfp4-mixed: Q, K
+//                          NVFP4 1x16, V 32x32)
 // flamia.attention_grad -> one quantize per GEMM use + attention_bwd
 //
 // The layouts are exactly the recipe's numerics contract, so the rewritten
@@ -30,8 +32,8 @@ struct QuantizeAttentionPass
 
   /// Checks the recipe filter, and returns what the recipe quantizes how
   /// (the registry's numerics preset) if this pass can write it.
-  FailureOr<numerics::RecipeConfig> contractOf(Operation *op,
-                                               RecipeAttr recipe) {
+  FailureOr<numerics::RecipeConfig> contractOf(Operation *op, RecipeAttr recipe,
+                                               Value q) {
     StringRef kind = stringifyRecipeKind(recipe.getKind());
     if (!this->recipe.empty() && kind != this->recipe)
       return op->emitOpError() << "uses recipe " << kind
@@ -42,19 +44,20 @@ struct QuantizeAttentionPass
         getContractRecipe(op, recipe);
     if (failed(contract))
       return failure();
-    // getMxfp8Type writes E4M3 payloads with E8M0 scales over 32 channels.
+    // The blocks must tile the head dim (NVFP4: 16 channels, MX: 32).
+    int64_t headDim = cast<RankedTensorType>(q.getType()).getShape().back();
+    if (numerics::Status s = contract->validate(headDim); !s)
+      return op->emitOpError() << "recipe " << kind << " cannot quantize head "
+                               << "dim " << headDim << ": " << s.message;
     for (int u = 0; u < numerics::kNumOperandUses; ++u) {
       const auto &operand = contract->operands[u];
-      if (!operand.quantized || operand.element != numerics::ElementFormat::E4M3 ||
-          operand.layout.channelBlock != 32 ||
-          operand.layout.blocking != numerics::TokenBlocking::DocumentLocal)
+      if (!isContractQTensorLayout(operand))
         return op->emitOpError()
                << "recipe " << kind << " quantizes "
-               << numerics::operandUseName(
-                      static_cast<numerics::OperandUse>(u))
+               << numerics::operandUseName(static_cast<numerics::OperandUse>(u))
                << " as " << operand.describe()
-               << "; flamia-quantize-attention writes E4M3 with E8M0 scales "
-                  "over 32 channels, document-local, only";
+               << "; flamia-quantize-attention writes "
+               << getContractQTensorLayouts() << ", only";
     }
     return contract;
   }
@@ -63,14 +66,16 @@ struct QuantizeAttentionPass
   Value quantizeFor(OpBuilder &b, Location loc, Value tensor, Value cu,
                     const numerics::RecipeConfig &contract, Gemm gemm,
                     AttnTensor which) {
-    auto type = getMxfp8Type(cast<RankedTensorType>(tensor.getType()),
-                             getContractTokenBlock(contract, gemm, which));
+    // contractOf checked that every use has a qtensor type.
+    QTensorType type =
+        getContractQTensorType(cast<RankedTensorType>(tensor.getType()),
+                               contract.operand(getOperandUse(gemm, which)));
     return createQuantize(b, loc, tensor, cu, type);
   }
 
   LogicalResult rewrite(AttentionOp op) {
     RecipeAttr recipe = op.getRecipe();
-    auto contract = contractOf(op, recipe);
+    auto contract = contractOf(op, recipe, op.getQ());
     if (failed(contract))
       return failure();
     OpBuilder b(op);
@@ -93,7 +98,7 @@ struct QuantizeAttentionPass
 
   LogicalResult rewrite(AttentionGradOp op) {
     RecipeAttr recipe = op.getRecipe();
-    auto contract = contractOf(op, recipe);
+    auto contract = contractOf(op, recipe, op.getQ());
     if (failed(contract))
       return failure();
     OpBuilder b(op);

@@ -64,6 +64,43 @@ QTensorType flamia::getMxfp8Type(RankedTensorType tensor,
                           Float8E8M0FNUType::get(ctx), layout);
 }
 
+QTensorType flamia::getNvfp4PerTokenType(RankedTensorType tensor) {
+  MLIRContext *ctx = tensor.getContext();
+  auto layout = ScaleLayoutAttr::get(ctx, 1, 16, ScaleAnchor::document);
+  return QTensorType::get(ctx, tensor.getShape(), Float4E2M1FNType::get(ctx),
+                          Float8E4M3FNType::get(ctx), layout);
+}
+
+static bool isMxfp8DocumentLocal(const num::OperandQuantization &quant) {
+  return quant.quantized && quant.scale == num::ScaleFormat::E8M0 &&
+         quant.element == num::ElementFormat::E4M3 &&
+         quant.layout.channelBlock == 32 &&
+         quant.layout.blocking == num::TokenBlocking::DocumentLocal;
+}
+
+static bool isNvfp4PerToken(const num::OperandQuantization &quant) {
+  return quant.quantized && quant.scale == num::ScaleFormat::UE4M3 &&
+         quant.element == num::ElementFormat::E2M1 &&
+         quant.layout == num::ScaleLayout::perToken(16);
+}
+
+bool flamia::isContractQTensorLayout(const num::OperandQuantization &quant) {
+  return isMxfp8DocumentLocal(quant) || isNvfp4PerToken(quant);
+}
+
+const char *flamia::getContractQTensorLayouts() {
+  return "E4M3 with E8M0 scales over 32 channels (document-local) or NVFP4 "
+         "per token (1x16)";
+}
+
+QTensorType
+flamia::getContractQTensorType(RankedTensorType tensor,
+                               const num::OperandQuantization &quant) {
+  assert(isContractQTensorLayout(quant) && "not a qtensor layout");
+  return isNvfp4PerToken(quant) ? getNvfp4PerTokenType(tensor)
+                                : getMxfp8Type(tensor, quant.layout.tokenBlock);
+}
+
 Value flamia::createQuantize(OpBuilder &builder, Location loc,
                              Value input, Value cuSeqlens,
                              QTensorType type) {

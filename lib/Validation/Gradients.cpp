@@ -185,9 +185,9 @@ std::vector<float> sliceHeads(const uint16_t *x, int64_t T, int64_t H,
   return out;
 }
 
-Check gradientRow(const char *name, const float *gpu, const float *ref,
-                  int64_t T, int64_t H, int64_t heads, int64_t D,
-                  const std::string &headNote, bool bf16Output) {
+Check gradientRow(const char *name, const std::string &recipe, const float *gpu,
+                  const float *ref, int64_t T, int64_t H, int64_t heads,
+                  int64_t D, const std::string &headNote, bool bf16Output) {
   const Comparison c = compareO(gpu, ref, T, H, heads, heads, D);
   // A bf16 gradient carries its own rounding (relative 2^-9 at most, about
   // 1.1e-3 in relative L2): against the reference rounded the same way the
@@ -201,7 +201,7 @@ Check gradientRow(const char *name, const float *gpu, const float *ref,
     rounded = "; vs the reference rounded to bf16: " + fmt("%.3g", r.relL2);
   }
   Check row;
-  row.name = std::string(name) + " vs CPU mxfp8 reference";
+  row.name = std::string(name) + " vs CPU " + recipe + " reference";
   row.compared = c.compared;
   row.maxAbsDiff = c.maxAbs;
   row.verdict = c.nan == 0 && c.relL2 <= kMaxRelL2Grad ? Verdict::Pass
@@ -280,12 +280,12 @@ Status checkGradients(const BatchView &b, const runtime::Manifest &m,
         return buf.dtype == runtime::DType::BF16;
     return false;
   };
-  out.push_back(gradientRow("dQ", grads.dq, ref.dq.data(), b.T, b.Hq, heads,
-                            b.D, headNote, isBf16("dq")));
-  out.push_back(gradientRow("dK", grads.dk, ref.dk.data(), b.T, b.Hkv,
-                            kvHeads, b.D, headNote, isBf16("dk")));
-  out.push_back(gradientRow("dV", grads.dv, ref.dv.data(), b.T, b.Hkv,
-                            kvHeads, b.D, headNote, isBf16("dv")));
+  out.push_back(gradientRow("dQ", recipe.name, grads.dq, ref.dq.data(), b.T,
+                            b.Hq, heads, b.D, headNote, isBf16("dq")));
+  out.push_back(gradientRow("dK", recipe.name, grads.dk, ref.dk.data(), b.T,
+                            b.Hkv, kvHeads, b.D, headNote, isBf16("dk")));
+  out.push_back(gradientRow("dV", recipe.name, grads.dv, ref.dv.data(), b.T,
+                            b.Hkv, kvHeads, b.D, headNote, isBf16("dv")));
   if (arrays) {
     arrays->skipped = false;
     arrays->heads = heads;

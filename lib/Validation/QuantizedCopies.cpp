@@ -264,6 +264,15 @@ Status checkQuantizedCopies(const BatchView &b, const runtime::Manifest &m,
     out.push_back({"quantized copies", 0, 0, Verdict::Skip, rs.message});
     return Status::success();
   }
+  // The manifest's "holds" describe MXFP8 copies (E4M3, E8M0) only.
+  for (const nm::OperandQuantization &op : recipe.operands)
+    if (op.quantized && op.scale == nm::ScaleFormat::UE4M3) {
+      out.push_back({"quantized copies", 0, 0, Verdict::Skip,
+                     "recipe " + m.recipe.kind +
+                         " has NVFP4 copies, which no kernel writes yet and "
+                         "the manifest cannot describe"});
+      return Status::success();
+    }
   DocumentLayout docs;
   FLAMIA_RETURN_IF_ERROR(documentsOf(b, docs));
   QuantizedReference reference(b, docs);

@@ -221,7 +221,7 @@ Status checkReference(const BatchView &b, const runtime::Manifest &m,
   Comparison lF64 = compareLse(outputs.lse, f64.lse.data(), b.T, heads);
 
   Check row;
-  row.name = "O vs CPU mxfp8 reference";
+  row.name = "O vs CPU " + recipe.name + " reference";
   row.compared = oRef.compared;
   row.maxAbsDiff = oRef.maxAbs;
   row.verdict =
@@ -234,7 +234,7 @@ Status checkReference(const BatchView &b, const runtime::Manifest &m,
   out.push_back(row);
 
   row = Check();
-  row.name = "LSE vs CPU mxfp8 reference";
+  row.name = "LSE vs CPU " + recipe.name + " reference";
   row.compared = lRef.compared;
   row.maxAbsDiff = lRef.maxAbs;
   // lRef.relL2 holds the largest |diff| / tolerance.

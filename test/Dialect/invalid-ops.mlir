@@ -253,6 +253,44 @@ func.func @f(%q8: !q8, %v4: !v4) {
 }
 
 // -----
+// nvfp4-mixed's NVFP4 per-token copy of K fed to dQ = dS K, of Q to
+// dK = dS^T Q, of dO to dV = P^T dO: each GEMM contracts it over tokens.
+!nv = !flamia.qtensor<?x2x64xf4E2M1FN, f8E4M3FN, 1x16>
+!tb = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+!b = tensor<?x2x64xbf16>
+func.func @f(%nv: !nv, %tb: !tb, %o: !b, %lse: tensor<2x?xf32>) {
+  // expected-error @below {{k in dQ = dS K is contracted over tokens (an MN-major operand), but FP4 (f4E2M1FN) payloads can only be K-major: use an FP8 copy for token-contracted GEMMs}}
+  %dq, %dk, %dv = flamia.attention_bwd qk(%nv, %nv) dov(%nv, %nv) dsk(%nv) dsq(%tb) pdo(%tb) o(%o) lse(%lse)
+      {recipe = #flamia.recipe<nvfp4_mixed>, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, ds = #flamia.precision<f8E4M3FN, online = 32>}
+      : (!nv, !nv, !nv, !nv, !nv, !tb, !tb, !b, tensor<2x?xf32>) -> (tensor<?x2x64xf32>, tensor<?x2x64xf32>, tensor<?x2x64xf32>)
+  return
+}
+
+// -----
+!nv = !flamia.qtensor<?x2x64xf4E2M1FN, f8E4M3FN, 1x16>
+!tb = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+!b = tensor<?x2x64xbf16>
+func.func @f(%nv: !nv, %tb: !tb, %o: !b, %lse: tensor<2x?xf32>) {
+  // expected-error @below {{q in dK = dS^T Q is contracted over tokens (an MN-major operand), but FP4 (f4E2M1FN) payloads can only be K-major}}
+  %dq, %dk, %dv = flamia.attention_bwd qk(%nv, %nv) dov(%nv, %nv) dsk(%tb) dsq(%nv) pdo(%tb) o(%o) lse(%lse)
+      {recipe = #flamia.recipe<nvfp4_mixed>, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, ds = #flamia.precision<f8E4M3FN, online = 32>}
+      : (!nv, !nv, !nv, !nv, !tb, !nv, !tb, !b, tensor<2x?xf32>) -> (tensor<?x2x64xf32>, tensor<?x2x64xf32>, tensor<?x2x64xf32>)
+  return
+}
+
+// -----
+!nv = !flamia.qtensor<?x2x64xf4E2M1FN, f8E4M3FN, 1x16>
+!tb = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+!b = tensor<?x2x64xbf16>
+func.func @f(%nv: !nv, %tb: !tb, %o: !b, %lse: tensor<2x?xf32>) {
+  // expected-error @below {{grad_o in dV = P^T dO is contracted over tokens (an MN-major operand), but FP4 (f4E2M1FN) payloads can only be K-major}}
+  %dq, %dk, %dv = flamia.attention_bwd qk(%nv, %nv) dov(%nv, %nv) dsk(%tb) dsq(%tb) pdo(%nv) o(%o) lse(%lse)
+      {recipe = #flamia.recipe<nvfp4_mixed>, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, ds = #flamia.precision<f8E4M3FN, online = 32>}
+      : (!nv, !nv, !nv, !nv, !tb, !tb, !nv, !b, tensor<2x?xf32>) -> (tensor<?x2x64xf32>, tensor<?x2x64xf32>, tensor<?x2x64xf32>)
+  return
+}
+
+// -----
 !q8 = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 1x32>
 !b = tensor<?x2x64xbf16>
 func.func @f(%q8: !q8) {

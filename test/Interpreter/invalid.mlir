@@ -36,30 +36,6 @@ func.func @global_amax(%x: tensor<?x2x64xbf16>) -> tensor<?x2x64xf32> {
 
 // -----
 !b = tensor<?x2x64xbf16>
-!nv = !flamia.qtensor<?x2x64xf4E2M1FN, f8E4M3FN, 1x16>
-!tb = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
-func.func @nvfp4_operand(%q: !b, %k: !b, %v: !b) -> !b {
-  %q4 = flamia.quantize %q : (!b) -> !nv
-  %k4 = flamia.quantize %k : (!b) -> !nv
-  %v8 = flamia.quantize %v : (!b) -> !tb
-  // expected-error @+1 {{'flamia.attention_fwd' op cannot be interpreted: 'q in S = Q K^T' is '!flamia.qtensor<?x2x64xf4E2M1FN, f8E4M3FN, 1x16>'; the reference attention applies E8M0 block scales only}}
-  %o, %lse = flamia.attention_fwd qk(%q4, %k4) pv(%v8) safe(%q, %k, %v)
-      {causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<mxfp8, safe_block = 128>}
-      : (!nv, !nv, !tb, !b, !b, !b) -> (!b, tensor<2x?xf32>)
-  return %o : !b
-}
-
-// -----
-!b = tensor<?x2x64xbf16>
-func.func @nvfp4_recipe(%q: !b, %k: !b, %v: !b) -> !b {
-  // expected-error @+1 {{'flamia.attention' op cannot be interpreted: recipe nvfp4-mixed is not implemented by the numerics library (it implements mxfp8)}}
-  %o, %lse = flamia.attention %q, %k, %v {causal, recipe = #flamia.recipe<nvfp4_mixed, safe_block = 128>}
-      : (!b, !b, !b) -> (!b, tensor<2x?xf32>)
-  return %o : !b
-}
-
-// -----
-!b = tensor<?x2x64xbf16>
 !pt = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 1x32>
 !tb = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
 // The safe-block Q is another tensor than the quantized Q.

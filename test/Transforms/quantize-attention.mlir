@@ -82,3 +82,49 @@ func.func @filtered(%q: tensor<64x1x64xbf16>) -> tensor<64x1x64xbf16> {
       : (tensor<64x1x64xbf16>, tensor<64x1x64xbf16>, tensor<64x1x64xbf16>) -> (tensor<64x1x64xbf16>, tensor<1x64xf32>)
   return %o : tensor<64x1x64xbf16>
 }
+
+// -----
+
+// nvfp4-mixed, forward: Q and K in S = Q K^T in NVFP4 per token (E2M1, an
+// unsigned E4M3 scale per 16 channels; no cu_seqlens: per-token scales do
+// not depend on documents), V in E4M3 32x32 document-local token blocks.
+// CHECK-LABEL: func.func @nvfp4_forward
+// CHECK-SAME: (%[[Q:.*]]: tensor<?x2x64xbf16>, %[[K:.*]]: tensor<?x2x64xbf16>, %[[V:.*]]: tensor<?x2x64xbf16>, %[[CU:.*]]: tensor<?xi32>)
+// CHECK: %[[Q4:.*]] = flamia.quantize %[[Q]] : {{.*}} -> !flamia.qtensor<?x2x64xf4E2M1FN, f8E4M3FN, 1x16>
+// CHECK: %[[K4:.*]] = flamia.quantize %[[K]] : {{.*}} -> !flamia.qtensor<?x2x64xf4E2M1FN, f8E4M3FN, 1x16>
+// CHECK: %[[V8:.*]] = flamia.quantize %[[V]] cu_seqlens(%[[CU]]) : {{.*}} -> !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+// CHECK: flamia.attention_fwd qk(%[[Q4]], %[[K4]]) pv(%[[V8]]) safe(%[[Q]], %[[K]], %[[V]]) cu_seqlens(%[[CU]])
+// CHECK-SAME: recipe = #flamia.recipe<nvfp4_mixed, safe_block = 128>
+func.func @nvfp4_forward(%q: tensor<?x2x64xbf16>, %k: tensor<?x2x64xbf16>, %v: tensor<?x2x64xbf16>, %cu: tensor<?xi32>)
+    -> (tensor<?x2x64xbf16>, tensor<2x?xf32>) {
+  %o, %lse = flamia.attention %q, %k, %v cu_seqlens(%cu)
+      {causal, recipe = #flamia.recipe<nvfp4_mixed, safe_block = 128>}
+      : (tensor<?x2x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>, tensor<?xi32>) -> (tensor<?x2x64xbf16>, tensor<2x?xf32>)
+  return %o, %lse : tensor<?x2x64xbf16>, tensor<2x?xf32>
+}
+
+// -----
+
+// nvfp4-mixed, backward: NVFP4 per token for the head-dim-contracted uses
+// (Q, K in Q K^T; dO, V in dO V^T), E4M3 token blocks for the
+// token-contracted ones (dS K, dS^T Q, P^T dO).
+// CHECK-LABEL: func.func @nvfp4_backward
+// CHECK-SAME: (%[[Q:[^:]*]]: {{[^,]*}}, %[[K:[^:]*]]: {{[^,]*}}, %[[V:[^:]*]]: {{[^,]*}}, %[[O:[^:]*]]: {{[^,]*}}, %[[LSE:[^:]*]]: {{[^,]*}}, %[[DO:[^:]*]]: {{[^,]*}}, %[[CU:[^:]*]]:
+// CHECK: %[[QK_Q:.*]] = flamia.quantize %[[Q]] : {{.*}}xf4E2M1FN, f8E4M3FN, 1x16>
+// CHECK: %[[QK_K:.*]] = flamia.quantize %[[K]] : {{.*}}xf4E2M1FN, f8E4M3FN, 1x16>
+// CHECK: %[[DOV_DO:.*]] = flamia.quantize %[[DO]] : {{.*}}xf4E2M1FN, f8E4M3FN, 1x16>
+// CHECK: %[[DOV_V:.*]] = flamia.quantize %[[V]] : {{.*}}xf4E2M1FN, f8E4M3FN, 1x16>
+// CHECK: %[[DSK_K:.*]] = flamia.quantize %[[K]] cu_seqlens(%[[CU]]) : {{.*}}xf8E4M3FN, f8E8M0FNU, 32x32>
+// CHECK: %[[DSQ_Q:.*]] = flamia.quantize %[[Q]] cu_seqlens(%[[CU]]) : {{.*}}xf8E4M3FN, f8E8M0FNU, 32x32>
+// CHECK: %[[PDO_DO:.*]] = flamia.quantize %[[DO]] cu_seqlens(%[[CU]]) : {{.*}}xf8E4M3FN, f8E8M0FNU, 32x32>
+// CHECK: flamia.attention_bwd qk(%[[QK_Q]], %[[QK_K]]) dov(%[[DOV_DO]], %[[DOV_V]]) dsk(%[[DSK_K]]) dsq(%[[DSQ_Q]]) pdo(%[[PDO_DO]])
+// CHECK-SAME: recipe = #flamia.recipe<nvfp4_mixed, safe_block = 128>
+func.func @nvfp4_backward(%q: tensor<?x2x64xbf16>, %k: tensor<?x2x64xbf16>, %v: tensor<?x2x64xbf16>,
+                          %o: tensor<?x2x64xbf16>, %lse: tensor<2x?xf32>, %do: tensor<?x2x64xbf16>, %cu: tensor<?xi32>)
+    -> (tensor<?x2x64xf32>, tensor<?x2x64xf32>, tensor<?x2x64xf32>) {
+  %dq, %dk, %dv = flamia.attention_grad %q, %k, %v, %o, %lse, %do cu_seqlens(%cu)
+      {causal, recipe = #flamia.recipe<nvfp4_mixed, safe_block = 128>}
+      : (tensor<?x2x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>, tensor<2x?xf32>, tensor<?x2x64xbf16>, tensor<?xi32>)
+      -> (tensor<?x2x64xf32>, tensor<?x2x64xf32>, tensor<?x2x64xf32>)
+  return %dq, %dk, %dv : tensor<?x2x64xf32>, tensor<?x2x64xf32>, tensor<?x2x64xf32>
+}

@@ -98,3 +98,35 @@ func.func @one_document_packed(%q: !b) -> !b {
       : (!pt, !tbp, !tbp, !b, !b, !b) -> (!b, tensor<2x256xf32>)
   return %o : !b
 }
+
+// -----
+!b = tensor<?x2x64xbf16>
+!nv = !flamia.qtensor<?x2x64xf4E2M1FN, f8E4M3FN, 1x16>
+!tb = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+#p = #flamia.precision<f8E4M3FN, fixed_scale = 8>
+#ds = #flamia.precision<f8E4M3FN, online = 32>
+// The nvfp4-mixed recipe, strict: NVFP4 per token for Q, K in S = Q K^T and
+// dO, V in dP = dO V^T, E4M3 32x32 document-local blocks for the
+// token-contracted uses. Every head-dim-contracted operand is per token, so
+// L3 is proven with no per-token E4M3 copy.
+// CHECK-LABEL: func.func @nvfp4_mixed_strict
+func.func @nvfp4_mixed_strict(%q: !b, %k: !b, %v: !b, %do: !b, %cu: tensor<?xi32>) -> tensor<?x2x64xf32> {
+  %q4 = flamia.quantize %q : (!b) -> !nv
+  %k4 = flamia.quantize %k : (!b) -> !nv
+  %v4 = flamia.quantize %v : (!b) -> !nv
+  %do4 = flamia.quantize %do : (!b) -> !nv
+  %qtb = flamia.quantize %q cu_seqlens(%cu) : (!b, tensor<?xi32>) -> !tb
+  %ktb = flamia.quantize %k cu_seqlens(%cu) : (!b, tensor<?xi32>) -> !tb
+  %vtb = flamia.quantize %v cu_seqlens(%cu) : (!b, tensor<?xi32>) -> !tb
+  %dotb = flamia.quantize %do cu_seqlens(%cu) : (!b, tensor<?xi32>) -> !tb
+  // expected-remark @below {{causality verified: L1 (forward causality); L2 (document-local blocks); L3 not requested}}
+  %o, %lse = flamia.attention_fwd qk(%q4, %k4) pv(%vtb) safe(%q, %k, %v) cu_seqlens(%cu)
+      {causal, p = #p, recipe = #flamia.recipe<nvfp4_mixed, safe_block = 128, strict>}
+      : (!nv, !nv, !tb, !b, !b, !b, tensor<?xi32>) -> (!b, tensor<2x?xf32>)
+  // expected-remark @below {{causality verified: no forward outputs (L1 n/a); L2 (document-local blocks); L3 (strict backward causality)}}
+  %dq, %dk, %dv = flamia.attention_bwd qk(%q4, %k4) dov(%do4, %v4) dsk(%ktb) dsq(%qtb) pdo(%dotb) safe(%q, %k, %v, %do) o(%o) lse(%lse) cu_seqlens(%cu)
+      {causal, ds = #ds, p = #p, recipe = #flamia.recipe<nvfp4_mixed, safe_block = 128, strict>}
+      : (!nv, !nv, !nv, !nv, !tb, !tb, !tb, !b, !b, !b, !b, !b, tensor<2x?xf32>, tensor<?xi32>)
+      -> (tensor<?x2x64xf32>, tensor<?x2x64xf32>, tensor<?x2x64xf32>)
+  return %dq : tensor<?x2x64xf32>
+}

@@ -35,8 +35,9 @@ static cl::OptionCategory compileCategory("flamia-compile options");
 static cl::opt<std::string> target("target",
                                    cl::desc("sm_90a or sm_100a (required)"),
                                    cl::cat(compileCategory));
-static cl::opt<std::string> recipe("recipe", cl::desc("Recipe (mxfp8)"),
-                                   cl::init("mxfp8"), cl::cat(compileCategory));
+static cl::opt<std::string>
+    recipe("recipe", cl::desc("Recipe (mxfp8; nvfp4-mixed has no kernels yet)"),
+           cl::init("mxfp8"), cl::cat(compileCategory));
 static cl::opt<int64_t> headDim("head-dim", cl::desc("Head dim (64, 128)"),
                                 cl::init(128), cl::cat(compileCategory));
 static cl::opt<int64_t> heads("heads", cl::desc("Query heads (1-65535)"),

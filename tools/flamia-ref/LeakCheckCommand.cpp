@@ -2,7 +2,7 @@
 //
 // flamia-ref leakcheck [--recipe R] [--strict] [--l3] [--safe-block N]
 //     [--cu-seqlens CU.npy | --doc-lengths L0,L1,...] [--heads H]
-//     [--kv-heads HKV] [--head-dim D] [--inputs random|outlier|massive] [--seed S]
+//     [--kv-heads HKV] [--head-dim D] [--inputs random|outlier|massive|small-grad] [--seed S]
 //     [--cuts C0,C1,...] [--no-l1] [--no-l2] [Q.npy K.npy V.npy DO.npy]
 //
 //===----------------------------------------------------------------------===//
@@ -24,14 +24,14 @@ static const char *kLeakCheckUsage =
     "usage: flamia-ref leakcheck [--recipe RECIPE] [--strict] [--l3]\n"
     "           [--safe-block N] [--cu-seqlens CU.npy | --doc-lengths L,...]\n"
     "           [--heads H] [--kv-heads HKV] [--head-dim D]\n"
-    "           [--inputs random|outlier|massive] [--seed S] [--cuts C,...]\n"
+    "           [--inputs random|outlier|massive|small-grad] [--seed S] [--cuts C,...]\n"
     "           [--no-l1] [--no-l2] [Q.npy K.npy V.npy DO.npy]\n"
     "\n"
     "Checks the properties of docs/numerics.md on the CPU reference (causal\n"
     "attention) by perturbing inputs and comparing outputs bit for bit:\n"
     "  L1 forward causality, L2 document isolation, Consistency of the\n"
-    "  backward's recomputed scores, and with --strict (or --l3) L3 strict\n"
-    "  backward causality. --strict also makes the recipe strict.\n"
+    "  backward's recomputed scores, and for a strict recipe (or with --l3)\n"
+    "  L3 strict backward causality. --strict makes the recipe strict.\n"
     "Prints every comparison and one verdict line per property; exit status\n"
     "0 if all pass, 1 if one fails, 2 on bad input.\n"
     "\n"
@@ -41,6 +41,16 @@ static const char *kLeakCheckUsage =
     "--inputs outlier, --seed 1.\n"
     "--cuts: cut points as offsets in each document (default\n"
     "0,31,32,45,127,128,150,200).\n";
+
+/// " (strict)" for a recipe made strict by --strict; nothing when the
+/// recipe's own name says so ("mxfp8-strict").
+static const char *strictSuffix(const RecipeConfig &recipe) {
+  const std::string tail = "-strict";
+  bool named = recipe.name.size() > tail.size() &&
+               recipe.name.compare(recipe.name.size() - tail.size(),
+                                   tail.size(), tail) == 0;
+  return recipe.strict && !named ? " (strict)" : "";
+}
 
 int runLeakCheckCommand(int argc, char **argv) {
   const char *cmd = "leakcheck";
@@ -73,7 +83,8 @@ int runLeakCheckCommand(int argc, char **argv) {
   LeakCheckOptions options;
   options.checkL1 = !cl.flag("--no-l1");
   options.checkL2 = !cl.flag("--no-l2");
-  options.checkL3 = cl.flag("--strict") || cl.flag("--l3");
+  // A strict recipe promises L3, whether --strict or its name made it so.
+  options.checkL3 = recipe.strict || cl.flag("--l3");
   if (auto cuts = cl.value("--cuts")) {
     if (!parseIntList(*cuts, options.cutOffsets))
       return badInput(cmd, "malformed --cuts '" + *cuts +
@@ -142,15 +153,9 @@ int runLeakCheckCommand(int argc, char **argv) {
     if (!validation::validateHeads(H, Hkv, error))
       return badInput(cmd, "--heads/--kv-heads: " + error);
     InputKind kind = InputKind::Outlier;
-    if (auto s = cl.value("--inputs")) {
-      if (*s == "random")
-        kind = InputKind::Random;
-      else if (*s == "massive")
-        kind = InputKind::Massive;
-      else if (*s != "outlier")
-        return badInput(cmd, "--inputs must be random, outlier or massive, "
-                             "got '" + *s + "'");
-    }
+    if (auto s = cl.value("--inputs"); s && !inputKindFromName(*s, kind))
+      return badInput(cmd, std::string("--inputs must be ") +
+                               inputKindNames() + ", got '" + *s + "'");
     DocumentLayout docs;
     if (auto cu = cl.value("--cu-seqlens")) {
       return badInput(cmd, "--cu-seqlens needs input files; use "
@@ -177,7 +182,7 @@ int runLeakCheckCommand(int argc, char **argv) {
 
   std::printf("leakcheck: recipe %s%s, T=%lld, Hq=%lld, Hkv=%lld, D=%lld, "
               "causal, cu_seqlens [",
-              recipe.name.c_str(), recipe.strict && recipe.name != "mxfp8-strict" ? " (strict)" : "",
+              recipe.name.c_str(), strictSuffix(recipe),
               static_cast<long long>(tensors.numTokens),
               static_cast<long long>(tensors.numHeads),
               static_cast<long long>(tensors.numKvHeads),

@@ -1,7 +1,7 @@
 //===- QualityCommand.cpp - flamia-ref quality -------------------*- C++ -*-===//
 //
 // flamia-ref quality [--tokens T | --doc-lengths L,...] [--heads H]
-//     [--kv-heads HKV] [--head-dim D] [--inputs random,outlier,massive]
+//     [--kv-heads HKV] [--head-dim D] [--inputs random,outlier,massive,small-grad]
 //     [--recipes R[:SAFE],...] [--seed S]
 //
 // Measures each recipe against the float64 reference (recipe none) on
@@ -29,7 +29,7 @@ using namespace numerics;
 static const char *kQualityUsage =
     "usage: flamia-ref quality [--tokens T | --doc-lengths L,...]\n"
     "           [--heads H] [--kv-heads HKV] [--head-dim D]\n"
-    "           [--inputs random,outlier,massive] [--recipes R[:SAFE],...]\n"
+    "           [--inputs random,outlier,massive,small-grad] [--recipes R[:SAFE],...]\n"
     "           [--seed S]\n"
     "\n"
     "Prints a markdown table: for each input kind and recipe, the cosine\n"
@@ -119,15 +119,11 @@ int runQualityCommand(int argc, char **argv) {
   std::vector<InputKind> kinds;
   for (const std::string &k :
        split(cl.value("--inputs").value_or("random,outlier,massive"))) {
-    if (k == "random")
-      kinds.push_back(InputKind::Random);
-    else if (k == "outlier")
-      kinds.push_back(InputKind::Outlier);
-    else if (k == "massive")
-      kinds.push_back(InputKind::Massive);
-    else
-      return badInput(cmd, "unknown input kind '" + k +
-                               "' (expected random, outlier or massive)");
+    InputKind kind;
+    if (!inputKindFromName(k, kind))
+      return badInput(cmd, "unknown input kind '" + k + "' (expected " +
+                               inputKindNames() + ")");
+    kinds.push_back(kind);
   }
   struct RecipeRun {
     std::string label;

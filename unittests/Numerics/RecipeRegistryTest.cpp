@@ -55,12 +55,57 @@ TEST(RecipeRegistry, ContractOfMxfp8IsThePreset) {
   EXPECT_EQ(strict.operand(OperandUse::VInPV).layout.tokenBlock, 32);
 }
 
-TEST(RecipeRegistry, Nvfp4MixedIsNotInTheNumericsLibraryYet) {
+TEST(RecipeRegistry, Nvfp4MixedQuantizesEachGemmByItsContractionAxis) {
+  for (bool strict : {false, true}) {
+    RecipeConfig r;
+    ASSERT_TRUE(contractRecipe(*findRecipeKind("nvfp4-mixed"), strict, 128, r));
+    EXPECT_EQ(r.name, strict ? "nvfp4-mixed-strict" : "nvfp4-mixed");
+    EXPECT_EQ(r.strict, strict);
+    EXPECT_TRUE(r.validate(128));
+    EXPECT_TRUE(r.validate(64));
+    for (int u = 0; u < kNumOperandUses; ++u) {
+      const OperandUse use = static_cast<OperandUse>(u);
+      const OperandQuantization &op = r.operand(use);
+      ASSERT_TRUE(op.quantized) << operandUseName(use);
+      if (contractsOverHeadDim(use)) {
+        // Q, K in Q K^T and dO, V in dO V^T: NVFP4 per token, 1x16, in
+        // strict mode too.
+        EXPECT_EQ(op.element, ElementFormat::E2M1) << operandUseName(use);
+        EXPECT_EQ(op.scale, ScaleFormat::UE4M3) << operandUseName(use);
+        EXPECT_EQ(op.layout, ScaleLayout::perToken(16)) << operandUseName(use);
+        EXPECT_EQ(op.describe(), "NVFP4 1x16");
+      } else {
+        EXPECT_EQ(op.element, ElementFormat::E4M3) << operandUseName(use);
+        EXPECT_EQ(op.scale, ScaleFormat::E8M0) << operandUseName(use);
+        EXPECT_EQ(op.layout, ScaleLayout::documentLocal(32, 32))
+            << operandUseName(use);
+      }
+    }
+    EXPECT_TRUE(r.quantizeP);
+    EXPECT_TRUE(r.dS.quantized);
+    EXPECT_EQ(r.dS.block, 32);
+    EXPECT_EQ(r.safeBlock, 128);
+  }
+}
+
+TEST(RecipeConfig, Ue4m3ScalesNeedE2M1InBlocksOf16) {
   RecipeConfig r;
-  Status s = contractRecipe(*findRecipeKind("nvfp4-mixed"), false, 128, r);
+  ASSERT_TRUE(recipeFromName("nvfp4-mixed", r));
+  r.operand(OperandUse::KInQK).layout = ScaleLayout::perToken(32);
+  Status s = r.validate(128);
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.message, "recipe nvfp4-mixed is not implemented by the numerics "
-                       "library (it implements mxfp8)");
+  EXPECT_EQ(s.message, "K in QK^T: UE4M3 (NVFP4) scales need E2M1 elements "
+                       "in blocks of 16 channels, got NVFP4 1x32");
+  ASSERT_TRUE(recipeFromName("nvfp4-mixed", r));
+  r.operand(OperandUse::QInQK).element = ElementFormat::E4M3;
+  s = r.validate(128);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message.find("Q in QK^T: UE4M3 (NVFP4) scales need E2M1"),
+            std::string::npos)
+      << s.message;
+  // D = 40 is not a multiple of 16.
+  ASSERT_TRUE(recipeFromName("nvfp4-mixed", r));
+  EXPECT_FALSE(r.validate(40));
 }
 
 TEST(RecipeRegistry, KernelsOfEachTargetAndHeadDim) {

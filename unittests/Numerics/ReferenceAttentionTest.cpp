@@ -101,7 +101,7 @@ public:
       }
       QuantizedTensor qt;
       EXPECT_TRUE(quantize(src.data(), p.T, H, p.D, p.docs, oq.layout,
-                           QuantFormat{oq.element, ScaleFormat::E8M0}, qt)
+                           oq.format(), qt)
                       .ok());
       copies_[u] = qt.dequantizeAll();
     }
@@ -420,6 +420,51 @@ TEST(ReferenceAttention, MatchesNaiveDefinitionStrictAndNoSafeBlock) {
   Problem p = randomProblem({0, 150, 260}, 2, 1, 64, 4);
   checkAgainstNaive(p, recipe("mxfp8-strict", 32));
   checkAgainstNaive(p, recipe("leaky-no-safe-block"));
+}
+
+TEST(ReferenceAttention, MatchesNaiveDefinitionNvfp4Mixed) {
+  // NVFP4 per token in Q K^T and dO V^T, E4M3 token blocks elsewhere;
+  // documents that end inside a block of 16, 32 and a tile; GQA; D = 64
+  // and 128 (four and eight NVFP4 blocks per token).
+  Problem p = randomProblem({0, 150, 151, 151, 290}, 4, 2, 64, 21);
+  checkAgainstNaive(p, recipe("nvfp4-mixed", 128));
+  checkAgainstNaive(p, recipe("nvfp4-mixed", 32));
+  Problem wide = randomProblem({0, 40, 170}, 2, 1, 128, 22);
+  checkAgainstNaive(wide, recipe("nvfp4-mixed"));
+}
+
+TEST(ReferenceAttention, Nvfp4OperandsAreTheE2M1TimesUE4M3Values) {
+  // Without a safe block every score reads the NVFP4 copies: S must be
+  // fl32(fl32(exact dot of the dequantized E2M1 x UE4M3 values) * c).
+  Problem p = randomProblem({0, 2}, 1, 1, 32, 23);
+  AttentionInputs in = p.inputs();
+  RecipeConfig r = recipe("nvfp4-mixed", 0);
+  ForwardOutputs fo;
+  ScoreTrace trace;
+  ASSERT_TRUE(referenceForward(in, r, fo, &trace).ok());
+  DocumentLayout one = p.docs;
+  QuantizedTensor qq, kq;
+  std::vector<float> q(p.q), k(p.k);
+  for (float &x : q)
+    x = roundToBf16(x);
+  for (float &x : k)
+    x = roundToBf16(x);
+  ASSERT_TRUE(quantize(q.data(), 2, 1, 32, one, ScaleLayout::perToken(16),
+                       kNVFP4, qq));
+  ASSERT_TRUE(quantize(k.data(), 2, 1, 32, one, ScaleLayout::perToken(16),
+                       kNVFP4, kq));
+  // Two NVFP4 blocks per token: one UE4M3 scale per 16 channels.
+  EXPECT_EQ(qq.scales.size(), 4u);
+  float c = static_cast<float>((1.0 / std::sqrt(32.0)) * 1.4426950408889634);
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j <= i; ++j) {
+      double dot = 0; // 32 products of 6-bit significands: exact
+      for (int64_t d = 0; d < 32; ++d)
+        dot += qq.dequantize(i, 0, d) * kq.dequantize(j, 0, d);
+      EXPECT_EQ(trace.forward[trace.index(in, 0, i, j)],
+                static_cast<float>(dot) * c)
+          << "i=" << i << " j=" << j;
+    }
 }
 
 TEST(ReferenceAttention, SingleKeyIsExact) {

@@ -36,6 +36,33 @@ TEST(SyntheticInputs, OutlierChannels) {
   EXPECT_TRUE(outlierChannels(0).empty());
 }
 
+TEST(SyntheticInputs, SmallGradientScalesOnlyDOByAPowerOfTwo) {
+  flamia::DocumentLayout docs;
+  ASSERT_TRUE(flamia::DocumentLayout::fromCuSeqlens({0, 40, 100}, 100, docs));
+  AttentionTensors random =
+      makeSyntheticInputs(docs, 2, 1, 32, InputKind::Random, 7);
+  AttentionTensors small =
+      makeSyntheticInputs(docs, 2, 1, 32, InputKind::SmallGradient, 7);
+  EXPECT_EQ(small.q, random.q);
+  EXPECT_EQ(small.k, random.k);
+  EXPECT_EQ(small.v, random.v);
+  ASSERT_EQ(small.dO.size(), random.dO.size());
+  for (size_t i = 0; i < small.dO.size(); ++i)
+    ASSERT_EQ(small.dO[i], random.dO[i] * 0x1p-16f) << i;
+}
+
+TEST(SyntheticInputs, KindNamesRoundTrip) {
+  for (InputKind k : {InputKind::Random, InputKind::Outlier, InputKind::Massive,
+                      InputKind::SmallGradient}) {
+    InputKind parsed;
+    ASSERT_TRUE(inputKindFromName(inputKindName(k), parsed));
+    EXPECT_EQ(parsed, k);
+  }
+  InputKind parsed;
+  EXPECT_FALSE(inputKindFromName("tiny", parsed));
+  EXPECT_STREQ(inputKindName(InputKind::SmallGradient), "small-grad");
+}
+
 TEST(SyntheticInputs, MixSeed) {
   EXPECT_EQ(mixSeed(1, 2, 3), 0x1915f685d2b0e282ull);
 }

@@ -271,7 +271,7 @@ TEST_F(Ones, CheckQuantizedCopiesFollowsHolds) {
   EXPECT_EQ(s.code, runtime::ErrorCode::NotFound);
   EXPECT_EQ(s.message, "q_pt");
 
-  // No CPU reference for the recipe: one Skip row, nothing fetched.
+  // A recipe with NVFP4 copies: one Skip row, nothing fetched.
   m.recipe.kind = runtime::kRecipeNvfp4Mixed;
   checks.clear();
   ASSERT_TRUE(checkQuantizedCopies(view, m, fetch, checks).ok());
@@ -279,8 +279,8 @@ TEST_F(Ones, CheckQuantizedCopiesFollowsHolds) {
   EXPECT_EQ(checks[0].name, "quantized copies");
   EXPECT_EQ(checks[0].verdict, Verdict::Skip);
   EXPECT_EQ(checks[0].detail,
-            "the CPU reference: recipe nvfp4-mixed is not implemented by the "
-            "numerics library (it implements mxfp8)");
+            "recipe nvfp4-mixed has NVFP4 copies, which no kernel writes yet "
+            "and the manifest cannot describe");
 }
 
 TEST(OutputsWritten, CountsNaN) {

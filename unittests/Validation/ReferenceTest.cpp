@@ -184,7 +184,7 @@ TEST_F(ReferenceCheck, HeadSubsetNamedInTheDetail) {
   EXPECT_EQ(c[1].compared, 130 * 2);
 }
 
-TEST_F(ReferenceCheck, InvalidHeadsAndOtherRecipes) {
+TEST_F(ReferenceCheck, InvalidHeadsAndTheManifestsRecipe) {
   options.heads = 3;
   std::vector<uint16_t> o(ref.refO.size());
   std::vector<Check> checks;
@@ -193,15 +193,32 @@ TEST_F(ReferenceCheck, InvalidHeadsAndOtherRecipes) {
   EXPECT_EQ(s.code, runtime::ErrorCode::InvalidArgument);
   EXPECT_EQ(s.message, "reference heads 3 must be a multiple of Hq / Hkv = 2 "
                        "and at most Hq = 4");
-  manifest.recipe.kind = runtime::kRecipeNvfp4Mixed;
-  ReferenceArrays arrays;
+  // The check computes the manifest's recipe: the mxfp8 reference's own
+  // outputs pass an mxfp8 check and fail an nvfp4-mixed one (NVFP4 Q and K).
+  // These documents (45 and 85 tokens) fit in one safe block of 128, where
+  // both recipes are bf16: without a safe block they differ.
+  options.heads = 0;
+  manifest.recipe.safeBlock = 0;
+  ReferenceArrays mx;
   ASSERT_TRUE(checkReference(batch.view(), manifest, options,
-                             {o.data(), ref.refLse.data()}, checks, &arrays)
+                             {o.data(), ref.refLse.data()}, checks, &mx)
                   .ok());
-  EXPECT_TRUE(arrays.skipped);
-  ASSERT_EQ(checks.size(), 1u);
-  EXPECT_EQ(checks[0].name, "O, LSE vs reference");
-  EXPECT_EQ(checks[0].verdict, Verdict::Skip);
+  for (size_t i = 0; i < o.size(); ++i)
+    o[i] = numerics::floatToBf16(mx.refO[i]);
+  checks.clear();
+  ASSERT_TRUE(checkReference(batch.view(), manifest, options,
+                             {o.data(), mx.refLse.data()}, checks)
+                  .ok());
+  EXPECT_EQ(checks[0].name, "O vs CPU mxfp8 reference");
+  EXPECT_EQ(checks[0].verdict, Verdict::Pass) << checks[0].detail;
+  manifest.recipe.kind = runtime::kRecipeNvfp4Mixed;
+  checks.clear();
+  ASSERT_TRUE(checkReference(batch.view(), manifest, options,
+                             {o.data(), mx.refLse.data()}, checks)
+                  .ok());
+  ASSERT_GE(checks.size(), 1u);
+  EXPECT_EQ(checks[0].name, "O vs CPU nvfp4-mixed reference");
+  EXPECT_EQ(checks[0].verdict, Verdict::Fail) << checks[0].detail;
 }
 
 } // namespace

@@ -38,15 +38,30 @@ struct OperandQuantization {
   bool quantized = false; // false: the original bf16 operand
   ScaleLayout layout;
   ElementFormat element = ElementFormat::E4M3;
+  /// E8M0 (MX) or UE4M3 (NVFP4: E2M1 elements, blocks of 16 channels).
+  ScaleFormat scale = ScaleFormat::E8M0;
 
   static OperandQuantization bf16() { return {}; }
   static OperandQuantization mx(ScaleLayout layout,
                                 ElementFormat element = ElementFormat::E4M3) {
-    return {true, layout, element};
+    return {true, layout, element, ScaleFormat::E8M0};
   }
-  /// "bf16", "E4M3 1x32", "E4M3 32x32", "E4M3 32x1 packed", "E4M3 tensor".
+  /// NVFP4 per token: E2M1 in blocks of 1x16 with UE4M3 scales, global
+  /// scale 1.0.
+  static OperandQuantization nvfp4PerToken() {
+    return {true, ScaleLayout::perToken(16), ElementFormat::E2M1,
+            ScaleFormat::UE4M3};
+  }
+  QuantFormat format() const { return {element, scale}; }
+  /// "bf16", "E4M3 1x32", "E4M3 32x32", "E4M3 32x1 packed", "E4M3 tensor",
+  /// "NVFP4 1x16".
   std::string describe() const;
 };
+
+/// Whether `use` contracts over the head dim (Q K^T, dO V^T: the operand is
+/// read K-major) rather than over tokens (P V, dS K, dS^T Q, P^T dO: the
+/// operand is read MN-major, i.e. transposed).
+bool contractsOverHeadDim(OperandUse use);
 
 /// dS is quantized online (E8M0 scales, per the scale rule) in blocks along
 /// the contraction axis of each use: along keys (row i) for dQ = dS K, along
@@ -90,12 +105,14 @@ struct RecipeConfig {
   std::string describe() const;
 };
 
-/// The presets: mxfp8, mxfp8-strict, none, leaky-token-block-q,
-/// leaky-no-safe-block, leaky-packed-blocks, plain-mxfp8, per-tensor-fp8.
+/// The presets: mxfp8, mxfp8-strict, nvfp4-mixed, nvfp4-mixed-strict, none,
+/// leaky-token-block-q, leaky-no-safe-block, leaky-packed-blocks,
+/// plain-mxfp8, per-tensor-fp8.
 const std::vector<std::string> &recipeNames();
 /// A preset by name; the error lists the valid names.
 Status recipeFromName(const std::string &name, RecipeConfig &out);
-/// Strict mode (L3): Q, K in Q K^T and dO, V in dO V^T become per-token 1x32.
+/// Strict mode (L3): Q, K in Q K^T and dO, V in dO V^T become per-token
+/// (1x32, or 1x16 for NVFP4 operands, which already are).
 void makeStrict(RecipeConfig &recipe);
 
 } // namespace flamia::numerics

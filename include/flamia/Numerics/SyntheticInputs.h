@@ -12,6 +12,10 @@
 //   Massive  Outlier, but the V and dO tokens x10^4 ("massive
 //            activations": beyond E4M3's 2^17.8 range relative to N(0,1)
 //            block-mates, so a shared scale flushes them).
+//   SmallGradient  Random with dO x 2^-16 (exact in bf16): the size of a
+//            loss gradient averaged over ~10^5 tokens. Power-of-two (E8M0)
+//            scales follow it exactly; NVFP4's UE4M3 scales (>= 2^-9, global
+//            scale 1.0) cannot.
 //
 // The packed bf16 batches flamia-run uploads to the GPU come from a second,
 // parallel generator (makePackedBf16Inputs): SplitMix64 streams
@@ -33,8 +37,13 @@
 
 namespace flamia::numerics {
 
-enum class InputKind { Random, Outlier, Massive };
+enum class InputKind { Random, Outlier, Massive, SmallGradient };
 const char *inputKindName(InputKind kind);
+/// The kind named `name` (random, outlier, massive, small-grad); false if
+/// none.
+bool inputKindFromName(const std::string &name, InputKind &out);
+/// "random, outlier, massive or small-grad": for messages.
+const char *inputKindNames();
 
 struct AttentionTensors {
   int64_t numTokens = 0, numHeads = 0, numKvHeads = 0, headDim = 0;

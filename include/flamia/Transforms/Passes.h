@@ -26,8 +26,10 @@ namespace flamia {
 struct GraphPipelineOptions
     : public PassPipelineOptions<GraphPipelineOptions> {
   PassOptions::Option<std::string> recipe{
-      *this, "recipe", llvm::cl::desc("Recipe to lower (mxfp8)"),
-      llvm::cl::init("mxfp8")};
+      *this, "recipe",
+      llvm::cl::desc("Only lower ops of this recipe (mxfp8, nvfp4_mixed); "
+                     "empty (the default): every op, by its own recipe"),
+      llvm::cl::init("")};
   PassOptions::Option<int64_t> safeBlock{
       *this, "safe-block",
       llvm::cl::desc("Safe block where one is missing or too small"),

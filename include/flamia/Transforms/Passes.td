@@ -15,7 +15,10 @@ def FlamiaQuantizeAttention : Pass<"flamia-quantize-attention"> {
     numerics contract (docs/numerics.md): recipe `mxfp8` quantizes Q per
     token (1x32) for S = Q K^T, and K, V, dO and the backward's second Q copy
     in document-local 32x32 token blocks; `strict` adds per-token copies for
-    the head-dim-contracted GEMMs. Every GEMM use gets its own quantize op
+    the head-dim-contracted GEMMs. Recipe `nvfp4_mixed` quantizes Q, K in
+    S = Q K^T and dO, V in dP = dO V^T to NVFP4 per token (f4E2M1FN with
+    f8E4M3FN scales over 16 channels) and the token-contracted uses like
+    `mxfp8`. Every GEMM use gets its own quantize op
     (the backward quantizes on its own); `flamia-reuse-scale-layouts` and
     `flamia-fwd-bwd-consistency` then share them.
   }];

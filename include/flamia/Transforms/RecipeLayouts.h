@@ -41,7 +41,18 @@ int64_t getContractTokenBlock(const numerics::RecipeConfig &contract,
 /// The MXFP8 (E4M3 payload, E8M0 scales, 32 channels) qtensor type of a
 /// [T, H, D] tensor with the given token block (document-local).
 QTensorType getMxfp8Type(RankedTensorType tensor, int64_t tokenBlock);
-
+/// The NVFP4 per-token qtensor type of a [T, H, D] tensor: f4E2M1FN payload,
+/// f8E4M3FN (unsigned) scales over 16 channels, global scale 1.0.
+QTensorType getNvfp4PerTokenType(RankedTensorType tensor);
+/// Whether the dialect spells `quant` as a qtensor type: MXFP8 (E4M3, E8M0,
+/// 32 channels) with a document-local token block, or NVFP4 per token.
+bool isContractQTensorLayout(const numerics::OperandQuantization &quant);
+/// What isContractQTensorLayout accepts, for messages.
+const char *getContractQTensorLayouts();
+/// The qtensor type `quant` (isContractQTensorLayout) prescribes for
+/// `tensor`.
+QTensorType getContractQTensorType(RankedTensorType tensor,
+                                   const numerics::OperandQuantization &quant);
 /// Creates `flamia.quantize` of `input` to `type` (cu_seqlens only when the
 /// layout has token blocks; per-token scales do not depend on documents).
 Value createQuantize(OpBuilder &builder, Location loc, Value input,

@@ -75,7 +75,7 @@ struct OutputsView {
   const float *lse = nullptr;
 };
 
-/// The CPU reference's recipe for this manifest: mxfp8 (or mxfp8-strict)
+/// The CPU reference's recipe for this manifest: its kind's preset (strict or not)
 /// with the manifest's safe block and, with a schedule, its block_n as the
 /// key tile. An invalid-argument error names why there is none (another
 /// recipe kind); the checks turn that into a Skip row.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent numpy + ml_dtypes check of `flamia-ref attention`.
 
-  check_attention.py --recipe mxfp8|none [--causal] [--cu CU.npy]
+  check_attention.py --recipe mxfp8|nvfp4-mixed|none [--causal] [--cu CU.npy]
                      [--safe-block N] [--softmax-scale S] [--backward]
                      INPREFIX OUTPREFIX
 
@@ -18,6 +18,11 @@ below 2^(52 + smallest product lsb)), else with math.fsum (and exact
 rationals at float32 ties), then rounded once to float32 as the definition
 says. The backward is compared with the float64
 reference below (cosine similarity).
+
+recipe nvfp4-mixed, forward: the same transcription with Q and K in Q K^T
+quantized to NVFP4 per token (blocks of 16 channels, scale = the smallest
+positive E4M3 value s with amax <= 6 s, elements rounded to E2M1 of x / s,
+nearest-even, by a table written here, not by the library's quantizer).
 
 recipe none: an independent float64 attention and its gradients, compared
 within 2e-6 relative.
@@ -72,6 +77,36 @@ def quantize_tensor(x, blocks, tb_doc):
         amax = np.max(np.abs(blk), axis=(0, 3), keepdims=True)
         out[t0:t1] = quantize_e4m3(blk, mx_exponent(amax)).reshape(t1 - t0, H, D)
     return out
+
+
+# Every positive finite E4M3 value, ascending (codes 0x01..0x7E).
+E4M3_POSITIVE = np.arange(1, 0x7F, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+E2M1_GRID = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0])
+
+
+def round_e2m1(x):
+    """Nearest-even E2M1 value of float64 x, saturated to +-6."""
+    a = np.minimum(np.abs(x), 6.0)
+    idx = np.searchsorted(E2M1_GRID, a)  # first grid value >= a
+    hi = E2M1_GRID[np.minimum(idx, 7)]
+    lo = E2M1_GRID[np.maximum(idx - 1, 0)]
+    d_lo, d_hi = a - lo, hi - a
+    lo_code = np.maximum(idx - 1, 0)
+    # Ties go to the even code (codes are the grid indices).
+    pick_hi = (d_hi < d_lo) | ((d_hi == d_lo) & (lo_code % 2 == 1))
+    return np.sign(x) * np.where(pick_hi, hi, lo)
+
+
+def quantize_nvfp4_per_token(x):
+    """x [T, H, D] bf16 float32 -> dequantized float64, 1x16 NVFP4 blocks,
+    global scale 1.0 (finite inputs only)."""
+    T, H, D = x.shape
+    xr = x.reshape(T, H, D // 16, 16).astype(np.float64)
+    amax = np.max(np.abs(xr), axis=3, keepdims=True)
+    idx = np.searchsorted(6.0 * E4M3_POSITIVE, amax)  # smallest s: amax <= 6 s
+    s = np.where(amax == 0, 0.0, E4M3_POSITIVE[np.minimum(idx, len(E4M3_POSITIVE) - 1)])
+    q = round_e2m1(np.where(s > 0, xr / np.where(s > 0, s, 1.0), 0.0))
+    return (q * s).reshape(T, H, D)
 
 
 def doc_blocks(cu, size):
@@ -143,14 +178,18 @@ class ExactnessCheck:
         return out
 
 
-def mxfp8_forward(q, k, v, cu, causal, safe_block, scale, ex):
+def quantized_forward(recipe, q, k, v, cu, causal, safe_block, scale, ex):
     T, H, D = q.shape
     Hkv = k.shape[1]
     group = H // Hkv
     qb, kb, vb = (x.astype(np.float64) for x in (q, k, v))
     blocks32 = doc_blocks(cu, 32)
-    qq = quantize_tensor(q, None, None)
-    kq = quantize_tensor(k, blocks32, True)
+    if recipe == "nvfp4-mixed":
+        qq = quantize_nvfp4_per_token(q)
+        kq = quantize_nvfp4_per_token(k)
+    else:
+        qq = quantize_tensor(q, None, None)
+        kq = quantize_tensor(k, blocks32, True)
     vq = quantize_tensor(v, blocks32, True)
     c = F32(np.float64(scale) * 1.4426950408889634)
     o = np.zeros((T, H, D), F32)
@@ -226,7 +265,7 @@ def cosine(a, b):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--recipe", required=True, choices=["mxfp8", "none"])
+    p.add_argument("--recipe", required=True, choices=["mxfp8", "nvfp4-mixed", "none"])
     p.add_argument("--causal", action="store_true")
     p.add_argument("--cu")
     p.add_argument("--safe-block", type=int, default=128)
@@ -257,16 +296,16 @@ def main():
             ok &= err < 2e-6
     else:
         ex = ExactnessCheck()
-        o, lse = mxfp8_forward(q, k, v, cu, a.causal, a.safe_block, scale, ex)
+        o, lse = quantized_forward(a.recipe, q, k, v, cu, a.causal, a.safe_block, scale, ex)
         for n, mine in (("o", o), ("lse", lse)):
             diff = np.count_nonzero(mine.view(np.uint32) != got[n].view(np.uint32))
-            print(f"mxfp8 {n}: {diff} of {mine.size} elements differ from the numpy transcription")
+            print(f"{a.recipe} {n}: {diff} of {mine.size} elements differ from the numpy transcription")
             ok &= diff == 0
-        print(f"mxfp8: {ex.count} exact sums ({ex.rational} of them not in plain float64)")
+        print(f"{a.recipe}: {ex.count} exact sums ({ex.rational} of them not in plain float64)")
         for n, r in zip(("o", "lse", "dq", "dk", "dv"), ref):
             if n in got:
                 c = cosine(got[n], r)
-                print(f"mxfp8 {n}: cosine vs float64 {c:.4f}")
+                print(f"{a.recipe} {n}: cosine vs float64 {c:.4f}")
                 ok &= c > a.min_cosine
     if not ok:
         print("MISMATCH")
