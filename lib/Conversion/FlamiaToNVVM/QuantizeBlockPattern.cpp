@@ -130,20 +130,24 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
     // writes its byte into each of the four tiles.
     // The CTA of the last block writes scale 1 (127) where blocks past the
     // end would go, so that no MMA reads an uninitialized (possibly NaN)
-    // scale for the zero rows TMA fills in there.
+    // scale for the zero rows TMA fills in there. Below D = 128 the columns
+    // of the missing channel blocks are written as 0.
     auto writeTiles = [&](Value tiles, Value byte, bool channelRows) {
       auto rowOk = scf::IfOp::create(
           rewriter, loc, e.icmp(LLVM::ICmpPredicate::ult, row, e.i32c(32)),
           /*withElse=*/false);
       OpBuilder tb = rowOk.getThenBodyBuilder();
       Emitter te(tb, loc);
-      auto store = [&](Emitter &se, Value b0, int64_t j, Value value) {
+      // `column` is the channel block the byte belongs to (cb, or a padding
+      // column >= C).
+      auto store = [&](Emitter &se, Value b0, int64_t j, Value column,
+                       Value value) {
         Value offsetInTile =
             channelRows ? se.add(se.add(se.mul(row, se.i32c(16)),
-                                        se.mul(cb, se.i32c(4))),
+                                        se.mul(column, se.i32c(4))),
                                  se.i32c(j))
                         : se.add(se.add(se.mul(row, se.i32c(16)), se.i32c(4 * j)),
-                                 cb);
+                                 column);
         Value slot = se.packedIndex(b0, adaptor.getHead(), se.i32c(0), heads, 1);
         Value offset = se.add(se.mul(slot, se.i64c(512)),
                               se.zext(se.i64(), offsetInTile));
@@ -161,7 +165,24 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
               /*withElse=*/false);
           OpBuilder ib = inside.getThenBodyBuilder();
           Emitter ie(ib, loc);
-          store(ie, b0, j, value);
+          store(ie, b0, j, cb, value);
+          // Below D = 128 a tile row has 4 - C channel-block columns that no
+          // block fills, but tcgen05.cp copies all 4 into tensor memory:
+          // thread (r, cb) zeroes columns cb + C, cb + 2C, ... < 4, so
+          // nothing the MMA unit loads is uninitialized.
+          for (int64_t extra = c; extra < 4; extra += c) {
+            Value column = ie.add(cb, ie.i32c(extra));
+            if (4 % c == 0) {
+              store(ie, b0, j, column, ie.trunc(ie.i8(), ie.i32c(0)));
+              continue;
+            }
+            auto fits = scf::IfOp::create(
+                ib, loc, ie.icmp(LLVM::ICmpPredicate::ult, column, ie.i32c(4)),
+                /*withElse=*/false);
+            OpBuilder pb = fits.getThenBodyBuilder();
+            Emitter pe(pb, loc);
+            store(pe, b0, j, column, pe.trunc(pe.i8(), pe.i32c(0)));
+          }
         }
       };
       forEachTile(te, 0, 0, byte);
