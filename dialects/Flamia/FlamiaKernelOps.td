@@ -318,27 +318,30 @@ def Flamia_WarpgroupMmaOp : Flamia_Op<"wg.mma", [AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
-def Flamia_SmemZeroRowsOp : Flamia_Op<"smem.zero_rows", [Flamia_WarpgroupWide]> {
+def Flamia_SmemZeroRowsOp : Flamia_Op<"smem.zero_rows"> {
   let summary = "zero a stage's rows from a row on (role-wide, then a barrier)";
   let description = [{
-    Writes zeros to rows `[from, R)` of stage `stage` of `tile` (every
-    column), split among the threads of the enclosing role, makes them
-    visible to the matrix units (`fence.proxy.async`) and waits for all of
-    the role's threads (a named barrier), so that an MMA issued after it
-    reads the zeros. Every thread of the role executes it with the same
-    operands.
+    Writes zeros to rows `[from, to)` of stage `stage` of `tile` (every
+    column; `to` defaults to R, the tile's rows), split among the threads of
+    the enclosing role, makes them visible to the matrix units
+    (`fence.proxy.async`) and waits for all of the role's threads (a named
+    barrier; none in a `single_thread` role, whose one thread writes every
+    row), so that an MMA issued after it reads the zeros. Every thread of the
+    role executes it with the same operands.
 
     Why: the last key tile of a document also loads the first rows of the
     next document. Masking makes their P exactly 0, but 0 x Inf and 0 x NaN
     are NaN, so a non-finite value in the next document would reach this
     one's output through P V. Zeroing those V rows keeps documents isolated
-    (L2) for every input, finite or not. `from` is in `[0, R]`; tiles have
-    rows of a multiple of 128 bytes (each row then lies in whole swizzle
-    atoms, so the zeroed rows are contiguous per atom).
+    (L2) for every input, finite or not. `from` and `to` are in `[0, R]`;
+    tiles have rows of a multiple of 128 bytes, or of 64 (each row then lies
+    in whole 128-byte swizzle atoms, or is one 64-byte atom, so the zeroed
+    rows are contiguous per atom).
   }];
-  let arguments = (ins Flamia_SmemType:$tile, I32:$stage, I32:$from);
+  let arguments = (ins Flamia_SmemType:$tile, I32:$stage, I32:$from,
+                       Optional<I32>:$to);
   let assemblyFormat = [{
-    $tile `[` $stage `]` `from` $from attr-dict `:` qualified(type($tile))
+    $tile `[` $stage `]` `from` $from (`to` $to^)? attr-dict `:` qualified(type($tile))
   }];
   let hasVerifier = 1;
 }

@@ -145,6 +145,18 @@ def Flamia_UmmaOp : Flamia_Op<"umma", [AttrSizedOperandSegments]> {
     D and A's columns count from it. Asynchronous: flamia.umma.commit tracks
     completion.
 
+    `k_valid` (optional, at least 1) is how many of the K elements hold
+    data. A K step (32 elements for f8E4M3FN, 16 for bf16) that starts at
+    or past it reads B's rows and scale factors of the last step that
+    starts before it; its A must be zero there. Nothing of B past that step
+    is read. O = P V passes the keys left in the document: P is 0 past the
+    end, and the V rows past the end inside the last step are zeroed first
+    (flamia.smem.zero_rows). So the last key tile of a document never
+    multiplies a zero P by the next document's V or V scale factors
+    (0 x NaN is NaN). The steps are still issued, chosen by selects, not
+    branches: control flow around the MMAs made ptxas spill the MMA
+    thread.
+
     The verifier checks: A is exactly one of `a` with `a_stage` or
     `a_column` with `a_type`; A and B have one element type, bf16 (no
     scales) or f8E4M3FN (both scales); N is a multiple of 16 in [16, 256],
@@ -158,10 +170,12 @@ def Flamia_UmmaOp : Flamia_Op<"umma", [AttrSizedOperandSegments]> {
                        OptionalAttr<TypeAttr>:$a_type,
                        Flamia_SmemType:$b, I32:$b_stage,
                        UnitAttr:$b_transposed, I1:$accumulate,
-                       Optional<I32>:$scale_a, Optional<I32>:$scale_b);
+                       Optional<I32>:$scale_a, Optional<I32>:$scale_b,
+                       Optional<I32>:$k_valid);
   let assemblyFormat = [{
     $tmem `[` $d_column `]` (`a` $a^ `[` $a_stage `]`)? `b` $b `[` $b_stage `]`
     `accumulate` $accumulate (`scales` `(` $scale_a^ `,` $scale_b `)`)?
+    (`k_valid` $k_valid^)?
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;

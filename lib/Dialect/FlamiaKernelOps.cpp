@@ -437,18 +437,27 @@ LogicalResult SmemZeroRowsOp::verify() {
   SmemType tile = getTile().getType();
   int64_t rowBytes =
       tile.getCols() * tile.getElementType().getIntOrFloatBitWidth() / 8;
-  if (rowBytes % 128 != 0)
+  if (rowBytes % 128 != 0 && rowBytes != 64)
     return emitOpError() << "zeroes rows of a multiple of 128 bytes (whole "
-                            "swizzle atoms), got "
+                            "swizzle atoms) or of 64 bytes (one atom), got "
                          << rowBytes << "-byte rows";
   if (!(*this)->getParentOfType<RoleOp>())
     return emitOpError() << "is executed by the threads of a flamia.role "
                             "(it ends with the role's barrier)";
-  APInt from;
-  if (matchPattern(getFrom(), m_ConstantInt(&from)) &&
+  APInt from, to;
+  bool constFrom = matchPattern(getFrom(), m_ConstantInt(&from));
+  if (constFrom &&
       (from.getSExtValue() < 0 || from.getSExtValue() > tile.getRows()))
     return emitOpError() << "from = " << from.getSExtValue()
                          << " is outside [0, " << tile.getRows() << "]";
+  if (getTo() && matchPattern(getTo(), m_ConstantInt(&to))) {
+    if (to.getSExtValue() < 0 || to.getSExtValue() > tile.getRows())
+      return emitOpError() << "to = " << to.getSExtValue()
+                           << " is outside [0, " << tile.getRows() << "]";
+    if (constFrom && to.getSExtValue() < from.getSExtValue())
+      return emitOpError() << "to = " << to.getSExtValue()
+                           << " is before from = " << from.getSExtValue();
+  }
   return verifyStage(*this, getStage(), tile.getStages(), "the tile");
 }
 

@@ -14,6 +14,7 @@
 #include "FlamiaVerify.h"
 
 #include "llvm/Support/MathExtras.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace flamia;
@@ -234,6 +235,11 @@ LogicalResult UmmaOp::verify() {
   if (scaled && k > 128)
     return emitOpError() << "K = " << k
                          << " needs more than one 4-block scale-factor chunk";
+  APInt kValid;
+  if (getKValid() && matchPattern(getKValid(), m_ConstantInt(&kValid)) &&
+      kValid.getSExtValue() < 1)
+    return emitOpError() << "k_valid = " << kValid.getSExtValue()
+                         << " issues no K step (it must be at least 1)";
   if (getA()) {
     SmemType a = getA().getType();
     if (a.getRows() != 128 || a.getCols() != k)

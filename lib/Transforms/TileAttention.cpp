@@ -154,7 +154,7 @@ void zeroRowsPastEnd(OpBuilder &b, Location loc, Value tile, Value stage,
       b, loc, ib.cmp(arith::CmpIPredicate::slt, inDoc, ib.c(blockN)),
       /*withElse=*/false);
   OpBuilder tb = pastEnd.getThenBodyBuilder();
-  SmemZeroRowsOp::create(tb, loc, tile, stage, inDoc);
+  SmemZeroRowsOp::create(tb, loc, tile, stage, inDoc, /*to=*/Value());
 }
 
 void storeDebugScores(OpBuilder &b, Location loc, Value scores, Value kt,

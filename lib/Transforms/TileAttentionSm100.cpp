@@ -330,7 +330,7 @@ void Sm100Program::buildMma(OpBuilder &b) {
         UmmaScalesOp::create(lb, loc, kSfs, st, sfK, 0);
         UmmaOp::create(lb, loc, sAddr, kSColumn, q8s, qst, IntegerAttr(),
                        TypeAttr(), k8s, st, /*b_transposed=*/false,
-                       lib.i1(false), sfQ, sfK);
+                       lib.i1(false), sfQ, sfK, /*k_valid=*/Value());
         return {lib.add(kvIt, lib.c(1)), safeIt, st};
       };
       SmallVector<Value> next;
@@ -343,7 +343,7 @@ void Sm100Program::buildMma(OpBuilder &b) {
                                              PipelineSide::consumer);
         UmmaOp::create(tb, loc, sAddr, kSColumn, q16s, qst, IntegerAttr(),
                        TypeAttr(), k16s, st, /*b_transposed=*/false,
-                       tib.i1(false), Value(), Value());
+                       tib.i1(false), Value(), Value(), /*k_valid=*/Value());
         scf::YieldOp::create(tb, loc,
                              ValueRange{kvIt, tib.add(safeIt, tib.c(1)), st});
         OpBuilder eb2 = ifOp.getElseBodyBuilder();
@@ -391,13 +391,33 @@ void Sm100Program::buildMma(OpBuilder &b) {
       Value pst = PipelineAcquireOp::create(fb, loc, i32, pp, pIt,
                                             PipelineSide::consumer);
       Value accumulate = fib.cmp(arith::CmpIPredicate::sgt, kt, fib.c(0));
+      // Keys of this tile inside the document. The document's last tile
+      // also holds the next document's first keys: P is 0 there, but
+      // 0 x NaN is NaN, so those V rows (and their 32-key blocks' scale
+      // factors) must not reach the MMA. The rows past the end inside the
+      // last K step that holds keys are zeroed, and the K steps wholly past
+      // the end read that step's rows and scales again (k_valid), against
+      // their zero P.
+      Value keysInDoc = fib.sub(item.docLen, fib.mul(kt, fib.c(bn)));
+      auto zeroPastEnd = [&](OpBuilder &zb, Value tile, Value stage,
+                             int64_t kStep) {
+        I32Builder zib{zb, loc};
+        auto partial = scf::IfOp::create(
+            zb, loc, zib.cmp(arith::CmpIPredicate::slt, keysInDoc, zib.c(bn)),
+            /*withElse=*/false);
+        OpBuilder pb = partial.getThenBodyBuilder();
+        I32Builder pib{pb, loc};
+        Value stepEnd = pib.mul(pib.cdiv(keysInDoc, kStep), pib.c(kStep));
+        SmemZeroRowsOp::create(pb, loc, tile, stage, keysInDoc, stepEnd);
+      };
       auto pvScaled = [&](OpBuilder &lb) {
         I32Builder lib{lb, loc};
         Value sfV = lib.add(tmem, lib.add(lib.c(kSfVColumn), lib.mul(sbuf, lib.c(4))));
         UmmaScalesOp::create(lb, loc, vSfs, st, sfV, 0);
+        zeroPastEnd(lb, v8s, st, /*kStep=*/32);
         UmmaOp::create(lb, loc, tmem, kOColumn, Value(), Value(),
                        lb.getI64IntegerAttr(kPColumn), pType8, v8s, st,
-                       /*b_transposed=*/true, accumulate, sfP, sfV);
+                       /*b_transposed=*/true, accumulate, sfP, sfV, keysInDoc);
         UmmaCommitOp::create(lb, loc, pp, pst, StageBarrier::empty);
         UmmaCommitOp::create(lb, loc, kvp, st, StageBarrier::empty);
       };
@@ -405,9 +425,11 @@ void Sm100Program::buildMma(OpBuilder &b) {
         auto ifOp = scf::IfOp::create(fb, loc, isSafe(fib, kt, item),
                                       /*withElse=*/true);
         OpBuilder tb = ifOp.getThenBodyBuilder();
+        zeroPastEnd(tb, v16s, st, /*kStep=*/16);
         UmmaOp::create(tb, loc, tmem, kOColumn, Value(), Value(),
                        tb.getI64IntegerAttr(kPColumn), pType16, v16s, st,
-                       /*b_transposed=*/true, accumulate, Value(), Value());
+                       /*b_transposed=*/true, accumulate, Value(), Value(),
+                       keysInDoc);
         UmmaCommitOp::create(tb, loc, pp, pst, StageBarrier::empty);
         UmmaCommitOp::create(tb, loc, safep, st, StageBarrier::empty);
         OpBuilder eb2 = ifOp.getElseBodyBuilder();

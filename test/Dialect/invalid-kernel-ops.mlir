@@ -716,10 +716,10 @@ func.func @f(%v: !flamia.smem<2x128x128xbf16>, %s: i32, %from: i32) {
 
 // -----
 flamia.kernel @k(%s: i32, %from: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
-  %v = flamia.smem.alloc : !flamia.smem<2x128x32xbf16>
+  %v = flamia.smem.alloc : !flamia.smem<2x128x16xbf16>
   flamia.role "consumer" warpgroups [1, 3) registers 232 {
-    // expected-error @below {{'flamia.smem.zero_rows' op zeroes rows of a multiple of 128 bytes (whole swizzle atoms), got 64-byte rows}}
-    flamia.smem.zero_rows %v[%s] from %from : !flamia.smem<2x128x32xbf16>
+    // expected-error @below {{'flamia.smem.zero_rows' op zeroes rows of a multiple of 128 bytes (whole swizzle atoms) or of 64 bytes (one atom), got 32-byte rows}}
+    flamia.smem.zero_rows %v[%s] from %from : !flamia.smem<2x128x16xbf16>
   }
   flamia.return
 }
@@ -749,9 +749,22 @@ flamia.kernel @k(%from: i32) attributes {launch = #flamia.launch<grid>, target =
 // -----
 flamia.kernel @k(%s: i32, %from: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
   %v = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
-  flamia.role "producer" warpgroups [0, 1) registers 40 single_thread {
-    // expected-error @below {{'flamia.smem.zero_rows' op needs every thread of a warpgroup but is in the single_thread role "producer"}}
-    flamia.smem.zero_rows %v[%s] from %from : !flamia.smem<2x128x128xbf16>
+  flamia.role "consumer" warpgroups [1, 3) registers 232 {
+    %to = arith.constant 129 : i32
+    // expected-error @below {{'flamia.smem.zero_rows' op to = 129 is outside [0, 128]}}
+    flamia.smem.zero_rows %v[%s] from %from to %to : !flamia.smem<2x128x128xbf16>
+  }
+  flamia.return
+}
+
+// -----
+flamia.kernel @k(%s: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
+  %v = flamia.smem.alloc : !flamia.smem<2x128x128xbf16>
+  flamia.role "consumer" warpgroups [1, 3) registers 232 {
+    %from = arith.constant 40 : i32
+    %to = arith.constant 32 : i32
+    // expected-error @below {{'flamia.smem.zero_rows' op to = 32 is before from = 40}}
+    flamia.smem.zero_rows %v[%s] from %from to %to : !flamia.smem<2x128x128xbf16>
   }
   flamia.return
 }

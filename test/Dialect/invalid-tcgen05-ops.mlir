@@ -331,7 +331,7 @@ func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xbf16>, %b: !
 // Only the generic form can separate `a` from its stage.
 func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xbf16>, %b: !flamia.smem<1x128x128xbf16>) {
   // expected-error @below {{'flamia.umma' op a shared-memory A needs its stage}}
-  "flamia.umma"(%t, %a, %b, %i, %acc) <{d_column = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 1, 1, 1, 0, 0>}>
+  "flamia.umma"(%t, %a, %b, %i, %acc) <{d_column = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 1, 1, 1, 0, 0, 0>}>
       : (i32, !flamia.smem<1x128x128xbf16>, !flamia.smem<1x128x128xbf16>, i32, i1) -> ()
   return
 }
@@ -340,7 +340,7 @@ func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xbf16>, %b: !
 // Only the generic form can give a stage to A in tensor memory.
 func.func @f(%t: i32, %i: i32, %acc: i1, %b: !flamia.smem<1x128x128xbf16>) {
   // expected-error @below {{'flamia.umma' op A in tensor memory takes no stage}}
-  "flamia.umma"(%t, %i, %b, %i, %acc) <{a_column = 256 : i64, a_type = bf16, b_transposed, d_column = 0 : i64, operandSegmentSizes = array<i32: 1, 0, 1, 1, 1, 1, 0, 0>}>
+  "flamia.umma"(%t, %i, %b, %i, %acc) <{a_column = 256 : i64, a_type = bf16, b_transposed, d_column = 0 : i64, operandSegmentSizes = array<i32: 1, 0, 1, 1, 1, 1, 0, 0, 0>}>
       : (i32, i32, !flamia.smem<1x128x128xbf16>, i32, i1) -> ()
   return
 }
@@ -396,7 +396,7 @@ func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xf8E4M3FN>, %
 // Only the generic form can give one scale without the other.
 func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xf8E4M3FN>, %b: !flamia.smem<1x128x128xf8E4M3FN>) {
   // expected-error @below {{'flamia.umma' op block-scaled f8E4M3FN operands need scales(scale_a, scale_b)}}
-  "flamia.umma"(%t, %a, %i, %b, %i, %acc, %t) <{d_column = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0>}>
+  "flamia.umma"(%t, %a, %i, %b, %i, %acc, %t) <{d_column = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>}>
       : (i32, !flamia.smem<1x128x128xf8E4M3FN>, i32, !flamia.smem<1x128x128xf8E4M3FN>, i32, i1, i32) -> ()
   return
 }
@@ -735,5 +735,14 @@ func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc, %t: !tiles) {
   // expected-error @below {{'flamia.quantize_block' op scale tiles hold at most 128 channels (4 32-channel K-blocks, or 128 channel rows), the source has D = 256}}
   flamia.quantize_block %x rows(%i, %i) block %i head %i per_token(%pt, %pts) per_token_tiles(%t)
       : (!src, i32, i32, i32, i32, !pay, !sc, !tiles) -> ()
+  return
+}
+
+// -----
+func.func @f(%t: i32, %st: i32, %acc: i1, %sfp: i32, %sfv: i32, %v8: !flamia.smem<2x128x128xf8E4M3FN>) {
+  %zero = arith.constant 0 : i32
+  // expected-error @below {{'flamia.umma' op k_valid = 0 issues no K step (it must be at least 1)}}
+  flamia.umma %t[256] b %v8[%st] accumulate %acc scales(%sfp, %sfv) k_valid %zero {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed}
+      : (i32, !flamia.smem<2x128x128xf8E4M3FN>, i32, i1, i32, i32, i32) -> ()
   return
 }

@@ -323,6 +323,21 @@ flamia.kernel @zero(%from: i32) attributes {launch = #flamia.launch<grid>, targe
 // CHECK: flamia.smem.zero_rows %{{.*}}[%{{.*}}] from %arg0 : !flamia.smem<2x128x128xbf16>
 
 // -----
+// A bounded range in a single-thread role (sm_100a's MMA thread), on a tile
+// of 64-byte rows (E4M3, D = 64).
+flamia.kernel @zero_range(%from: i32, %to: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 384 : i64} {
+  %v = flamia.smem.alloc : !flamia.smem<2x128x64xf8E4M3FN>
+  flamia.role "mma" warpgroups [1, 2) registers 104 single_thread {
+    %c1 = arith.constant 1 : i32
+    flamia.smem.zero_rows %v[%c1] from %from to %to : !flamia.smem<2x128x64xf8E4M3FN>
+  }
+  flamia.return
+}
+
+// CHECK-LABEL: flamia.kernel @zero_range(
+// CHECK: flamia.smem.zero_rows %{{.*}}[%{{.*}}] from %arg0 to %arg1 : !flamia.smem<2x128x64xf8E4M3FN>
+
+// -----
 // The spellings before the enums still read: a quoted launch or side becomes
 // the enum (and prints as one).
 flamia.kernel @quoted(%c: !flamia.global<1xi32>, %n: i32, %it: i32) attributes {launch = "persistent", target = #flamia.target<sm_90a>, threads = 256 : i64} {

@@ -187,3 +187,14 @@ func.func @umma_shapes(%t: i32, %i: i32, %acc: i1,
 // CHECK-NEXT: flamia.umma %arg0[256] a %arg7[%arg1] b %arg8[%arg1] accumulate %arg2 scales(%arg0, %arg0) : (i32, !flamia.smem<1x128x32xf8E4M3FN>, i32, !flamia.smem<1x256x32xf8E4M3FN>, i32, i1, i32, i32) -> (){{$}}
 // CHECK-NEXT: flamia.umma %arg0[0] b %arg9[%arg1] accumulate %arg2 scales(%arg0, %arg0) {a_column = 480 : i64, a_type = f8E4M3FN, b_transposed} : (i32, !flamia.smem<3x128x64xf8E4M3FN>, i32, i1, i32, i32) -> (){{$}}
 // CHECK-NEXT: return
+
+// -----
+// O += P V over the keys left in the document only (k_valid).
+func.func @umma_k_valid(%t: i32, %st: i32, %acc: i1, %keys: i32, %sfp: i32, %sfv: i32,
+                        %v8: !flamia.smem<2x128x128xf8E4M3FN>) {
+  flamia.umma %t[256] b %v8[%st] accumulate %acc scales(%sfp, %sfv) k_valid %keys {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed}
+      : (i32, !flamia.smem<2x128x128xf8E4M3FN>, i32, i1, i32, i32, i32) -> ()
+  return
+}
+// CHECK-LABEL: func.func @umma_k_valid(
+// CHECK: flamia.umma %arg0[256] b %arg6[%arg1] accumulate %arg2 scales(%arg4, %arg5) k_valid %arg3 {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed}

@@ -94,12 +94,25 @@ module {
 // After the item's last S has been issued, Q is freed by its completion.
 // CHECK: } else {
 // CHECK-NEXT: flamia.umma.commit empty %[[QP]]
+// P V reads only the keys inside the document (L2 with NaN/Inf in the next
+// document): on a tile past the document's end, the V rows past it up to
+// the end of their MMA K step (16 keys bf16, 32 E4M3) are zeroed, and the
+// K steps wholly past it read that step's V rows and scales (k_valid).
 // CHECK: flamia.pipeline.acquire consumer %[[PP]]
-// CHECK: flamia.umma %[[TMEM]][256] b %[[V16]][%{{.*}}] accumulate %{{.*}} {a_column = 384 : i64, a_type = bf16, b_transposed}
+// CHECK: %[[KEYBASE:.*]] = arith.muli %{{.*}}, %c128
+// CHECK: %[[KEYS:.*]] = arith.subi %{{.*}}, %[[KEYBASE]]
+// CHECK: %[[PART16:.*]] = arith.cmpi slt, %[[KEYS]], %c128
+// CHECK: scf.if %[[PART16]] {
+// CHECK: %[[END16:.*]] = arith.muli %{{.*}}, %c16
+// CHECK-NEXT: flamia.smem.zero_rows %[[V16]][%{{.*}}] from %[[KEYS]] to %[[END16]]
+// CHECK: flamia.umma %[[TMEM]][256] b %[[V16]][%{{.*}}] accumulate %{{.*}} k_valid %[[KEYS]] {a_column = 384 : i64, a_type = bf16, b_transposed}
 // CHECK-NEXT: flamia.umma.commit empty %[[PP]]
 // CHECK-NEXT: flamia.umma.commit empty %[[SAFEP]]
 // CHECK: flamia.umma.scales %[[VSF]]
-// CHECK: flamia.umma %[[TMEM]][256] b %[[V8]][%{{.*}}] accumulate %{{.*}} scales(%[[SFP]], %{{.*}}) {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed}
+// CHECK: scf.if %{{.*}} {
+// CHECK: %[[END32:.*]] = arith.muli %{{.*}}, %c32
+// CHECK-NEXT: flamia.smem.zero_rows %[[V8]][%{{.*}}] from %[[KEYS]] to %[[END32]]
+// CHECK: flamia.umma %[[TMEM]][256] b %[[V8]][%{{.*}}] accumulate %{{.*}} scales(%[[SFP]], %{{.*}}) k_valid %[[KEYS]] {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed}
 // CHECK-NEXT: flamia.umma.commit empty %[[PP]]
 // CHECK-NEXT: flamia.umma.commit empty %[[KVP]]
 

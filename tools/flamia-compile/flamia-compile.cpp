@@ -130,9 +130,8 @@ int main(int argc, char **argv) {
                       "FileCheck only, never run on a GPU)");
   if (target == "sm_100a")
     llvm::errs() << "flamia-compile: warning: the sm_100a kernels have never "
-                    "run on a GPU (checked statically only), and NaN/Inf in "
-                    "one document can reach another's output there "
-                    "(docs/lowering.md)\n";
+                    "run on a GPU (checked statically only; "
+                    "docs/lowering.md)\n";
   flamia::CompileOptions options;
   options.ptxas = ptxas;
   options.assemble = !ptxOnly;

@@ -161,9 +161,13 @@ void lowerRoles(KernelOp kernel) {
         op->setAttr(kRoleFirstAttr, b.getI64IntegerAttr(role.getFirstWarpgroup()));
       } else if (isa<SmemZeroRowsOp>(op)) {
         op->setAttr(kRoleFirstAttr, b.getI64IntegerAttr(role.getFirstWarpgroup()));
+        // A single-thread role's one thread (thread 0 of its first
+        // warpgroup) does all the work.
         op->setAttr(kRoleThreadsAttr,
-                    b.getI64IntegerAttr(128 * (role.getEndWarpgroup() -
-                                               role.getFirstWarpgroup())));
+                    b.getI64IntegerAttr(role.getSingleThread()
+                                            ? 1
+                                            : 128 * (role.getEndWarpgroup() -
+                                                     role.getFirstWarpgroup())));
       }
     });
     (void)wgInRole;

@@ -292,12 +292,13 @@ struct ReturnLowering : OpConversionPattern<ReturnOp> {
   }
 };
 
-/// Zeroes rows [from, R) of a stage: with rows of whole 128-byte swizzle
-/// atoms, the rows of each atom are contiguous (the swizzle permutes the
-/// 16-byte chunks within a row), so the role's threads store 16 zero bytes
-/// each per step over (R - from) * 128 bytes of every atom. Then the async
-/// proxy (the MMA's reads) is fenced against these generic-proxy writes and
-/// the role waits on a named barrier.
+/// Zeroes rows [from, to) of a stage: with rows of whole 128-byte swizzle
+/// atoms (or rows that are one 64-byte atom), the rows of each atom are
+/// contiguous (the swizzle permutes the 16-byte chunks within a row), so
+/// the role's threads store 16 zero bytes each per step over
+/// (to - from) * atom bytes of every atom. Then the async proxy (the MMA's
+/// reads) is fenced against these generic-proxy writes and the role waits
+/// on a named barrier (a single-thread role has nobody to wait for).
 struct SmemZeroRowsLowering : OpConversionPattern<SmemZeroRowsOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -313,12 +314,14 @@ struct SmemZeroRowsLowering : OpConversionPattern<SmemZeroRowsOp> {
     int64_t rows = tile.getRows();
     int64_t rowBytes =
         tile.getCols() * tile.getElementType().getIntOrFloatBitWidth() / 8;
-    int64_t atoms = rowBytes / 128;
+    int64_t atomBytes = std::min<int64_t>(rowBytes, 128);
+    int64_t atoms = rowBytes / atomBytes;
     int64_t threads = roleThreads.getInt();
     Value base = e.gep(adaptor.getTile(),
                        e.mul(adaptor.getStage(), e.i32c(tile.getTileBytes())));
     Value from = adaptor.getFrom();
-    Value chunksPerAtom = e.mul(e.sub(e.i32c(rows), from), e.i32c(8));
+    Value to = adaptor.getTo() ? adaptor.getTo() : e.i32c(rows);
+    Value chunksPerAtom = e.mul(e.sub(to, from), e.i32c(atomBytes / 16));
     Value total = e.mul(chunksPerAtom, e.i32c(atoms));
     Value first = e.sub(e.tid(), e.i32c(128 * roleFirst.getInt()));
     scf::ForOp::create(
@@ -327,8 +330,8 @@ struct SmemZeroRowsLowering : OpConversionPattern<SmemZeroRowsOp> {
           Emitter f(b, l);
           Value atom = f.udiv(chunk, chunksPerAtom);
           Value inAtom = f.urem(chunk, chunksPerAtom);
-          Value offset = f.add(f.mul(atom, f.i32c(rows * 128)),
-                               f.add(f.mul(from, f.i32c(128)),
+          Value offset = f.add(f.mul(atom, f.i32c(rows * atomBytes)),
+                               f.add(f.mul(from, f.i32c(atomBytes)),
                                      f.mul(inAtom, f.i32c(16))));
           auto v4 = VectorType::get({4}, f.i32());
           Value zero = LLVM::ZeroOp::create(b, l, v4);
@@ -339,9 +342,10 @@ struct SmemZeroRowsLowering : OpConversionPattern<SmemZeroRowsOp> {
         rewriter, loc,
         NVVM::ProxyKindAttr::get(getContext(), NVVM::ProxyKind::async_shared),
         NVVM::SharedSpaceAttr::get(getContext(), NVVM::SharedSpace::shared_cta));
-    NVVM::BarrierOp::create(rewriter, loc, TypeRange{},
-                            e.i32c(kZeroRowsBarrier), e.i32c(threads), {},
-                            Value());
+    if (threads > 1)
+      NVVM::BarrierOp::create(rewriter, loc, TypeRange{},
+                              e.i32c(kZeroRowsBarrier), e.i32c(threads), {},
+                              Value());
     rewriter.eraseOp(op);
     return success();
   }

@@ -283,50 +283,102 @@ struct UmmaLowering : OpConversionPattern<UmmaOp> {
       aBase = stageAddress(e, adaptor.getA(), adaptor.getAStage(),
                            op.getA().getType());
     Value accumulate = adaptor.getAccumulate();
-    for (int64_t kk = 0; kk < k / kStep; ++kk) {
+    const int64_t steps = k / kStep;
+    // Per K step: the B (and shared-memory A) descriptor templates and the
+    // instruction descriptor (the scale-factor IDs select the step's byte).
+    SmallVector<uint64_t> bTempl(steps), aTempl(steps);
+    SmallVector<uint32_t> idescs(steps);
+    for (int64_t kk = 0; kk < steps; ++kk) {
       uint32_t k0 = static_cast<uint32_t>(kk * kStep);
-      uint64_t bT = 0;
       if (!makeSm100OperandDescriptor(operandTile(bType, bMajor), 0, k0,
-                                      bT, error))
+                                      bTempl[kk], error))
         return op.emitOpError() << "B descriptor: " << error;
-      Value bDesc = withBase(e, bT, bBase);
-      Value a;
-      if (op.getA()) {
-        uint64_t aT = 0;
-        if (!makeSm100OperandDescriptor(
-                operandTile(op.getA().getType(), OperandMajor::K), 0, k0, aT, error))
-          return op.emitOpError() << "A descriptor: " << error;
-        a = withBase(e, aT, aBase);
-      } else {
-        // A in TMEM: K-step kk starts kk * K_mma * bits / 32 columns on.
-        int64_t column = *op.getAColumn() +
-                         kk * kStep * element.getIntOrFloatBitWidth() / 32;
-        a = tmemPtr(e, e.add(adaptor.getTmem(), e.i32c(column)));
-      }
+      if (op.getA() &&
+          !makeSm100OperandDescriptor(
+              operandTile(op.getA().getType(), OperandMajor::K), 0, k0,
+              aTempl[kk], error))
+        return op.emitOpError() << "A descriptor: " << error;
       config.aScaleFactorId = config.bScaleFactorId =
           scaled ? static_cast<uint8_t>(kk) : 0;
-      uint32_t idesc = 0;
-      if (!encodeSm100InstrDescriptor(config, idesc, error))
+      if (!encodeSm100InstrDescriptor(config, idescs[kk], error))
         return op.emitOpError() << "instruction descriptor: " << error;
-      Value enableD = kk == 0 ? accumulate : e.i1c(true);
-      Value idescV = e.i32c(static_cast<int32_t>(idesc));
-      if (scaled) {
+    }
+    // A in TMEM: K-step kk starts kk * K_mma * bits / 32 columns on.
+    const int64_t aColumnStep = kStep * element.getIntOrFloatBitWidth() / 32;
+    auto issue = [&](Value bDesc, Value a, Value idesc, Value enableD) {
+      if (scaled)
         NVVM::Tcgen05MMABlockScaleOp::create(
             rewriter, loc,
             NVVM::MMABlockScaleKindAttr::get(ctx, NVVM::MMABlockScaleKind::MXF8F6F4),
             NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_1),
             NVVM::Tcgen05MMABlockScaleAttr::get(ctx, NVVM::Tcgen05MMABlockScale::BLOCK32),
             NVVM::Tcgen05MMACollectorOpAttr::get(ctx, NVVM::Tcgen05MMACollectorOp::DISCARD),
-            dAddr, a, bDesc, idescV, enableD, tmemPtr(e, adaptor.getScaleA()),
+            dAddr, a, bDesc, idesc, enableD, tmemPtr(e, adaptor.getScaleA()),
             tmemPtr(e, adaptor.getScaleB()));
-      } else {
+      else
         NVVM::Tcgen05MMAOp::create(
             rewriter, loc,
             NVVM::Tcgen05MMAKindAttr::get(ctx, NVVM::Tcgen05MMAKind::F16),
             NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_1),
             NVVM::Tcgen05MMACollectorOpAttr::get(ctx, NVVM::Tcgen05MMACollectorOp::DISCARD),
-            UnitAttr(), dAddr, a, bDesc, idescV, enableD, Value(), Value());
-      }
+            UnitAttr(), dAddr, a, bDesc, idesc, enableD, Value(), Value());
+    };
+    auto aOfStep = [&](int64_t kk) {
+      if (op.getA())
+        return withBase(e, aTempl[kk], aBase);
+      return tmemPtr(e, e.add(adaptor.getTmem(),
+                              e.i32c(*op.getAColumn() + kk * aColumnStep)));
+    };
+    // (Locals, so that the IR order does not depend on the C++ compiler's
+    // argument evaluation order.)
+    auto stepConstants = [&](int64_t kk) {
+      Value bDesc = withBase(e, bTempl[kk], bBase);
+      Value a = aOfStep(kk);
+      Value enableD = kk == 0 ? accumulate : e.i1c(true);
+      Value idesc = e.i32c(static_cast<int32_t>(idescs[kk]));
+      issue(bDesc, a, idesc, enableD);
+    };
+
+    Value kValid = adaptor.getKValid();
+    if (!kValid || steps == 1) {
+      for (int64_t kk = 0; kk < steps; ++kk)
+        stepConstants(kk);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // k_valid: step kk reads B's rows and scale factors of step
+    // min(kk, last), last = ceil(k_valid / K_mma) - 1, the last step that
+    // holds valid rows; A (zero past k_valid) is its own. Selects, not
+    // branches: control flow around the MMAs made ptxas spill the MMA
+    // thread. Both descriptors are affine in the step (checked here), so the
+    // last step's are computed from step 0's.
+    uint64_t bDelta = bTempl[1] - bTempl[0];
+    uint32_t iDelta = idescs[1] - idescs[0];
+    for (int64_t kk = 0; kk < steps; ++kk)
+      if (bTempl[kk] != bTempl[0] + kk * bDelta ||
+          idescs[kk] != idescs[0] + static_cast<uint32_t>(kk) * iDelta)
+        return op.emitOpError()
+               << "k_valid needs B and instruction descriptors that advance "
+                  "by a constant per K step, but step "
+               << kk << "'s do not";
+    Value last = e.sub(e.udiv(e.add(kValid, e.i32c(kStep - 1)), e.i32c(kStep)),
+                       e.i32c(1));
+    last = e.select(e.icmp(LLVM::ICmpPredicate::slt, last, e.i32c(steps - 1)),
+                    last, e.i32c(steps - 1));
+    Value bLast = e.add(withBase(e, bTempl[0], bBase),
+                        e.mul(e.zext(e.i64(), last),
+                              e.i64c(static_cast<int64_t>(bDelta))));
+    Value iLast = e.add(e.i32c(static_cast<int32_t>(idescs[0])),
+                        e.mul(last, e.i32c(static_cast<int32_t>(iDelta))));
+    for (int64_t kk = 0; kk < steps; ++kk) {
+      Value own = e.icmp(LLVM::ICmpPredicate::sge, last, e.i32c(kk));
+      Value bOwn = withBase(e, bTempl[kk], bBase);
+      Value bDesc = e.select(own, bOwn, bLast);
+      Value a = aOfStep(kk);
+      Value idescOwn = e.i32c(static_cast<int32_t>(idescs[kk]));
+      Value idesc = e.select(own, idescOwn, iLast);
+      Value enableD = kk == 0 ? accumulate : e.i1c(true);
+      issue(bDesc, a, idesc, enableD);
     }
     rewriter.eraseOp(op);
     return success();

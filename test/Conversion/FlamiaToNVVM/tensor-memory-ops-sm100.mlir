@@ -225,6 +225,55 @@ flamia.kernel @sm_100a_umma(%t: i32 {flamia.param = "tmem"}, %sa: i32 {flamia.pa
 
 // -----
 
+// k_valid (O = P V on a document's last key tile): K = 128 is four block-
+// scaled K-32 steps; each step kk takes its own B
+// descriptor and instruction descriptor (scale-factor ID kk) while
+// kk <= last = min(ceil(k_valid / 32), 4) - 1, else the last step's. A
+// (P in TMEM) stays the step's own. No branch around the MMAs.
+// CHECK-LABEL: llvm.func @sm_100a_umma_k_valid(
+// CHECK-SAME: %[[T:[a-z0-9]+]]: i32, %[[SA:[a-z0-9]+]]: i32, %[[SB:[a-z0-9]+]]: i32, %[[KV:[a-z0-9]+]]: i32)
+// CHECK: %[[C31:.*]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-NEXT: %[[KV31:.*]] = llvm.add %[[KV]], %[[C31]] : i32
+// CHECK-NEXT: %[[N:.*]] = llvm.udiv %[[KV31]], %{{.*}} : i32
+// CHECK-NEXT: %[[LAST0:.*]] = llvm.sub %[[N]], %{{.*}} : i32
+// CHECK: %[[LAST:.*]] = llvm.select %{{.*}}, %[[LAST0]], %{{.*}} : i1, i32
+// The last step's descriptors: + last x 256 (32 rows of 128 bytes, >> 4)
+// and + last x (1 << 29 | 1 << 4) (the two scale-factor IDs).
+// CHECK: %[[LAST64:.*]] = llvm.zext %[[LAST]] : i32 to i64
+// CHECK-NEXT: %[[BOFF:.*]] = llvm.mul %[[LAST64]], %{{.*}} : i64
+// CHECK: %[[BLAST:.*]] = llvm.add %{{.*}}, %[[BOFF]] : i64
+// CHECK: %[[IOFF:.*]] = llvm.mul %[[LAST]], %{{.*}} : i32
+// CHECK: %[[ILAST:.*]] = llvm.add %{{.*}}, %[[IOFF]] : i32
+// CHECK: %[[OWN0:.*]] = llvm.icmp "sge" %[[LAST]], %{{.*}} : i32
+// CHECK: %[[B0:.*]] = llvm.select %[[OWN0]], %{{.*}}, %[[BLAST]] : i1, i64
+// CHECK: %[[I0:.*]] = llvm.select %[[OWN0]], %{{.*}}, %[[ILAST]] : i1, i32
+// CHECK: nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %[[B0]], %[[I0]],
+// CHECK: %[[OWN1:.*]] = llvm.icmp "sge" %[[LAST]], %{{.*}} : i32
+// CHECK: %[[B1:.*]] = llvm.select %[[OWN1]], %{{.*}}, %[[BLAST]] : i1, i64
+// CHECK: %[[I1:.*]] = llvm.select %[[OWN1]], %{{.*}}, %[[ILAST]] : i1, i32
+// CHECK: nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %[[B1]], %[[I1]],
+// CHECK: %[[OWN2:.*]] = llvm.icmp "sge" %[[LAST]], %{{.*}} : i32
+// CHECK: %[[B2:.*]] = llvm.select %[[OWN2]], %{{.*}}, %[[BLAST]] : i1, i64
+// CHECK: %[[I2:.*]] = llvm.select %[[OWN2]], %{{.*}}, %[[ILAST]] : i1, i32
+// CHECK: nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %[[B2]], %[[I2]],
+// CHECK: %[[OWN3:.*]] = llvm.icmp "sge" %[[LAST]], %{{.*}} : i32
+// CHECK: %[[B3:.*]] = llvm.select %[[OWN3]], %{{.*}}, %[[BLAST]] : i1, i64
+// CHECK: %[[I3:.*]] = llvm.select %[[OWN3]], %{{.*}}, %[[ILAST]] : i1, i32
+// CHECK: nvvm.tcgen05.mma.block_scale %{{.*}}, %{{.*}}, %[[B3]], %[[I3]],
+// CHECK-NOT: nvvm.tcgen05.mma
+// CHECK: llvm.return
+flamia.kernel @sm_100a_umma_k_valid(%t: i32 {flamia.param = "tmem"}, %sa: i32 {flamia.param = "scale_a"}, %sb: i32 {flamia.param = "scale_b"}, %kv: i32 {flamia.param = "keys"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
+  %v = flamia.smem.alloc : !flamia.smem<1x128x128xf8E4M3FN>
+  flamia.role "mma" warpgroups[0, 1) registers 104 single_thread {
+    %c0 = arith.constant 0 : i32
+    %true = arith.constant true
+    flamia.umma %t[256] b %v[%c0] accumulate %true scales(%sa, %sb) k_valid %kv {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed} : (i32, !flamia.smem<1x128x128xf8E4M3FN>, i32, i1, i32, i32, i32) -> ()
+  }
+  flamia.return
+}
+
+// -----
+
 // tcgen05.commit on the stage's full barrier (index stage) or empty barrier
 // (index stages + stage), 8 bytes each.
 // CHECK-LABEL: llvm.func @sm_100a_umma_commit(
