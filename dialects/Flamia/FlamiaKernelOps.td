@@ -508,6 +508,13 @@ def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegmen
     `f8E8M0FNU` over `D/32` channel blocks, dequantized copies bf16, all with
     the source's `H` and `D`.
 
+    The per-token copy may instead be NVFP4 (recipe `nvfp4-mixed`), as its
+    payload's type `f4E2M1FN` says: scales `f8E4M3FN` read as unsigned E4M3,
+    `[T, H, D/16]`, one per token and 16 channels, global scale 1; the payload
+    holds two E2M1 codes per byte (element `2i` in the low nibble), so its
+    `[T, H, D]` buffer takes `T * H * D / 2` bytes; the dequantized copy is
+    `e2m1 * s`, exact in bf16. Its scale-factor tiles are not implemented.
+
     For block-scaled MMAs (sm_100a) the scales are also written as the
     512-byte scale-factor tiles tcgen05 reads (the 128x4 layout,
     include/flamia/Target/ScaleFactorLayout.h), in `[NB, H, 512]` i8

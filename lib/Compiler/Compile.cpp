@@ -233,8 +233,11 @@ bool deriveWorkspaceContents(
   });
   auto formatOf = [](Value v, runtime::HeldFormat &format) {
     Type e = cast<GlobalType>(v.getType()).getElementType();
+    // f8E4M3FN: MXFP8 payloads and NVFP4 scales (unsigned E4M3).
     if (isa<Float8E4M3FNType>(e))
       format = runtime::HeldFormat::E4M3;
+    else if (isa<Float4E2M1FNType>(e))
+      format = runtime::HeldFormat::E2M1;
     else if (isa<Float8E8M0FNUType>(e))
       format = runtime::HeldFormat::E8M0;
     else if (e.isBF16())

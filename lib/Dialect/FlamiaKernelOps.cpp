@@ -611,10 +611,17 @@ LogicalResult QuantizeBlockOp::verify() {
                            << "] of " << element << ", got " << type;
     return success();
   };
-  if (failed(check(getPerTokenData(), "the per-token payload", d, isE4M3,
-                   "f8E4M3FN")) ||
-      failed(check(getPerTokenScales(), "the per-token scales", d / 32, isE8M0,
-                   "f8E8M0FNU")) ||
+  // The per-token copy is MXFP8 (E4M3, E8M0 per 32 channels) or NVFP4
+  // (E2M1, unsigned E4M3 per 16 channels), as its payload's type says.
+  auto isE2M1 = [](Type t) { return isa<Float4E2M1FNType>(t); };
+  bool nvfp4 = false;
+  if (Value data = getPerTokenData())
+    nvfp4 = isE2M1(cast<GlobalType>(data.getType()).getElementType());
+  if (failed(check(getPerTokenData(), "the per-token payload", d,
+                   nvfp4 ? isE2M1 : isE4M3, nvfp4 ? "f4E2M1FN" : "f8E4M3FN")) ||
+      failed(check(getPerTokenScales(), "the per-token scales",
+                   nvfp4 ? d / 16 : d / 32, nvfp4 ? isE4M3 : isE8M0,
+                   nvfp4 ? "f8E4M3FN (unsigned E4M3, NVFP4)" : "f8E8M0FNU")) ||
       failed(check(getPerTokenDequant(), "the per-token dequantized copy", d,
                    isBF16, "bf16")) ||
       failed(check(getTokenBlockData(), "the token-block payload", d, isE4M3,
@@ -627,6 +634,10 @@ LogicalResult QuantizeBlockOp::verify() {
   if (getPerTokenTiles() && !getPerTokenData())
     return emitOpError() << "per-token scale tiles need the per-token "
                             "quantization";
+  if (getPerTokenTiles() && nvfp4)
+    return emitOpError() << "scale-factor tiles of an NVFP4 per-token copy "
+                            "(the scale_vec::4X layout of kind::mxf4nvf4) are "
+                            "not implemented";
   if (getTokenBlockTiles() && !getTokenBlockData())
     return emitOpError() << "token-block scale tiles need the token-block "
                             "quantization";

@@ -14,11 +14,17 @@ const std::vector<RecipeKind> &recipeKinds() {
        // none: they quantize K in 32x32 token blocks.
        {{"sm_90a", {64, 128}, false, true},
         {"sm_100a", {64, 128}, false, false}}},
-      // The mixed NVFP4/FP8 recipe (issue 14): in the dialect and the
-      // numerics library (CPU reference, quantizer), in no kernel yet.
-      // Strict mode changes none of its layouts (Q K^T and dO V^T are per
-      // token already), so its strict preset has the same numerics.
-      {"nvfp4-mixed", "nvfp4_mixed", "nvfp4-mixed", "nvfp4-mixed-strict", {}},
+      // The mixed NVFP4/FP8 recipe (issue 14): the forward kernels of
+      // sm_90a (NVFP4 per-token Q and K, dequantized to bf16 for wgmma;
+      // MXFP8 token-block V); no backward yet, no sm_100a kernels
+      // (kind::mxf4nvf4). Strict mode changes none of its layouts (Q K^T
+      // and dO V^T are per token already): its strict preset has the same
+      // numerics, and the same kernels.
+      {"nvfp4-mixed",
+       "nvfp4_mixed",
+       "nvfp4-mixed",
+       "nvfp4-mixed-strict",
+       {{"sm_90a", {64, 128}, true, false}}},
   };
   return kinds;
 }

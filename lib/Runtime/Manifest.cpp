@@ -7,10 +7,11 @@
 #include "flamia/Runtime/Json.h"
 #include "flamia/Schedule/ScheduleParams.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <initializer_list>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -134,6 +135,8 @@ const char *heldFormatName(HeldFormat format) {
     return "bf16";
   case HeldFormat::F32:
     return "f32";
+  case HeldFormat::E2M1:
+    return "e2m1";
   }
   return "?";
 }
@@ -832,21 +835,53 @@ Status ManifestReader::readHolds(const JsonValue &v, const std::string &path,
                     "' holds delta in layout " + heldLayoutName(h.layout) +
                     "; delta has one value per token and head (per_token)");
   FLAMIA_RETURN_IF_ERROR(require(v, path, "format", x));
-  FLAMIA_RETURN_IF_ERROR(readEnum(
-      *x, path + ".format", "format", heldFormatName,
-      {HeldFormat::E4M3, HeldFormat::E8M0, HeldFormat::BF16, HeldFormat::F32},
-      h.format));
-  // The formats and dtypes each part has (the recipes the reader knows).
-  HeldFormat format = h.part == HeldPart::Payload       ? HeldFormat::E4M3
-                      : h.part == HeldPart::Dequantized ? HeldFormat::BF16
-                      : h.part == HeldPart::Delta       ? HeldFormat::F32
-                                                        : HeldFormat::E8M0;
-  if (h.format != format)
+  FLAMIA_RETURN_IF_ERROR(
+      readEnum(*x, path + ".format", "format", heldFormatName,
+               {HeldFormat::E4M3, HeldFormat::E8M0, HeldFormat::BF16,
+                HeldFormat::F32, HeldFormat::E2M1},
+               h.format));
+  // The formats each part has (the recipes the reader knows): MXFP8 copies
+  // (e4m3 payload, e8m0 scales) and NVFP4 per-token copies (e2m1 payload,
+  // e4m3 scales).
+  std::vector<HeldFormat> formats;
+  switch (h.part) {
+  case HeldPart::Payload:
+    formats = {HeldFormat::E4M3, HeldFormat::E2M1};
+    break;
+  case HeldPart::Scales:
+    formats = {HeldFormat::E8M0, HeldFormat::E4M3};
+    break;
+  case HeldPart::ScaleTiles:
+    formats = {HeldFormat::E8M0};
+    break;
+  case HeldPart::Dequantized:
+    formats = {HeldFormat::BF16};
+    break;
+  case HeldPart::Delta:
+    formats = {HeldFormat::F32};
+    break;
+  case HeldPart::Scratch:
+    break;
+  }
+  if (std::find(formats.begin(), formats.end(), h.format) == formats.end()) {
+    std::string allowed;
+    for (HeldFormat f : formats)
+      allowed += std::string(allowed.empty() ? "" : " or ") + heldFormatName(f);
     return fail(*x, path + ".format",
                 std::string("workspace buffer '") + b.name + "' holds " +
                     heldPartName(h.part) + " in format " +
                     heldFormatName(h.format) + "; " + heldPartName(h.part) +
-                    " are " + heldFormatName(format));
+                    " are " + allowed);
+  }
+  const bool nvfp4 =
+      (h.part == HeldPart::Payload && h.format == HeldFormat::E2M1) ||
+      (h.part == HeldPart::Scales && h.format == HeldFormat::E4M3);
+  if (nvfp4 && h.layout != HeldLayout::PerToken)
+    return fail(*x, path + ".format",
+                std::string("workspace buffer '") + b.name + "' holds NVFP4 " +
+                    heldPartName(h.part) + " (" + heldFormatName(h.format) +
+                    ") in layout " + heldLayoutName(h.layout) +
+                    "; NVFP4 copies are per_token (1x16 blocks)");
   DType dtype = h.part == HeldPart::Dequantized ? DType::BF16
                 : h.part == HeldPart::Delta       ? DType::F32
                                                   : DType::U8;

@@ -105,8 +105,13 @@ StringRef headSymbolOf(StringRef name) {
 ArrayAttr dimsOf(Builder &b, GlobalType t, StringRef symbol,
                  StringRef headSymbol = "Hq") {
   ArrayRef<int64_t> shape = t.getShape();
+  // E2M1 payloads hold two codes per byte: the manifest's shape is in bytes.
+  bool packedFp4 = isa<Float4E2M1FNType>(t.getElementType());
   SmallVector<Attribute> dims;
-  for (auto [i, d] : llvm::enumerate(shape)) {
+  for (auto [i, size] : llvm::enumerate(shape)) {
+    int64_t d = size;
+    if (packedFp4 && i + 1 == shape.size() && !ShapedType::isDynamic(d))
+      d /= 2;
     bool headAxis = (shape.size() == 3 && i == 1) ||
                     (shape.size() == 2 && i == 0 &&
                      ShapedType::isDynamic(shape[1]));
@@ -142,8 +147,12 @@ struct ForwardPlan {
   /// The function arguments that are Q, K, V.
   BlockArgument qArg, kArg, vArg;
   QTensorType qType, kType, vType;
-  /// Q once more in K's 32x32 token blocks (the dK = dS^T Q orientation).
+  /// Q once more in 32x32 token blocks (the dK = dS^T Q orientation), the
+  /// MXFP8 layout V has in P V under every recipe.
   QTensorType qTbType;
+  /// Whether K's copy for S = Q K^T is per token (NVFP4, nvfp4-mixed): the
+  /// quantizer writes it as k_pt, not in 32x32 blocks as k_tb.
+  bool kPerToken() const { return kType.getLayout().isPerToken(); }
   Type i32, f32;
   GlobalType blockInfoType, itemsType, counterType;
   std::string base;
@@ -199,8 +208,15 @@ struct ForwardPlan {
     p.qType = cast<QTensorType>(fwd.getQ().getType());
     p.kType = cast<QTensorType>(fwd.getK().getType());
     p.vType = cast<QTensorType>(fwd.getV().getType());
-    p.qTbType = QTensorType::get(ctx, p.qType.getShape(), p.qType.getElementType(),
-                                 p.qType.getScaleType(), p.kType.getLayout());
+    p.qTbType =
+        QTensorType::get(ctx, p.qType.getShape(), p.vType.getElementType(),
+                         p.vType.getScaleType(), p.vType.getLayout());
+    if (scaleTiles && p.hopper &&
+        (isa<Float4E2M1FNType>(p.qType.getElementType()) || p.kPerToken()))
+      return fwd.emitOpError()
+             << "flamia-varlen-schedule: scale-tiles writes sm_100a's MXFP8 "
+                "scale-factor tiles; NVFP4 copies (recipe nvfp4-mixed) have "
+                "none yet";
     p.i32 = IntegerType::get(ctx, 32);
     p.f32 = Float32Type::get(ctx);
     p.blockInfoType = GlobalType::get(ctx, {ShapedType::kDynamic, 2}, p.i32);
@@ -277,10 +293,18 @@ struct ForwardPlan {
   /// (and of the launch plan's workspaces).
   SmallVector<std::pair<StringRef, GlobalType>> quantizedCopies() const {
     SmallVector<std::pair<StringRef, GlobalType>> copies = {
-        {"q_pt", payloadOf(qType)},   {"q_pt_scales", scalesOf(qType)},
-        {"q_tb", payloadOf(qTbType)}, {"q_tb_scales", scalesOf(qTbType)},
-        {"k_tb", payloadOf(kType)},   {"k_tb_scales", scalesOf(kType)},
-        {"v_tb", payloadOf(vType)},   {"v_tb_scales", scalesOf(vType)}};
+        {"q_pt", payloadOf(qType)},
+        {"q_pt_scales", scalesOf(qType)},
+        {"q_tb", payloadOf(qTbType)},
+        {"q_tb_scales", scalesOf(qTbType)}};
+    if (kPerToken())
+      copies.append(
+          {{"k_pt", payloadOf(kType)}, {"k_pt_scales", scalesOf(kType)}});
+    else
+      copies.append(
+          {{"k_tb", payloadOf(kType)}, {"k_tb_scales", scalesOf(kType)}});
+    copies.append(
+        {{"v_tb", payloadOf(vType)}, {"v_tb_scales", scalesOf(vType)}});
     if (hopper)
       copies.append({{"q_deq", bf16Copy(qType)},
                      {"k_deq", bf16Copy(kType)},
@@ -399,15 +423,25 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
                                      kvHeads);
   auto ifOp = scf::IfOp::create(b, loc, isKv, /*withElse=*/false);
   OpBuilder tb = ifOp.getThenBodyBuilder();
+  // (nvfp4-mixed: K per token instead, for S = Q K^T.)
+  if (plan.kPerToken())
+    QuantizeBlockOp::create(tb, loc, p("k"), start, length, block, head,
+                            p("Hkv"), p("k_pt"), p("k_pt_scales"),
+                            hopper ? p("k_deq") : Value(), Value(), Value(),
+                            Value(), Value(), Value(), StringAttr());
   for (auto [src, data, scales, deq, sf, rows] :
        {std::make_tuple("k", "k_tb", "k_tb_scales", "k_deq", "k_sf", "tokens"),
-        std::make_tuple("v", "v_tb", "v_tb_scales", "v_deq", "v_sf", "channels")})
+        std::make_tuple("v", "v_tb", "v_tb_scales", "v_deq", "v_sf",
+                        "channels")}) {
+    if (StringRef(src) == "k" && plan.kPerToken())
+      continue;
     QuantizeBlockOp::create(tb, loc, p(src), start, length, block, head,
                             p("Hkv"), Value(), Value(), Value(), p(data),
                             p(scales),
                             hopper ? p(deq) : Value(), Value(),
                             tiles ? p(sf) : Value(),
                             tiles ? tb.getStringAttr(rows) : StringAttr());
+  }
   ReturnOp::create(b, loc);
   setPhase(qk, "forward");
   return qk;
@@ -740,7 +774,9 @@ struct VarlenSchedulePass
           !s)
         return fwd.emitOpError() << "flamia-varlen-schedule: " << s.message;
     }
-    auto expect = [&](Value v, StringRef name, int64_t tokenBlock) -> LogicalResult {
+    // Each operand is the qtensor the contract prescribes for its use.
+    auto expect = [&](Value v, StringRef name, Gemm gemm,
+                      AttnTensor tensor) -> LogicalResult {
       auto q = v.getDefiningOp<QuantizeOp>();
       auto type = dyn_cast<QTensorType>(v.getType());
       if (!q || !type)
@@ -751,24 +787,24 @@ struct VarlenSchedulePass
       if (!isa<BlockArgument>(q.getInput()))
         return fwd.emitOpError() << "flamia-varlen-schedule: " << name
                                  << " must quantize a function argument";
-      ScaleLayoutAttr layout = type.getLayout();
-      if (!isa<Float8E4M3FNType>(type.getElementType()) ||
-          !isa<Float8E8M0FNUType>(type.getScaleType()) ||
-          layout.getTokenBlock() != tokenBlock ||
-          layout.getChannelBlock() != 32 || !layout.isDocumentLocal())
+      const num::OperandQuantization &use =
+          contract->operands[static_cast<int>(getOperandUse(gemm, tensor))];
+      if (!isContractQTensorLayout(use))
         return fwd.emitOpError()
-               << "flamia-varlen-schedule: the kernels implement recipe mxfp8 "
-                  "(E4M3 with E8M0 scales; Q 1x32, K and V 32x32, "
-                  "document-local), but "
-               << name << " is " << type;
+               << "flamia-varlen-schedule: recipe " << (*kind)->name
+               << " quantizes " << name << " in a layout no kernel reads";
+      QTensorType expected = getContractQTensorType(
+          cast<RankedTensorType>(q.getInput().getType()), use);
+      if (type != expected)
+        return fwd.emitOpError()
+               << "flamia-varlen-schedule: the kernels implement recipe "
+               << (*kind)->name << "'s contract, where " << name << " is "
+               << expected << ", but it is " << type;
       return success();
     };
-    if (failed(expect(fwd.getQ(), "q",
-                      getContractTokenBlock(*contract, Gemm::QK, AttnTensor::Q))) ||
-        failed(expect(fwd.getK(), "k",
-                      getContractTokenBlock(*contract, Gemm::QK, AttnTensor::K))) ||
-        failed(expect(fwd.getV(), "v",
-                      getContractTokenBlock(*contract, Gemm::PV, AttnTensor::V))))
+    if (failed(expect(fwd.getQ(), "q", Gemm::QK, AttnTensor::Q)) ||
+        failed(expect(fwd.getK(), "k", Gemm::QK, AttnTensor::K)) ||
+        failed(expect(fwd.getV(), "v", Gemm::PV, AttnTensor::V)))
       return failure();
     if (!fwd.getP().getFixedScale() ||
         !isa<Float8E4M3FNType>(fwd.getP().getElementType()))

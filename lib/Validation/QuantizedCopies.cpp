@@ -22,8 +22,13 @@ using runtime::Status;
 
 Status QuantizedReference::get(runtime::HeldTensor tensor,
                                runtime::HeldLayout layout,
-                               const nm::QuantizedTensor *&out) {
-  auto key = std::make_pair(tensor, layout);
+                               const nm::QuantizedTensor *&out, bool nvfp4) {
+  if (nvfp4 && layout != runtime::HeldLayout::PerToken)
+    return runtime::invalidArgument(
+        std::string("an NVFP4 copy of ") + runtime::heldTensorName(tensor) +
+        " in layout " + runtime::heldLayoutName(layout) +
+        " is to be checked; NVFP4 copies are per token (1x16)");
+  auto key = std::make_tuple(tensor, layout, nvfp4);
   auto it = cache_.find(key);
   if (it == cache_.end()) {
     const BatchView &b = batch_;
@@ -58,10 +63,11 @@ Status QuantizedReference::get(runtime::HeldTensor tensor,
         detail::toFloat(x, static_cast<size_t>(b.T * H * b.D));
     nm::ScaleLayout scales = layout == runtime::HeldLayout::TokenBlock
                                  ? nm::ScaleLayout::documentLocal(32, 32)
-                                 : nm::ScaleLayout::perToken(32);
+                             : nvfp4 ? nm::ScaleLayout::perToken(16)
+                                     : nm::ScaleLayout::perToken(32);
     nm::QuantizedTensor qt;
     nm::Status s = nm::quantize(xf.data(), b.T, H, b.D, docs_, scales,
-                                nm::kMXFP8E4M3, qt);
+                                nvfp4 ? nm::kNVFP4 : nm::kMXFP8E4M3, qt);
     if (!s)
       return runtime::invalidArgument("numerics quantizer: " + s.message);
     it = cache_.emplace(key, std::move(qt)).first;
@@ -71,21 +77,22 @@ Status QuantizedReference::get(runtime::HeldTensor tensor,
 }
 
 std::string copyCheckName(const std::string &buffer,
-                          const runtime::BufferContents &holds) {
+                          const runtime::BufferContents &holds, bool nvfp4) {
   switch (holds.part) {
   case runtime::HeldPart::Dequantized:
     return buffer + " (" +
            (holds.layout == runtime::HeldLayout::TokenBlock ? "32x32"
+            : nvfp4                                         ? "1x16"
                                                             : "1x32") +
            " dequantized, bf16)";
   case runtime::HeldPart::Scales:
-    return buffer + " (E8M0 scales)";
+    return buffer + (nvfp4 ? " (UE4M3 scales)" : " (E8M0 scales)");
   case runtime::HeldPart::ScaleTiles:
     return buffer + " (scale-factor tiles, 128x4 layout)";
   case runtime::HeldPart::Delta:
     return buffer + " (delta = rowsum(dO * O), f32)";
   default:
-    return buffer + " (E4M3 payload)";
+    return buffer + (nvfp4 ? " (E2M1 payload, 2 a byte)" : " (E4M3 payload)");
   }
 }
 
@@ -94,8 +101,9 @@ Check checkQuantizedCopy(const std::string &buffer,
                          const nm::QuantizedTensor &ref, const uint8_t *gpu,
                          size_t bytes) {
   const int64_t H = ref.numHeads, D = ref.headDim;
+  const bool nvfp4 = ref.format.scale == nm::ScaleFormat::UE4M3;
   Check row;
-  row.name = copyCheckName(buffer, holds);
+  row.name = copyCheckName(buffer, holds, nvfp4);
   row.verdict = Verdict::Pass;
   int64_t mismatches = 0, first = -1;
   std::string firstText;
@@ -105,7 +113,31 @@ Check checkQuantizedCopy(const std::string &buffer,
                  " bytes, the reference " + std::to_string(expected);
     return row;
   };
-  if (holds.part == runtime::HeldPart::Payload) {
+  if (holds.part == runtime::HeldPart::Payload &&
+      ref.format.element == nm::ElementFormat::E2M1) {
+    // Two codes a byte: element 2i in the low nibble, 2i + 1 in the high.
+    const size_t n = ref.codes.size();
+    if (n % 2 != 0 || bytes != n / 2)
+      return sizeMismatch(n / 2);
+    for (size_t j = 0; j < bytes; ++j)
+      for (size_t half = 0; half < 2; ++half) {
+        const uint8_t g = (gpu[j] >> (4 * half)) & 0xF,
+                      r = ref.codes[2 * j + half] & 0xF;
+        if (g == r)
+          continue;
+        if (first < 0) {
+          first = static_cast<int64_t>(2 * j + half);
+          char buf[64];
+          snprintf(buf, sizeof buf, " gpu 0x%X ref 0x%X", g, r);
+          firstText = position(first, H, D) + buf;
+        }
+        ++mismatches;
+        row.maxAbsDiff = std::max(
+            row.maxAbsDiff, std::fabs(static_cast<double>(nm::e2m1ToFloat(g)) -
+                                      nm::e2m1ToFloat(r)));
+      }
+    row.compared = static_cast<int64_t>(n);
+  } else if (holds.part == runtime::HeldPart::Payload) {
     if (bytes != ref.codes.size())
       return sizeMismatch(ref.codes.size());
     for (size_t i = 0; i < bytes; ++i) {
@@ -142,9 +174,14 @@ Check checkQuantizedCopy(const std::string &buffer,
         firstText = buf;
       }
       ++mismatches;
-      row.maxAbsDiff = std::max(row.maxAbsDiff,
-                                std::fabs(static_cast<double>(gpu[i]) -
-                                          ref.scales[i])); // exponents
+      // E8M0: exponents; UE4M3: scale values (a NaN byte counts as inf).
+      double diff = std::fabs(static_cast<double>(gpu[i]) - ref.scales[i]);
+      if (nvfp4) {
+        double a = nm::decodeScale(gpu[i], nm::ScaleFormat::UE4M3),
+               r = nm::decodeScale(ref.scales[i], nm::ScaleFormat::UE4M3);
+        diff = std::isnan(a) || std::isnan(r) ? INFINITY : std::fabs(a - r);
+      }
+      row.maxAbsDiff = std::max(row.maxAbsDiff, diff);
     }
     row.compared = static_cast<int64_t>(bytes);
   } else {
@@ -157,8 +194,9 @@ Check checkQuantizedCopy(const std::string &buffer,
       const int64_t t = static_cast<int64_t>(i) / (H * D),
                     h = static_cast<int64_t>(i) / D % H,
                     d = static_cast<int64_t>(i) % D;
-      // payload x 2^e, exact in double; bf16 of it (exact unless below
-      // bf16's subnormal range).
+      // payload x scale, exact in double; bf16 of it (MXFP8: exact unless
+      // below bf16's subnormal range; NVFP4: E2M1 x UE4M3 has at most 6
+      // significant bits and lies in [2^-10, 2688], always exact).
       const double value = ref.dequantize(t, h, d);
       const uint16_t expected = nm::floatToBf16(static_cast<float>(value));
       const bool bothNan = std::isnan(nm::bf16ToFloat(g)) && std::isnan(value);
@@ -255,6 +293,27 @@ Check checkScaleTiles(const std::string &buffer,
   return row;
 }
 
+namespace {
+/// The input tensor an operand use reads.
+runtime::HeldTensor tensorOfUse(nm::OperandUse use) {
+  switch (use) {
+  case nm::OperandUse::QInQK:
+  case nm::OperandUse::QInDSQ:
+    return runtime::HeldTensor::Q;
+  case nm::OperandUse::KInQK:
+  case nm::OperandUse::KInDSK:
+    return runtime::HeldTensor::K;
+  case nm::OperandUse::VInPV:
+  case nm::OperandUse::VInDOV:
+    return runtime::HeldTensor::V;
+  case nm::OperandUse::DOInDOV:
+  case nm::OperandUse::DOInPDO:
+    return runtime::HeldTensor::GradO;
+  }
+  return runtime::HeldTensor::Q;
+}
+} // namespace
+
 Status checkQuantizedCopies(const BatchView &b, const runtime::Manifest &m,
                             const FetchBuffer &fetch, std::vector<Check> &out,
                             const uint16_t *o) {
@@ -264,15 +323,39 @@ Status checkQuantizedCopies(const BatchView &b, const runtime::Manifest &m,
     out.push_back({"quantized copies", 0, 0, Verdict::Skip, rs.message});
     return Status::success();
   }
-  // The manifest's "holds" describe MXFP8 copies (E4M3, E8M0) only.
-  for (const nm::OperandQuantization &op : recipe.operands)
-    if (op.quantized && op.scale == nm::ScaleFormat::UE4M3) {
-      out.push_back({"quantized copies", 0, 0, Verdict::Skip,
-                     "recipe " + m.recipe.kind +
-                         " has NVFP4 copies, which no kernel writes yet and "
-                         "the manifest cannot describe"});
-      return Status::success();
+  // Which (tensor, layout) copies are NVFP4: by their payload's or scales'
+  // format, else (a dequantized copy alone) by the recipe.
+  auto ownNvfp4 = [](const runtime::BufferContents &h) {
+    return (h.part == runtime::HeldPart::Payload &&
+            h.format == runtime::HeldFormat::E2M1) ||
+           (h.part == runtime::HeldPart::Scales &&
+            h.format == runtime::HeldFormat::E4M3);
+  };
+  std::map<std::pair<runtime::HeldTensor, runtime::HeldLayout>, bool> format;
+  for (const runtime::ManifestBuffer &buffer : m.buffers) {
+    const runtime::BufferContents &h = buffer.holds;
+    if (buffer.role == runtime::BufferRole::Workspace &&
+        (h.part == runtime::HeldPart::Payload ||
+         h.part == runtime::HeldPart::Scales))
+      format[{h.tensor, h.layout}] |= ownNvfp4(h);
+  }
+  auto recipeNvfp4 = [&](runtime::HeldTensor tensor) {
+    for (int u = 0; u < nm::kNumOperandUses; ++u) {
+      const nm::OperandQuantization &op = recipe.operands[u];
+      if (op.quantized && op.scale == nm::ScaleFormat::UE4M3 &&
+          tensorOfUse(static_cast<nm::OperandUse>(u)) == tensor)
+        return true;
     }
+    return false;
+  };
+  auto isNvfp4 = [&](const runtime::BufferContents &h) {
+    if (h.part != runtime::HeldPart::Dequantized)
+      return ownNvfp4(h);
+    if (h.layout != runtime::HeldLayout::PerToken)
+      return false;
+    auto it = format.find({h.tensor, h.layout});
+    return it != format.end() ? it->second : recipeNvfp4(h.tensor);
+  };
   DocumentLayout docs;
   FLAMIA_RETURN_IF_ERROR(documentsOf(b, docs));
   QuantizedReference reference(b, docs);
@@ -315,7 +398,8 @@ Status checkQuantizedCopies(const BatchView &b, const runtime::Manifest &m,
     }
     FLAMIA_RETURN_IF_ERROR(fetch(buffer.name, gpu));
     const nm::QuantizedTensor *ref = nullptr;
-    FLAMIA_RETURN_IF_ERROR(reference.get(holds.tensor, holds.layout, ref));
+    FLAMIA_RETURN_IF_ERROR(
+        reference.get(holds.tensor, holds.layout, ref, isNvfp4(holds)));
     out.push_back(
         checkQuantizedCopy(buffer.name, holds, *ref, gpu.data(), gpu.size()));
   }

@@ -994,6 +994,51 @@ func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc) {
 }
 
 // -----
+// An NVFP4 per-token copy (E2M1 payload) has one scale per 16 channels.
+!src = !flamia.global<?x4x128xbf16>
+!pay = !flamia.global<?x4x128xf4E2M1FN>
+!sc = !flamia.global<?x4x4xf8E4M3FN>
+func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc) {
+  // expected-error @below {{'flamia.quantize_block' op the per-token scales must be [N, 4, 8] of f8E4M3FN (unsigned E4M3, NVFP4), got '!flamia.global<?x4x4xf8E4M3FN>'}}
+  flamia.quantize_block %x rows(%i, %i) block %i head %i per_token(%pt, %pts) : (!src, i32, i32, i32, i32, !pay, !sc) -> ()
+  return
+}
+
+// -----
+// ... in unsigned E4M3, not E8M0.
+!src = !flamia.global<?x4x128xbf16>
+!pay = !flamia.global<?x4x128xf4E2M1FN>
+!sc = !flamia.global<?x4x8xf8E8M0FNU>
+func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc) {
+  // expected-error @below {{'flamia.quantize_block' op the per-token scales must be [N, 4, 8] of f8E4M3FN (unsigned E4M3, NVFP4), got '!flamia.global<?x4x8xf8E8M0FNU>'}}
+  flamia.quantize_block %x rows(%i, %i) block %i head %i per_token(%pt, %pts) : (!src, i32, i32, i32, i32, !pay, !sc) -> ()
+  return
+}
+
+// -----
+// NVFP4 in token blocks is no copy of the contract.
+!src = !flamia.global<?x4x128xbf16>
+!pay = !flamia.global<?x4x128xf4E2M1FN>
+!sc = !flamia.global<?x4x8xf8E4M3FN>
+func.func @f(%x: !src, %i: i32, %tb: !pay, %tbs: !sc) {
+  // expected-error @below {{'flamia.quantize_block' op the token-block payload must be [N, 4, 128] of f8E4M3FN, got '!flamia.global<?x4x128xf4E2M1FN>'}}
+  flamia.quantize_block %x rows(%i, %i) block %i head %i token_block(%tb, %tbs) : (!src, i32, i32, i32, i32, !pay, !sc) -> ()
+  return
+}
+
+// -----
+// sm_100a's scale-factor tiles of an NVFP4 copy are not implemented.
+!src = !flamia.global<?x4x128xbf16>
+!pay = !flamia.global<?x4x128xf4E2M1FN>
+!sc = !flamia.global<?x4x8xf8E4M3FN>
+!tiles = !flamia.global<?x4x512xi8>
+func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc, %t: !tiles) {
+  // expected-error @below {{'flamia.quantize_block' op scale-factor tiles of an NVFP4 per-token copy (the scale_vec::4X layout of kind::mxf4nvf4) are not implemented}}
+  flamia.quantize_block %x rows(%i, %i) block %i head %i per_token(%pt, %pts) per_token_tiles(%t) : (!src, i32, i32, i32, i32, !pay, !sc, !tiles) -> ()
+  return
+}
+
+// -----
 // One scale per 32 channels: [T, H, D / 32].
 !src = !flamia.global<?x4x128xbf16>
 !pay = !flamia.global<?x4x128xf8E4M3FN>

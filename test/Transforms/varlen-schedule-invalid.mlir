@@ -17,7 +17,7 @@ func.func @not_quantized_here(%q8: !pt, %k: !b, %cu: tensor<?xi32>) -> (!b, tens
 !tb = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
 func.func @token_block_q(%q: !b, %cu: tensor<?xi32>) -> (!b, tensor<2x?xf32>) {
   %q8 = flamia.quantize %q cu_seqlens(%cu) : (!b, tensor<?xi32>) -> !tb
-  // expected-error @below {{the kernels implement recipe mxfp8 (E4M3 with E8M0 scales; Q 1x32, K and V 32x32, document-local), but q is '!flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>'}}
+  // expected-error @below {{the kernels implement recipe mxfp8's contract, where q is '!flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 1x32>', but it is '!flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>'}}
   %o, %lse = flamia.attention_fwd qk(%q8, %q8) pv(%q8) safe(%q, %q, %q) cu_seqlens(%cu)
       {causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<mxfp8, safe_block = 128>}
       : (!tb, !tb, !tb, !b, !b, !b, tensor<?xi32>) -> (!b, tensor<2x?xf32>)

@@ -36,7 +36,8 @@ static cl::opt<std::string> target("target",
                                    cl::desc("sm_90a or sm_100a (required)"),
                                    cl::cat(compileCategory));
 static cl::opt<std::string>
-    recipe("recipe", cl::desc("Recipe (mxfp8; nvfp4-mixed has no kernels yet)"),
+    recipe("recipe",
+           cl::desc("Recipe (mxfp8; nvfp4-mixed: sm_90a forward only)"),
            cl::init("mxfp8"), cl::cat(compileCategory));
 static cl::opt<int64_t> headDim("head-dim", cl::desc("Head dim (64, 128)"),
                                 cl::init(128), cl::cat(compileCategory));

@@ -479,6 +479,43 @@ TEST(ManifestHolds, OnlyWorkspaceBuffersHoldCopies) {
       "workspace buffers say what they hold");
 }
 
+TEST(ManifestHolds, Nvfp4CopiesArePerToken) {
+  const std::string qpt = R"("part": "payload",
+        "tensor": "q",
+        "layout": "per_token",
+        "format": "e4m3")";
+  // NVFP4 (recipe nvfp4-mixed): e2m1 payloads and e4m3 scales, per token.
+  Manifest m = parseOk(everyKindWith(qpt, R"("part": "payload", "tensor": "q",
+        "layout": "per_token", "format": "e2m1")"));
+  ASSERT_GT(m.buffers.size(), 6u);
+  EXPECT_EQ(m.buffers[6].holds.format, HeldFormat::E2M1);
+  EXPECT_STREQ(heldFormatName(HeldFormat::E2M1), "e2m1");
+  m = parseOk(everyKindWith(qpt, R"("part": "scales", "tensor": "q",
+        "layout": "per_token", "format": "e4m3")"));
+  EXPECT_EQ(m.buffers[6].holds.part, HeldPart::Scales);
+  EXPECT_EQ(m.buffers[6].holds.format, HeldFormat::E4M3);
+  // ... and round-trip through the writer.
+  expectEqual(m, parseOk(writeManifestJson(m)));
+  auto with = [&](const std::string &holds) {
+    return parseError(everyKindWith(qpt, holds));
+  };
+  EXPECT_CONTAINS(with(R"("part": "payload", "tensor": "k",
+                          "layout": "token_block", "format": "e2m1")"),
+                  "buffers[6].holds.format: workspace buffer 'q_pt' holds "
+                  "NVFP4 payload (e2m1) in layout token_block; NVFP4 copies "
+                  "are per_token (1x16 blocks)");
+  EXPECT_CONTAINS(with(R"("part": "scales", "tensor": "k",
+                          "layout": "token_block", "format": "e4m3")"),
+                  "holds NVFP4 scales (e4m3) in layout token_block");
+  EXPECT_CONTAINS(with(R"("part": "scales", "tensor": "q",
+                          "layout": "per_token", "format": "e2m1")"),
+                  "holds scales in format e2m1; scales are e8m0 or e4m3");
+  EXPECT_CONTAINS(with(R"("part": "scale_tiles", "tensor": "q",
+                          "layout": "per_token", "format": "e4m3",
+                          "tile_rows": "tokens")"),
+                  "holds scale_tiles in format e4m3; scale_tiles are e8m0");
+}
+
 TEST(ManifestHolds, InvalidValuesAreErrors) {
   const std::string qpt = R"("part": "payload",
         "tensor": "q",
@@ -512,11 +549,11 @@ TEST(ManifestHolds, InvalidValuesAreErrors) {
   EXPECT_CONTAINS(with(R"("part": "payload", "tensor": "q",
                           "layout": "per_token", "format": "e5m2")"),
                   "buffers[6].holds.format: unknown format 'e5m2' (expected "
-                  "one of: e4m3, e8m0, bf16, f32)");
+                  "one of: e4m3, e8m0, bf16, f32, e2m1)");
   EXPECT_CONTAINS(with(R"("part": "payload", "tensor": "q",
                           "layout": "per_token", "format": "e8m0")"),
                   "buffers[6].holds.format: workspace buffer 'q_pt' holds "
-                  "payload in format e8m0; payload are e4m3");
+                  "payload in format e8m0; payload are e4m3 or e2m1");
   EXPECT_CONTAINS(with(R"("part": "dequantized", "tensor": "q",
                           "layout": "per_token", "format": "bf16")"),
                   "buffers[6].holds: workspace buffer 'q_pt' holds bf16 "
@@ -726,7 +763,7 @@ TEST(ManifestBackward, DeltaHoldsAreChecked) {
                       R"("part": "payload", "tensor": "grad_o",
         "layout": "token_block", "format": "f32")")),
                   "workspace buffer 'do_tb' holds payload in format f32; "
-                  "payload are e4m3");
+                  "payload are e4m3 or e2m1");
 }
 
 TEST(ManifestBackward, GradientBuffersAreTyped) {

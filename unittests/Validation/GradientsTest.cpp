@@ -367,6 +367,11 @@ TEST(Gradients, QuantizedCopiesOfGradOAndDelta) {
     b.holds.part = part;
     b.holds.tensor = runtime::HeldTensor::GradO;
     b.holds.layout = layout;
+    b.holds.format =
+        part == runtime::HeldPart::Payload  ? runtime::HeldFormat::E4M3
+        : part == runtime::HeldPart::Scales ? runtime::HeldFormat::E8M0
+        : part == runtime::HeldPart::Delta  ? runtime::HeldFormat::F32
+                                            : runtime::HeldFormat::BF16;
     m.buffers.push_back(b);
   };
   // Deliberately misleading names: the checks read "holds".

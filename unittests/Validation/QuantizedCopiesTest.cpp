@@ -27,11 +27,15 @@ using runtime::HeldTensor;
 
 namespace {
 
+/// An MXFP8 copy's contents (e4m3 payload, e8m0 scales, bf16 dequantized).
 BufferContents holds(HeldPart part, HeldTensor tensor, HeldLayout layout) {
   BufferContents c;
   c.part = part;
   c.tensor = tensor;
   c.layout = layout;
+  c.format = part == HeldPart::Payload       ? runtime::HeldFormat::E4M3
+             : part == HeldPart::Dequantized ? runtime::HeldFormat::BF16
+                                             : runtime::HeldFormat::E8M0;
   return c;
 }
 
@@ -270,17 +274,136 @@ TEST_F(Ones, CheckQuantizedCopiesFollowsHolds) {
   runtime::Status s = checkQuantizedCopies(view, m, fetch, checks);
   EXPECT_EQ(s.code, runtime::ErrorCode::NotFound);
   EXPECT_EQ(s.message, "q_pt");
+}
 
-  // A recipe with NVFP4 copies: one Skip row, nothing fetched.
+/// With every element 1.0, an NVFP4 1x16 block has amax 1: its scale is the
+/// smallest E4M3 s with 1 <= 6 s, 0.171875 (0x23), and 1 / s = 5.82 rounds
+/// to E2M1 6 (0x7): every payload byte holds two of them, 0x77, and every
+/// dequantized value is 6 x 0.171875 = 1.03125.
+TEST_F(Ones, Nvfp4PayloadScalesAndDequantized) {
+  QuantizedReference ref(view, docs);
+  const numerics::QuantizedTensor *q = nullptr;
+  ASSERT_TRUE(ref.get(HeldTensor::Q, HeldLayout::PerToken, q, true).ok());
+  ASSERT_EQ(q->codes.size(), 64u * 2 * 64);
+  ASSERT_EQ(q->scales.size(), 64u * 2 * 4); // [T, H, D / 16]
+  EXPECT_EQ(q->codes[0], 0x7);
+  EXPECT_EQ(q->scales[0], 0x23);
+  // Not the MXFP8 copy of the same tensor and layout.
+  const numerics::QuantizedTensor *mx = nullptr;
+  ASSERT_TRUE(ref.get(HeldTensor::Q, HeldLayout::PerToken, mx).ok());
+  EXPECT_NE(q, mx);
+  EXPECT_EQ(mx->codes[0], 0x78);
+
+  BufferContents payload =
+      holds(HeldPart::Payload, HeldTensor::Q, HeldLayout::PerToken);
+  payload.format = runtime::HeldFormat::E2M1;
+  std::vector<uint8_t> gpu(64 * 2 * 32, 0x77);
+  Check c = checkQuantizedCopy("q_pt", payload, *q, gpu.data(), gpu.size());
+  EXPECT_EQ(c.name, "q_pt (E2M1 payload, 2 a byte)");
+  EXPECT_EQ(c.verdict, Verdict::Pass) << c.detail;
+  EXPECT_EQ(c.compared, 8192);
+  // The high nibble of byte (t=3, h=1, byte 2) is element d = 5: 6 -> 4.
+  gpu[(3 * 2 + 1) * 32 + 2] = 0x67;
+  c = checkQuantizedCopy("q_pt", payload, *q, gpu.data(), gpu.size());
+  EXPECT_EQ(c.verdict, Verdict::Fail);
+  EXPECT_EQ(c.maxAbsDiff, 2.0);
+  EXPECT_EQ(c.detail, "1 differ; first [t=3, h=1, d=5] gpu 0x6 ref 0x7");
+  // One code per byte (unpacked) is the wrong size.
+  c = checkQuantizedCopy("q_pt", payload, *q, q->codes.data(), q->codes.size());
+  EXPECT_EQ(c.verdict, Verdict::Fail);
+  EXPECT_EQ(c.detail, "the buffer has 8192 bytes, the reference 4096");
+
+  BufferContents scales =
+      holds(HeldPart::Scales, HeldTensor::Q, HeldLayout::PerToken);
+  scales.format = runtime::HeldFormat::E4M3;
+  std::vector<uint8_t> sc(64 * 2 * 4, 0x23);
+  sc[7] = 0x24; // [t=0, h=1, c=3]: 0.1875 for 0.171875
+  c = checkQuantizedCopy("q_pt_scales", scales, *q, sc.data(), sc.size());
+  EXPECT_EQ(c.name, "q_pt_scales (UE4M3 scales)");
+  EXPECT_EQ(c.verdict, Verdict::Fail);
+  EXPECT_EQ(c.maxAbsDiff, 0.015625);
+  EXPECT_EQ(c.detail, "1 differ; first [block=0, h=1, c=3] gpu 0x24 ref 0x23");
+
+  std::vector<uint16_t> deq(8192, numerics::floatToBf16(1.03125f));
+  std::vector<uint8_t> bytes(deq.size() * 2);
+  memcpy(bytes.data(), deq.data(), bytes.size());
+  c = checkQuantizedCopy(
+      "q_deq",
+      holds(HeldPart::Dequantized, HeldTensor::Q, HeldLayout::PerToken), *q,
+      bytes.data(), bytes.size());
+  EXPECT_EQ(c.name, "q_deq (1x16 dequantized, bf16)");
+  EXPECT_EQ(c.verdict, Verdict::Pass) << c.detail;
+}
+
+TEST_F(Ones, Nvfp4NeedsPerTokenLayout) {
+  QuantizedReference ref(view, docs);
+  const numerics::QuantizedTensor *k = nullptr;
+  runtime::Status s = ref.get(HeldTensor::K, HeldLayout::TokenBlock, k, true);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.message, "an NVFP4 copy of k in layout token_block is to be "
+                       "checked; NVFP4 copies are per token (1x16)");
+}
+
+/// Recipe nvfp4-mixed: q's copies are NVFP4 by their formats, q_deq by its
+/// payload's; k_deq (no payload or scales in the manifest) by the recipe,
+/// which reads K per token in NVFP4; v's copies stay MXFP8.
+TEST_F(Ones, CheckQuantizedCopiesNvfp4) {
+  runtime::Manifest m = makeManifest(64);
   m.recipe.kind = runtime::kRecipeNvfp4Mixed;
+  auto buffer = [&](const char *name, HeldPart part, HeldTensor tensor,
+                    HeldLayout layout, runtime::HeldFormat format) {
+    runtime::ManifestBuffer b;
+    b.name = name;
+    b.role = runtime::BufferRole::Workspace;
+    b.holds = holds(part, tensor, layout);
+    b.holds.format = format;
+    m.buffers.push_back(b);
+  };
+  using runtime::HeldFormat;
+  buffer("q_pt", HeldPart::Payload, HeldTensor::Q, HeldLayout::PerToken,
+         HeldFormat::E2M1);
+  buffer("q_pt_scales", HeldPart::Scales, HeldTensor::Q, HeldLayout::PerToken,
+         HeldFormat::E4M3);
+  buffer("q_deq", HeldPart::Dequantized, HeldTensor::Q, HeldLayout::PerToken,
+         HeldFormat::BF16);
+  buffer("k_deq", HeldPart::Dequantized, HeldTensor::K, HeldLayout::PerToken,
+         HeldFormat::BF16);
+  buffer("v_tb_scales", HeldPart::Scales, HeldTensor::V, HeldLayout::TokenBlock,
+         HeldFormat::E8M0);
+
+  auto bf16Bytes = [](size_t n, float value) {
+    std::vector<uint16_t> v(n, numerics::floatToBf16(value));
+    std::vector<uint8_t> b(2 * n);
+    memcpy(b.data(), v.data(), b.size());
+    return b;
+  };
+  std::map<std::string, std::vector<uint8_t>> device;
+  device["q_pt"] = std::vector<uint8_t>(64 * 2 * 32, 0x77);
+  device["q_pt_scales"] = std::vector<uint8_t>(64 * 2 * 4, 0x23);
+  device["q_deq"] = bf16Bytes(64 * 2 * 64, 1.03125f);
+  device["k_deq"] = bf16Bytes(64 * 1 * 64, 1.03125f);
+  device["v_tb_scales"] = std::vector<uint8_t>(3 * 1 * 2, 119);
+  FetchBuffer fetch = [&](const std::string &name, std::vector<uint8_t> &out) {
+    out = device.at(name);
+    return runtime::Status::success();
+  };
+  std::vector<Check> checks;
+  ASSERT_TRUE(checkQuantizedCopies(view, m, fetch, checks).ok());
+  ASSERT_EQ(checks.size(), 5u);
+  EXPECT_EQ(checks[0].name, "q_pt (E2M1 payload, 2 a byte)");
+  EXPECT_EQ(checks[1].name, "q_pt_scales (UE4M3 scales)");
+  EXPECT_EQ(checks[2].name, "q_deq (1x16 dequantized, bf16)");
+  EXPECT_EQ(checks[3].name, "k_deq (1x16 dequantized, bf16)");
+  EXPECT_EQ(checks[4].name, "v_tb_scales (E8M0 scales)");
+  EXPECT_EQ(countFailures(checks), 0) << checks[3].detail;
+
+  // The MXFP8 dequantized value (1.0) is not the NVFP4 copy.
+  device["k_deq"] = bf16Bytes(64 * 1 * 64, 1.0f);
   checks.clear();
   ASSERT_TRUE(checkQuantizedCopies(view, m, fetch, checks).ok());
-  ASSERT_EQ(checks.size(), 1u);
-  EXPECT_EQ(checks[0].name, "quantized copies");
-  EXPECT_EQ(checks[0].verdict, Verdict::Skip);
-  EXPECT_EQ(checks[0].detail,
-            "recipe nvfp4-mixed has NVFP4 copies, which no kernel writes yet "
-            "and the manifest cannot describe");
+  EXPECT_EQ(countFailures(checks), 1);
+  EXPECT_EQ(checks[3].detail,
+            "4096 differ; first [t=0, h=0, d=0] gpu 1 ref 1.03125");
 }
 
 TEST(OutputsWritten, CountsNaN) {

@@ -73,9 +73,11 @@ enum class HeldTensor { Q, K, V, GradO };
 /// Which scale blocks the copy uses: "per_token" (1 x 32 channels),
 /// "token_block" (32 document-local tokens x 32 channels).
 enum class HeldLayout { PerToken, TokenBlock };
-/// The element format of the values: "e4m3" (payloads), "e8m0" (scales and
-/// scale tiles), "bf16" (dequantized copies), "f32" (delta).
-enum class HeldFormat { E4M3, E8M0, BF16, F32 };
+/// The element format of the values: "e4m3" (MXFP8 payloads, NVFP4 scales:
+/// E4M3 used unsigned), "e8m0" (MXFP8 scales and scale tiles), "e2m1" (NVFP4
+/// payloads, two elements a byte: element 2i in the low nibble), "bf16"
+/// (dequantized copies), "f32" (delta).
+enum class HeldFormat { E4M3, E8M0, BF16, F32, E2M1 };
 /// Scale tiles only: what the 128 rows of a tile are, "tokens" (S = Q K^T's
 /// operands) or "channels" (V in O = P V, whose K-blocks are 4 token blocks).
 enum class TileRows { Tokens, Channels };

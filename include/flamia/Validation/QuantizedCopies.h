@@ -19,12 +19,15 @@
 
 #include <functional>
 #include <map>
+#include <tuple>
 #include <utility>
 
 namespace flamia::validation::device {
 
-/// The CPU quantizer's MXFP8 (E4M3, 32-element blocks) copies of a batch's
-/// q, k, v and grad_o, each (tensor, layout) made once, on first use.
+/// The CPU quantizer's copies of a batch's q, k, v and grad_o: MXFP8 (E4M3,
+/// 32-element blocks, E8M0 scales) or NVFP4 (E2M1, 16-element blocks, UE4M3
+/// scales; per token only), each (tensor, layout, format) made once, on first
+/// use.
 class QuantizedReference {
 public:
   /// `batch` (q, k, v and cu_seqlens) and `docs` must outlive this object.
@@ -32,32 +35,39 @@ public:
       : batch_(batch), docs_(docs) {}
 
   /// The copy of `tensor` with per-token (1x32) or per-token-block
-  /// (document-local 32x32) scales. An error if the quantizer fails or the
-  /// tensor is grad_o and the batch has none.
+  /// (document-local 32x32) scales; with `nvfp4`, the NVFP4 per-token (1x16)
+  /// copy. An error if the quantizer fails, `nvfp4` is asked of a token-block
+  /// layout, or the tensor is grad_o and the batch has none.
   runtime::Status get(runtime::HeldTensor tensor, runtime::HeldLayout layout,
-                      const numerics::QuantizedTensor *&out);
+                      const numerics::QuantizedTensor *&out,
+                      bool nvfp4 = false);
 
 private:
   const BatchView &batch_;
   const DocumentLayout &docs_;
-  std::map<std::pair<runtime::HeldTensor, runtime::HeldLayout>,
+  std::map<std::tuple<runtime::HeldTensor, runtime::HeldLayout, bool>,
            numerics::QuantizedTensor>
       cache_;
 };
 
 /// The row name of a buffer holding `holds`: "NAME (E4M3 payload)",
 /// "NAME (E8M0 scales)", "NAME (1x32 dequantized, bf16)", "NAME (32x32
-/// dequantized, bf16)", "NAME (scale-factor tiles, 128x4 layout)".
+/// dequantized, bf16)", "NAME (scale-factor tiles, 128x4 layout)"; of an
+/// NVFP4 copy (`nvfp4`) "NAME (E2M1 payload, 2 a byte)", "NAME (UE4M3
+/// scales)", "NAME (1x16 dequantized, bf16)".
 std::string copyCheckName(const std::string &buffer,
-                          const runtime::BufferContents &holds);
+                          const runtime::BufferContents &holds,
+                          bool nvfp4 = false);
 
 /// A payload, scales or dequantized copy (holds.part Payload, Scales or
 /// Dequantized) of `bytes` bytes against `ref`, the quantizer's copy of the
-/// same tensor in the same layout. Pass: every byte equal ("bit-identical";
-/// a dequantized NaN matches any NaN). Fail: the size differs, or "N differ;
-/// first [t=.., h=.., d=..] gpu .. ref .." with the largest difference of
-/// the decoded values (E4M3 values, E8M0 exponents, bf16 values; a NaN on
-/// one side counts as infinity).
+/// same tensor in the same layout and format (ref.format: MXFP8 or NVFP4;
+/// an NVFP4 payload holds two E2M1 codes a byte, element 2i in the low
+/// nibble). Pass: every byte equal ("bit-identical"; a dequantized NaN
+/// matches any NaN). Fail: the size differs, or "N differ; first [t=..,
+/// h=.., d=..] gpu .. ref .." with the largest difference of the decoded
+/// values (E4M3 or E2M1 values, E8M0 exponents, UE4M3 scale values, bf16
+/// values; a NaN on one side counts as infinity).
 Check checkQuantizedCopy(const std::string &buffer,
                          const runtime::BufferContents &holds,
                          const numerics::QuantizedTensor &ref,
@@ -87,8 +97,11 @@ using FetchBuffer = std::function<runtime::Status(const std::string &buffer,
 /// manifest's recipe has no CPU reference. A delta buffer is checked with
 /// checkDelta against referenceDelta(batch.gradO, `o`) (the run's O, bf16
 /// [T, Hq, D]); without `o` or grad_o it is a Skip row. Copies of grad_o
-/// need batch.gradO. Errors only from `fetch`, the documents, the quantizer,
-/// or a copy of grad_o without batch.gradO.
+/// need batch.gradO. A copy is NVFP4 when its payload is e2m1 or its scales
+/// e4m3; a dequantized copy when another buffer holds such a payload or
+/// scales of the same tensor and layout, or else when the recipe reads that
+/// tensor per token as NVFP4. Errors only from `fetch`, the documents, the
+/// quantizer, or a copy of grad_o without batch.gradO.
 runtime::Status checkQuantizedCopies(const BatchView &batch,
                                      const runtime::Manifest &manifest,
                                      const FetchBuffer &fetch,

@@ -1,6 +1,8 @@
 //===- MxScale.cpp - The contract's E8M0 block scale, in IR ---------------===//
 #include "MxScale.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace flamia;
 
@@ -29,4 +31,62 @@ MxScale flamia::mxScaleOf(Emitter &e, Value amax) {
                            e.shl(e.add(ex, e.i32c(127)), e.i32c(23)));
   return {e.trunc(e.i8(), byte), e.bitcast(e.f32(), invBits),
           e.bitcast(e.f32(), facBits), nonFinite};
+}
+
+Nvfp4Scale flamia::nvfp4ScaleOf(Emitter &e, Value amax) {
+  // c = RNE(amax / 6) to E4M3, saturated to 448. c is never above the
+  // answer: amax / 6 <= s_k implies fl32(amax / 6) <= s_k, s_k being an f32
+  // value. It is at most one code below it (RNE picks a neighbour of the
+  // quotient), so one check of 6 s_c < amax (6 s_c is exact in f32)
+  // finds it; past 6 * 448 the code stays 0x7E and the elements saturate.
+  Value pair = e.cvtToE4M3x2(e.f32c(0), e.fdiv(amax, e.f32c(6)));
+  Value code = e.zext(e.i32(), e.bitcast(e.i16(), pair));
+  code = e.band(code, e.i32c(0xFF));
+  Value sc = e.cvtE4M3x2ToF32(pair).first;
+  Value below = e.fcmp(LLVM::FCmpPredicate::olt, e.fmul(sc, e.f32c(6)), amax);
+  Value bump =
+      e.band(below, e.icmp(LLVM::ICmpPredicate::ult, code, e.i32c(0x7E)));
+  code = e.select(bump, e.add(code, e.i32c(1)), code);
+  Value i16 = e.trunc(e.i16(), code);
+  Value decoded =
+      e.cvtE4M3x2ToF32(e.bitcast(VectorType::get({2}, e.i8()), i16)).first;
+  Value nonFinite = e.fcmp(LLVM::FCmpPredicate::oeq, amax,
+                           e.f32c(std::numeric_limits<float>::infinity()));
+  Value zero = e.icmp(LLVM::ICmpPredicate::eq, code, e.i32c(0));
+  Value byte = e.select(nonFinite, e.i32c(0xFF), code);
+  return {e.trunc(e.i8(), byte), e.select(zero, e.f32c(1), decoded), decoded,
+          nonFinite};
+}
+
+std::pair<Value, Value> flamia::e2m1Quantize(Emitter &e, Value x,
+                                             const Nvfp4Scale &s) {
+  // Rounding x / s (correctly rounded in f32, so it lands on a tie of
+  // E2M1 only when the exact quotient does) to nearest even: the code of
+  // |q| is the number of rounding boundaries it passes; a tie (0.25, 1.25,
+  // 2.5, 5) stays at the even code below it, the others (0.75, 1.75, 3.5)
+  // go up to the even code above.
+  Value a = LLVM::FAbsOp::create(e.b, e.loc, e.fdiv(x, s.divisor));
+  struct Boundary {
+    double at;
+    bool inclusive;
+    double value; // the E2M1 value of the code above it
+  };
+  static constexpr Boundary boundaries[] = {
+      {0.25, false, 0.5}, {0.75, true, 1.0}, {1.25, false, 1.5},
+      {1.75, true, 2.0},  {2.5, false, 3.0}, {3.5, true, 4.0},
+      {5.0, false, 6.0}};
+  Value code = e.i32c(0);
+  Value value = e.f32c(0);
+  for (const Boundary &bd : boundaries) {
+    Value past = e.fcmp(bd.inclusive ? LLVM::FCmpPredicate::oge
+                                     : LLVM::FCmpPredicate::ogt,
+                        a, e.f32c(bd.at));
+    code = e.add(code, e.zext(e.i32(), past));
+    value = e.select(past, e.f32c(bd.value), value);
+  }
+  Value sign = e.band(e.bitcast(e.i32(), x), e.i32c(0x80000000));
+  code = e.bor(code, e.lshr(sign, e.i32c(28)));
+  Value dequant = e.bitcast(
+      e.f32(), e.bor(e.bitcast(e.i32(), e.fmul(value, s.value)), sign));
+  return {code, dequant};
 }

@@ -11,6 +11,10 @@
 // clamped to [-127, 127]; elements RNE to E4M3 with saturation
 // (cvt.rn.satfinite); a block holding Inf or NaN gets scale 0xFF and
 // elements 0x7F. Payloads stay in the packed [T, H, D] order.
+// An NVFP4 per-token copy (E2M1 payload, recipe nvfp4-mixed) takes the amax
+// of each 16-channel half instead: a UE4M3 scale each (nvfp4ScaleOf), the
+// elements E2M1 RNE of x / s; the token-block amax is the larger of the two
+// halves', so the block copy is the same as without it.
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
@@ -28,6 +32,14 @@ using namespace mlir;
 using namespace flamia;
 
 namespace {
+
+/// Whether the op's per-token copy is NVFP4 (E2M1 payload; the verifier
+/// checks the rest).
+bool isNvfp4PerToken(QuantizeBlockOp op) {
+  Value data = op.getPerTokenData();
+  return data && isa<Float4E2M1FNType>(
+                     cast<GlobalType>(data.getType()).getElementType());
+}
 
 struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -72,14 +84,17 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
     }
     // |x| with NaN as +inf, so that amax = +inf marks a non-finite block;
     // rows past the block's end count as zeros.
+    // The amax of each 16-channel half (NVFP4's groups) and of all 32.
     Value inf = e.f32c(std::numeric_limits<float>::infinity());
-    Value amax = e.f32c(0);
-    for (Value v : x) {
+    Value halfAmax[2] = {e.f32c(0), e.f32c(0)};
+    for (auto [i, v] : llvm::enumerate(x)) {
       Value a = LLVM::FAbsOp::create(rewriter, loc, v);
       a = e.select(e.fcmp(LLVM::FCmpPredicate::uno, v, v), inf, a);
-      amax = e.fmax(amax, a);
+      halfAmax[i / 16] = e.fmax(halfAmax[i / 16], a);
     }
-    amax = e.select(valid, amax, e.f32c(0));
+    for (Value &h : halfAmax)
+      h = e.select(valid, h, e.f32c(0));
+    Value amax = e.fmax(halfAmax[0], halfAmax[1]);
 
     auto storeCopy = [&](const MxScale &s, Value data, Value dequant) {
       // Payload: 32 E4M3 codes = two 16-byte stores.
@@ -199,7 +214,61 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
         forEachTile(le, past, past, one);
     };
 
-    if (Value data = adaptor.getPerTokenData()) {
+    // NVFP4 per token (recipe nvfp4-mixed): two 16-channel groups per
+    // thread, one UE4M3 scale each; the 32 E2M1 codes packed two per byte
+    // (element 2i in the low nibble, as the FP4 MMA reads them K-major):
+    // one 16-byte store at byte elem / 2.
+    auto storeNvfp4Copy = [&](Value data, Value scales, Value dequant) {
+      SmallVector<Value> bytes, deqWords, scaleBytes;
+      for (int64_t g = 0; g < 2; ++g) {
+        Nvfp4Scale s = nvfp4ScaleOf(e, halfAmax[g]);
+        scaleBytes.push_back(s.byte);
+        SmallVector<Value> deq;
+        for (int64_t i = 16 * g; i < 16 * g + 16; i += 2) {
+          auto [lo, loDeq] = e2m1Quantize(e, x[i], s);
+          auto [hi, hiDeq] = e2m1Quantize(e, x[i + 1], s);
+          Value byte = e.bor(lo, e.shl(hi, e.i32c(4)));
+          bytes.push_back(e.select(s.nonFinite, e.i32c(0), byte));
+          if (dequant)
+            deqWords.push_back(e.select(s.nonFinite, e.i32c(0x7FC07FC0),
+                                        e.cvtToBF16x2(hiDeq, loDeq)));
+        }
+      }
+      auto ifOp = scf::IfOp::create(rewriter, loc, valid, /*withElse=*/false);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      Emitter te(tb, loc);
+      Value vec = te.undef(v4);
+      for (int64_t j = 0; j < 4; ++j) {
+        Value w = bytes[4 * j];
+        for (int64_t k = 1; k < 4; ++k)
+          w = te.bor(w, te.shl(bytes[4 * j + k], te.i32c(8 * k)));
+        vec = LLVM::InsertElementOp::create(tb, loc, vec, w, te.i32c(j));
+      }
+      te.store(vec, te.gep(data, te.lshr(elem, te.i64c(1))), 16);
+      if (dequant) {
+        Value deqPtr = te.elementPtr(dequant, elem, 2);
+        for (int64_t q = 0; q < 4; ++q) {
+          Value dv = te.undef(v4);
+          for (int64_t j = 0; j < 4; ++j)
+            dv = LLVM::InsertElementOp::create(tb, loc, dv, deqWords[4 * q + j],
+                                               te.i32c(j));
+          te.store(dv, te.gep(deqPtr, 16 * q), 16);
+        }
+      }
+      // Scales [T, H, D / 16]: this thread's two, as one 2-byte store.
+      Value idx = te.packedIndex(token, adaptor.getHead(),
+                                 te.mul(cb, te.i32c(2)), heads, 2 * c);
+      Value pair = te.bor(te.zext(te.i32(), scaleBytes[0]),
+                          te.shl(te.zext(te.i32(), scaleBytes[1]), te.i32c(8)));
+      te.store(te.trunc(te.i16(), pair), te.elementPtr(scales, idx, 1), 2);
+    };
+
+    Value perTokenData = adaptor.getPerTokenData();
+    if (perTokenData && isNvfp4PerToken(op)) {
+      storeNvfp4Copy(perTokenData, adaptor.getPerTokenScales(),
+                     adaptor.getPerTokenDequant());
+    } else if (perTokenData) {
+      Value data = perTokenData;
       MxScale s = mxScaleOf(e, amax);
       storeCopy(s, data, adaptor.getPerTokenDequant());
       if (Value tiles = adaptor.getPerTokenTiles())

@@ -12,6 +12,9 @@ ap.add_argument("--kv-heads", type=int)
 ap.add_argument("--runtime-heads", action="store_true")
 ap.add_argument("--head-dim", type=int, required=True)
 ap.add_argument("--target", required=True)
+# nvfp4-mixed: Q and K per token in NVFP4 (E2M1 two a byte, E4M3 scales per
+# 16 channels), V in MXFP8 token blocks (sm_90a only).
+ap.add_argument("--recipe", default="mxfp8", choices=("mxfp8", "nvfp4-mixed"))
 a = ap.parse_args()
 m = json.load(open(a.manifest))
 d = os.path.dirname(a.manifest)
@@ -25,18 +28,28 @@ expect(m["target"] == a.target, "target")
 if a.runtime_heads == (a.heads is not None or a.kv_heads is not None):
     sys.exit("give --heads and --kv-heads, or --runtime-heads")
 expect(m["head_dim"] == a.head_dim and m.get("heads") == a.heads and m.get("kv_heads") == a.kv_heads, "shape")
-expect(m["recipe"] == {"kind": "mxfp8", "safe_block": 128, "strict": False}, "recipe")
+NVFP4 = a.recipe == "nvfp4-mixed"
+expect(m["recipe"] == {"kind": a.recipe, "safe_block": 128, "strict": False}, "recipe")
 expect(m["schedule"]["block_m"] == 128 and m["schedule"]["cost_model"] == a.target, "schedule")
 buffers = {b["name"]: b for b in m["buffers"]}
 H, HKV = ("Hq", "Hkv") if a.runtime_heads else (str(a.heads), str(a.kv_heads))
 D, C = str(a.head_dim), str(a.head_dim // 32)
+# NVFP4 payloads are bytes of two codes: [T, H, D / 2]; scales [T, H, D / 16].
+D2, C16 = str(a.head_dim // 2), str(a.head_dim // 16)
 HEAD_VALUES = ("Hq", "Hkv") if a.runtime_heads else ()
 expect(buffers["q"]["shape"] == ["T", H, D] and buffers["q"]["role"] == "input", "q buffer")
 expect(buffers["k"]["shape"] == ["T", HKV, D], "k buffer")
 expect(buffers["cu_seqlens"]["shape"] == ["NUM_DOCS + 1"] and buffers["cu_seqlens"]["dtype"] == "i32", "cu_seqlens")
 expect(buffers["o"]["role"] == "output" and buffers["lse"]["shape"] == [H, "T"], "outputs")
-expect(buffers["q_pt_scales"]["shape"] == ["T", H, C], "per-token scales")
-expect(buffers["k_tb_scales"]["shape"] == ["NB", HKV, C], "token-block scales")
+if NVFP4:
+    expect(buffers["q_pt"]["shape"] == ["T", H, D2] and buffers["q_pt"]["dtype"] == "u8", "NVFP4 q payload")
+    expect(buffers["k_pt"]["shape"] == ["T", HKV, D2], "NVFP4 k payload")
+    expect(buffers["q_pt_scales"]["shape"] == ["T", H, C16], "NVFP4 q scales")
+    expect(buffers["k_pt_scales"]["shape"] == ["T", HKV, C16], "NVFP4 k scales")
+    expect(buffers["v_tb_scales"]["shape"] == ["NB", HKV, C], "token-block scales")
+else:
+    expect(buffers["q_pt_scales"]["shape"] == ["T", H, C], "per-token scales")
+    expect(buffers["k_tb_scales"]["shape"] == ["NB", HKV, C], "token-block scales")
 expect(buffers["items"]["role"] == "schedule" and buffers["items"]["shape"] == ["NUM_ITEMS", "8"], "items")
 # Every workspace buffer says what it holds; the copies of the forward.
 def holds(part, tensor, layout, fmt, **extra):
@@ -51,6 +64,14 @@ expected_holds = {
     "v_tb": holds("payload", "v", "token_block", "e4m3"),
     "v_tb_scales": holds("scales", "v", "token_block", "e8m0"),
 }
+if NVFP4:
+    del expected_holds["k_tb"], expected_holds["k_tb_scales"]
+    expected_holds.update({
+        "q_pt": holds("payload", "q", "per_token", "e2m1"),
+        "q_pt_scales": holds("scales", "q", "per_token", "e4m3"),
+        "k_pt": holds("payload", "k", "per_token", "e2m1"),
+        "k_pt_scales": holds("scales", "k", "per_token", "e4m3"),
+    })
 if a.target == "sm_100a":
     expected_holds.update({
         "q_sf": holds("scale_tiles", "q", "per_token", "e8m0", tile_rows="tokens"),
@@ -60,7 +81,7 @@ if a.target == "sm_100a":
 else:
     expected_holds.update({
         "q_deq": holds("dequantized", "q", "per_token", "bf16"),
-        "k_deq": holds("dequantized", "k", "token_block", "bf16"),
+        "k_deq": holds("dequantized", "k", "per_token" if NVFP4 else "token_block", "bf16"),
         "v_deq": holds("dequantized", "v", "token_block", "bf16"),
     })
 workspace = {n: b.get("holds") for n, b in buffers.items() if b["role"] == "workspace"}

@@ -1,0 +1,49 @@
+// RUN: flamia-opt %s --flamia-varlen-schedule=target=sm_90a | FileCheck %s
+// RUN: not flamia-opt %s --flamia-varlen-schedule=target=sm_100a 2>&1 | FileCheck %s --check-prefix=SM100
+// Strict mode (L3) changes none of nvfp4-mixed's layouts: the same kernels.
+// RUN: sed 's/safe_block = 128>/safe_block = 128, strict>/' %s | flamia-opt --flamia-varlen-schedule=target=sm_90a | FileCheck %s
+
+// Recipe nvfp4-mixed on sm_90a: Q and K are quantized per token in NVFP4
+// (E2M1, one unsigned-E4M3 scale per 16 channels, no cu_seqlens), V in MXFP8
+// 32x32 token blocks; the attention kernel reads the bf16 dequantized copies
+// (wgmma has no FP4 operands), as it does for mxfp8. Q's token-block copy is
+// the backward's (dK = dS^T Q).
+!b = tensor<?x8x64xbf16>
+!kv = tensor<?x2x64xbf16>
+!q4 = !flamia.qtensor<?x8x64xf4E2M1FN, f8E4M3FN, 1x16>
+!k4 = !flamia.qtensor<?x2x64xf4E2M1FN, f8E4M3FN, 1x16>
+!v8 = !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+func.func @nvfp4(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x?xf32>) {
+  %q4 = flamia.quantize %q : (!b) -> !q4
+  %k4 = flamia.quantize %k : (!kv) -> !k4
+  %v8 = flamia.quantize %v cu_seqlens(%cu) : (!kv, tensor<?xi32>) -> !v8
+  %o, %lse = flamia.attention_fwd qk(%q4, %k4) pv(%v8) safe(%q, %k, %v) cu_seqlens(%cu)
+      {causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<nvfp4_mixed, safe_block = 128>}
+      : (!q4, !k4, !v8, !b, !kv, !kv, tensor<?xi32>) -> (!b, tensor<8x?xf32>)
+  return %o, %lse : !b, tensor<8x?xf32>
+}
+
+// CHECK-LABEL: flamia.kernel @nvfp4_quantize
+// CHECK-SAME: !flamia.global<?x8x64xf4E2M1FN> {flamia.param = "q_pt"}, %{{.*}}: !flamia.global<?x8x4xf8E4M3FN> {flamia.param = "q_pt_scales"}
+// CHECK-SAME: !flamia.global<?x2x64xf4E2M1FN> {flamia.param = "k_pt"}, %{{.*}}: !flamia.global<?x2x4xf8E4M3FN> {flamia.param = "k_pt_scales"}
+// CHECK-NOT: "k_tb"
+// CHECK: flamia.quantize_block %arg0 {{.*}} per_token(%arg4, %arg5) per_token_dequant(%arg12) token_block(%arg6, %arg7)
+// K: per token, NVFP4, and its dequantized copy; V: token blocks.
+// CHECK: flamia.quantize_block %arg1 {{.*}} per_token(%arg8, %arg9) per_token_dequant(%arg13) :
+// CHECK-SAME: !flamia.global<?x2x64xf4E2M1FN>, !flamia.global<?x2x4xf8E4M3FN>, !flamia.global<?x2x64xbf16>
+// CHECK: flamia.quantize_block %arg2 {{.*}} token_block(%arg10, %arg11) token_block_dequant(%arg14)
+
+// CHECK-LABEL: flamia.kernel @nvfp4_attention_fwd
+// CHECK-SAME: {flamia.param = "q_deq"}, %{{.*}}: !flamia.global<?x2x64xbf16> {flamia.param = "k_deq"}, %{{.*}}: !flamia.global<?x2x64xbf16> {flamia.param = "v_deq"}
+// CHECK: flamia.attention_tile
+// CHECK-SAME: recipe = #flamia.recipe<nvfp4_mixed, safe_block = 128{{(, strict)?}}>
+
+// The manifest's dims of a packed E2M1 payload are bytes: D/2.
+// CHECK-LABEL: func.func @nvfp4
+// CHECK: flamia.workspace workspace "q_pt" dims ["T", "8", "32"] : !flamia.global<?x8x64xf4E2M1FN>
+// CHECK: flamia.workspace workspace "q_pt_scales" dims ["T", "8", "4"] : !flamia.global<?x8x4xf8E4M3FN>
+// CHECK: flamia.workspace workspace "k_pt" dims ["T", "2", "32"]
+// CHECK: flamia.workspace workspace "k_pt_scales" dims ["T", "2", "4"]
+// CHECK: flamia.workspace workspace "k_deq" dims ["T", "2", "64"] : !flamia.global<?x2x64xbf16>
+
+// SM100: error: 'flamia.attention_fwd' op flamia-varlen-schedule: no sm_100a kernels implement recipe nvfp4-mixed yet (they implement mxfp8)
