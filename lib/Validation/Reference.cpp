@@ -261,7 +261,7 @@ Status checkReference(const BatchView &b, const runtime::Manifest &m,
   out.push_back(row);
 
   row = Check();
-  row.name = "O: mxfp8 ref vs float64 ref";
+  row.name = "O: " + recipe.name + " ref vs float64 ref";
   row.compared = refF64.compared;
   row.maxAbsDiff = refF64.maxAbs;
   row.verdict = Verdict::Info;
@@ -270,7 +270,7 @@ Status checkReference(const BatchView &b, const runtime::Manifest &m,
   out.push_back(row);
 
   row = Check();
-  row.name = "O: closer to mxfp8 than to float64";
+  row.name = "O: closer to " + recipe.name + " than to float64";
   row.compared = oRef.compared;
   row.maxAbsDiff = oRef.maxAbs;
   const double ratio = oF64.relL2 > 0 ? oRef.relL2 / oF64.relL2 : 0.0;
@@ -283,7 +283,8 @@ Status checkReference(const BatchView &b, const runtime::Manifest &m,
   } else {
     row.verdict =
         ratio <= kMaxRatioToQuantizationError ? Verdict::Pass : Verdict::Fail;
-    row.detail = "rel L2 to mxfp8 / rel L2 to float64 = " + fmt("%.3g", ratio) +
+    row.detail = "rel L2 to " + recipe.name +
+                 " / rel L2 to float64 = " + fmt("%.3g", ratio) +
                  " (<= " + fmt("%g", kMaxRatioToQuantizationError) + ")";
   }
   out.push_back(row);

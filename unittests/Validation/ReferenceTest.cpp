@@ -216,9 +216,13 @@ TEST_F(ReferenceCheck, InvalidHeadsAndTheManifestsRecipe) {
   ASSERT_TRUE(checkReference(batch.view(), manifest, options,
                              {o.data(), mx.refLse.data()}, checks)
                   .ok());
-  ASSERT_GE(checks.size(), 1u);
+  ASSERT_EQ(checks.size(), 5u);
   EXPECT_EQ(checks[0].name, "O vs CPU nvfp4-mixed reference");
   EXPECT_EQ(checks[0].verdict, Verdict::Fail) << checks[0].detail;
+  // Every row names the recipe it compares with.
+  EXPECT_EQ(checks[1].name, "LSE vs CPU nvfp4-mixed reference");
+  EXPECT_EQ(checks[3].name, "O: nvfp4-mixed ref vs float64 ref");
+  EXPECT_EQ(checks[4].name, "O: closer to nvfp4-mixed than to float64");
 }
 
 } // namespace

@@ -89,11 +89,12 @@ struct ReferenceArrays {
   std::vector<float> f64O, f64Lse; // float64 reference, same shapes
 };
 
-/// Five checks, appended to `out`: "O vs CPU mxfp8 reference" (Pass: rel L2
-/// <= kMaxRelL2O, no NaN), "LSE vs CPU mxfp8 reference" (Pass: every
-/// |diff| within its lseTolerance, no NaN), "O: GPU vs float64 reference"
-/// and "O: mxfp8 ref vs float64 ref" (Info), "O: closer to mxfp8 than to
-/// float64" (Pass: ratio <= kMaxRatioToQuantizationError; Info when the
+/// Five checks, appended to `out` (RECIPE: the manifest's, e.g. mxfp8 or
+/// nvfp4-mixed): "O vs CPU RECIPE reference" (Pass: rel L2 <= kMaxRelL2O, no
+/// NaN), "LSE vs CPU RECIPE reference" (Pass: every |diff| within its
+/// lseTolerance, no NaN), "O: GPU vs float64 reference" and "O: RECIPE ref
+/// vs float64 ref" (Info), "O: closer to RECIPE than to float64" (Pass:
+/// ratio <= kMaxRatioToQuantizationError; Info when the
 /// recipe's error is below kMinQuantizationErrorForRatio). A single Skip row
 /// "O, LSE vs reference" when the recipe has no reference. Errors: an
 /// invalid explicit head count, a bad cu_seqlens, a failing reference.

@@ -33,6 +33,22 @@ MxScale flamia::mxScaleOf(Emitter &e, Value amax) {
           e.bitcast(e.f32(), facBits), nonFinite};
 }
 
+namespace {
+/// E2M1's rounding boundaries, in units of the scale: |x| / s past `at`
+/// (at or past it when `inclusive`) rounds to `value` or above. Ties (0.25,
+/// 1.25, 2.5, 5) stay at the even code below, the others (0.75, 1.75, 3.5)
+/// go up to the even code above.
+struct E2M1Boundary {
+  double at;
+  bool inclusive;
+  double value; // the E2M1 value of the code above it
+};
+constexpr E2M1Boundary kE2M1Boundaries[kNumE2M1Boundaries] = {
+    {0.25, false, 0.5}, {0.75, true, 1.0}, {1.25, false, 1.5},
+    {1.75, true, 2.0},  {2.5, false, 3.0}, {3.5, true, 4.0},
+    {5.0, false, 6.0}};
+} // namespace
+
 Nvfp4Scale flamia::nvfp4ScaleOf(Emitter &e, Value amax) {
   // c = RNE(amax / 6) to E4M3, saturated to 448. c is never above the
   // answer: amax / 6 <= s_k implies fl32(amax / 6) <= s_k, s_k being an f32
@@ -54,33 +70,28 @@ Nvfp4Scale flamia::nvfp4ScaleOf(Emitter &e, Value amax) {
                            e.f32c(std::numeric_limits<float>::infinity()));
   Value zero = e.icmp(LLVM::ICmpPredicate::eq, code, e.i32c(0));
   Value byte = e.select(nonFinite, e.i32c(0xFF), code);
-  return {e.trunc(e.i8(), byte), e.select(zero, e.f32c(1), decoded), decoded,
-          nonFinite};
+  Nvfp4Scale s{e.trunc(e.i8(), byte), decoded, nonFinite, {}};
+  // The boundaries times s, exact in f32 (at most 3 significant bits times
+  // E4M3's 4, and s >= 2^-9): |x| against b s is exactly |x| / s against
+  // b, without a division. An all-zero group (s = 0) compares against
+  // b x 1, so that |x| = 0 stays code 0.
+  Value unit = e.select(zero, e.f32c(1), decoded);
+  for (auto [i, bd] : llvm::enumerate(kE2M1Boundaries))
+    s.thresholds[i] = e.fmul(unit, e.f32c(bd.at));
+  return s;
 }
 
 std::pair<Value, Value> flamia::e2m1Quantize(Emitter &e, Value x,
                                              const Nvfp4Scale &s) {
-  // Rounding x / s (correctly rounded in f32, so it lands on a tie of
-  // E2M1 only when the exact quotient does) to nearest even: the code of
-  // |q| is the number of rounding boundaries it passes; a tie (0.25, 1.25,
-  // 2.5, 5) stays at the even code below it, the others (0.75, 1.75, 3.5)
-  // go up to the even code above.
-  Value a = LLVM::FAbsOp::create(e.b, e.loc, e.fdiv(x, s.divisor));
-  struct Boundary {
-    double at;
-    bool inclusive;
-    double value; // the E2M1 value of the code above it
-  };
-  static constexpr Boundary boundaries[] = {
-      {0.25, false, 0.5}, {0.75, true, 1.0}, {1.25, false, 1.5},
-      {1.75, true, 2.0},  {2.5, false, 3.0}, {3.5, true, 4.0},
-      {5.0, false, 6.0}};
+  // RNE of |x| / s: the code is the number of rounding boundaries it
+  // passes.
+  Value a = LLVM::FAbsOp::create(e.b, e.loc, x);
   Value code = e.i32c(0);
   Value value = e.f32c(0);
-  for (const Boundary &bd : boundaries) {
+  for (auto [i, bd] : llvm::enumerate(kE2M1Boundaries)) {
     Value past = e.fcmp(bd.inclusive ? LLVM::FCmpPredicate::oge
                                      : LLVM::FCmpPredicate::ogt,
-                        a, e.f32c(bd.at));
+                        a, s.thresholds[i]);
     code = e.add(code, e.zext(e.i32(), past));
     value = e.select(past, e.f32c(bd.value), value);
   }

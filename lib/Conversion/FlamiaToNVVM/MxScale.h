@@ -28,23 +28,27 @@ struct MxScale {
 /// The E8M0 scale of a block whose amax is `amax` (+inf for Inf/NaN blocks).
 MxScale mxScaleOf(Emitter &e, Value amax);
 
+/// The number of E2M1 rounding boundaries (between its 8 magnitudes).
+constexpr int kNumE2M1Boundaries = 7;
+
 /// NVFP4's unsigned-E4M3 scale of a 16-element group (docs/design.md,
 /// "Scale rule"): the smallest positive E4M3 value s with amax <= 6 s, 448
 /// (0x7E) at most, 0 when amax = 0, NaN (0xFF) for a non-finite group.
 struct Nvfp4Scale {
   Value byte;      // i8 scale code (UE4M3)
-  Value divisor;   // f32: s, or 1 when s = 0 (the group is all zeros)
   Value value;     // f32: s (0 for an all-zero group)
   Value nonFinite; // i1: the group holds an Inf or a NaN
+  /// f32: E2M1's rounding boundaries times s (exact), for e2m1Quantize.
+  Value thresholds[kNumE2M1Boundaries];
 };
 
 /// The UE4M3 scale of a group whose amax is `amax` (+inf for Inf/NaN).
 Nvfp4Scale nvfp4ScaleOf(Emitter &e, Value amax);
 
 /// The E2M1 code (i32, 0..15, sign in bit 3) of `x / s` rounded to nearest
-/// even and saturated to +-6, and that E2M1 value times s as f32 (exact:
-/// at most 6 significant bits), with x's sign. `divisor` is
-/// Nvfp4Scale::divisor.
+/// even and saturated to +-6, found by comparing |x| with s.thresholds (no
+/// division), and that E2M1 value times s as f32 (exact: at most 6
+/// significant bits), with x's sign.
 std::pair<Value, Value> e2m1Quantize(Emitter &e, Value x, const Nvfp4Scale &s);
 
 } // namespace flamia

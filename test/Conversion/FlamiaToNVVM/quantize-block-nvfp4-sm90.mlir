@@ -26,16 +26,20 @@ flamia.kernel @nvfp4_quantize(%k: !flamia.global<?x2x64xbf16> {flamia.param = "k
 // CHECK-SAME: cvt.rn.f16x2.e4m3x2
 // CHECK-SAME: mul.rn.f32 {{[^;]*}}0f40C00000;
 // CHECK-SAME: setp.lt.u16 {{[^;]*}}126;
-// Elements: x / s rounded to E2M1 by the seven boundaries of RNE
-// (ties 0.75, 1.75, 3.5 round up, 0.25, 1.25, 2.5, 5 down).
-// CHECK-SAME: div.rn.f32
-// CHECK-SAME: setp.gt.f32 {{[^;]*}}0f40A00000;
-// CHECK-SAME: setp.ge.f32 {{[^;]*}}0f40600000;
-// CHECK-SAME: setp.gt.f32 {{[^;]*}}0f40200000;
-// CHECK-SAME: setp.ge.f32 {{[^;]*}}0f3FE00000;
-// CHECK-SAME: setp.gt.f32 {{[^;]*}}0f3FA00000;
-// CHECK-SAME: setp.ge.f32 {{[^;]*}}0f3F400000;
-// CHECK-SAME: setp.gt.f32 {{[^;]*}}0f3E800000;
+// Elements: x / s rounded to E2M1 without a division: |x| against the seven
+// boundaries of RNE times s (exact in f32; ties 0.75, 1.75, 3.5 round up,
+// 0.25, 1.25, 2.5, 5 down).
+// CHECK-SAME: mul.rn.f32 {{[^;]*}}0f40A00000;
+// CHECK-SAME: mul.rn.f32 {{[^;]*}}0f40600000;
+// CHECK-SAME: mul.rn.f32 {{[^;]*}}0f40200000;
+// CHECK-SAME: mul.rn.f32 {{[^;]*}}0f3FE00000;
+// CHECK-SAME: mul.rn.f32 {{[^;]*}}0f3FA00000;
+// CHECK-SAME: mul.rn.f32 {{[^;]*}}0f3F400000;
+// CHECK-SAME: mul.rn.f32 {{[^;]*}}0f3E800000;
+// CHECK-NOT: div.rn.f32 {{[^;]*}}, %r{{[0-9]+}};
+// CHECK-SAME: abs.f32
+// CHECK-SAME: setp.gt.f32
+// CHECK-SAME: setp.ge.f32
 // The dequantized pairs of a non-finite group are bf16 NaN (0x7FC07FC0).
 // CHECK-SAME: cvt.rn.bf16x2.f32
 // CHECK-SAME: selp.b32 {{[^;]*}}2143322048
