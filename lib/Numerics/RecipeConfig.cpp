@@ -143,8 +143,10 @@ const std::vector<std::string> &recipeNames() {
 
 void makeStrict(RecipeConfig &recipe) {
   recipe.strict = true;
-  for (OperandUse u : {OperandUse::QInQK, OperandUse::KInQK,
-                       OperandUse::DOInDOV, OperandUse::VInDOV}) {
+  for (int i = 0; i < kNumOperandUses; ++i) {
+    const OperandUse u = static_cast<OperandUse>(i);
+    if (!contractsOverHeadDim(u))
+      continue;
     OperandQuantization &op = recipe.operand(u);
     // NVFP4 operands are per token (1x16) already.
     if (op.quantized && op.scale != ScaleFormat::UE4M3)

@@ -107,6 +107,36 @@ def test_training_on_sm100a_is_an_error(cache):
 
 
 @needs_ptxas
+def test_nvfp4_mixed_forward_set(cache):
+    """Recipe nvfp4-mixed has sm_90a forward kernels: NVFP4 per-token Q and K
+    (E2M1 two a byte, E4M3 scales per 16 channels) in the manifest."""
+    spec = _kernels.KernelSpec(target="sm_90a", head_dim=128,
+                               recipe="nvfp4-mixed")
+    d = _kernels.get(spec)
+    m = json.loads((d / "manifest.json").read_text())
+    assert m["recipe"]["kind"] == "nvfp4-mixed"
+    assert [k["name"] for k in m["kernels"]] == ["flamia_quantize",
+                                                 "flamia_attention_fwd"]
+    buffers = {b["name"]: b for b in m["buffers"]}
+    assert buffers["k_pt"]["shape"] == ["T", "Hkv", "64"]
+    assert buffers["k_pt"]["holds"]["format"] == "e2m1"
+    assert buffers["k_pt_scales"]["shape"] == ["T", "Hkv", "8"]
+    assert buffers["k_pt_scales"]["holds"]["format"] == "e4m3"
+
+
+@pytest.mark.skipif(not _kernels.compiler_available(),
+                    reason="needs the compiler")
+def test_nvfp4_mixed_training_is_an_error(cache):
+    """...and no backward kernels: a training step is the compiler's error."""
+    spec = _kernels.KernelSpec(target="sm_90a", head_dim=128,
+                               recipe="nvfp4-mixed", backward=True)
+    with pytest.raises(ValueError, match="no sm_90a backward kernels "
+                       "implement recipe nvfp4-mixed"):
+        _kernels.get(spec)
+    assert not (cache / spec.key()).exists()
+
+
+@needs_ptxas
 def test_precompile_writes_one_set_for_every_head_count(tmp_path, capsys):
     """python -m flamia.precompile: the set it writes has no head counts;
     --heads from older scripts is accepted with a note, not baked in."""

@@ -115,6 +115,30 @@ def test_no_grad_forward_matches_training_forward():
     assert torch.equal(a, b.detach())
 
 
+@pytest.mark.parametrize("lengths,hq,hkv,d,causal", CASES[:4])
+def test_nvfp4_mixed_forward_matches_the_cpu_reference(lengths, hq, hkv, d,
+                                                       causal):
+    """Recipe nvfp4-mixed (sm_90a forward kernels, no backward): O and LSE
+    against the CPU op of the same recipe, with runtime.md's tolerances."""
+    q, k, v, cu = make_batch(lengths, hq, hkv, d, seed=sum(lengths) + 7)
+    m = int((cu[1:] - cu[:-1]).max())
+    ref = flamia.flash_attn_varlen_func(q, k, v, cu, cu, m, m, causal=causal,
+                                        recipe="nvfp4-mixed", return_lse=True)
+    mx = flamia.flash_attn_varlen_func(q, k, v, cu, cu, m, m, causal=causal,
+                                       return_lse=True)
+    gq, gk, gv, gcu = (t.cuda() for t in (q, k, v, cu))
+    with torch.no_grad():
+        out, lse = flamia.flash_attn_varlen_func(
+            gq, gk, gv, gcu, gcu, m, m, causal=causal, recipe="nvfp4-mixed",
+            return_lse=True)
+    out, lse = out.cpu(), lse.cpu()
+    assert rel_l2(out, ref[0]) < 1e-3
+    assert (lse - ref[1]).abs().max().item() < 1e-3
+    # The recipe is NVFP4's, not mxfp8's, wherever a key is off the safe block.
+    if max(lengths) > 128:
+        assert rel_l2(out, mx[0]) > 10 * rel_l2(out, ref[0])
+
+
 def test_torch_compile_fullgraph_matches_eager():
     q0, k0, v0, cu = make_batch([400, 112], 4, 2, 64, seed=9, device="cuda")
 
