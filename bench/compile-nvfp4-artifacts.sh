@@ -18,3 +18,7 @@ compile nv-h16d128 nvfp4-mixed --heads 16 --head-dim 128
 compile nv-h16d64 nvfp4-mixed --heads 16 --head-dim 64
 compile mx-h16d128 mxfp8 --heads 16 --head-dim 128
 compile mx-h16d64 mxfp8 --heads 16 --head-dim 64
+# With sm_100a's scale-factor tiles (bench/device-validate-nvfp4-tiles.sh).
+compile nv-sf-h2d128 nvfp4-mixed --heads 2 --head-dim 128 --scale-tiles
+compile nv-sf-h4kv2d128 nvfp4-mixed --heads 4 --kv-heads 2 --head-dim 128 --scale-tiles
+compile nv-sf-h2d64 nvfp4-mixed --heads 2 --head-dim 64 --scale-tiles

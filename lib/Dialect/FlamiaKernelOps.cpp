@@ -634,10 +634,6 @@ LogicalResult QuantizeBlockOp::verify() {
   if (getPerTokenTiles() && !getPerTokenData())
     return emitOpError() << "per-token scale tiles need the per-token "
                             "quantization";
-  if (getPerTokenTiles() && nvfp4)
-    return emitOpError() << "scale-factor tiles of an NVFP4 per-token copy "
-                            "(the scale_vec::4X layout of kind::mxf4nvf4) are "
-                            "not implemented";
   if (getTokenBlockTiles() && !getTokenBlockData())
     return emitOpError() << "token-block scale tiles need the token-block "
                             "quantization";
@@ -660,16 +656,24 @@ LogicalResult QuantizeBlockOp::verify() {
                             "32-channel K-blocks, or 128 channel rows), the "
                             "source has D = "
                          << d;
+  // NVFP4 (kind::mxf4nvf4, scale_vec::4X): one scale per 16 channels, so a
+  // slot holds a tile per 64 channels (the same 128x4 layout).
   for (Value tiles : {getPerTokenTiles(), getTokenBlockTiles()}) {
     if (!tiles)
       continue;
+    const int64_t bytes =
+        tiles == getPerTokenTiles() && nvfp4 ? 512 * ((d + 63) / 64) : 512;
     auto type = cast<GlobalType>(tiles.getType());
     ArrayRef<int64_t> shape = type.getShape();
     if (shape.size() != 3 || !type.getElementType().isInteger(8) ||
-        shape[2] != 512 || shape[1] != heads)
-      return emitOpError() << "scale tiles are [NB, H, 512] i8 with H = "
-                           << headsString(heads) << " (the source's heads), got "
-                           << type;
+        shape[2] != bytes || shape[1] != heads)
+      return emitOpError() << "scale tiles are [NB, H, " << bytes
+                           << "] i8 with H = " << headsString(heads)
+                           << " (the source's heads)"
+                           << (bytes > 512 ? ", a 512-byte tile per 64 "
+                                             "channels of NVFP4"
+                                           : "")
+                           << ", got " << type;
   }
   return success();
 }

@@ -852,7 +852,7 @@ Status ManifestReader::readHolds(const JsonValue &v, const std::string &path,
     formats = {HeldFormat::E8M0, HeldFormat::E4M3};
     break;
   case HeldPart::ScaleTiles:
-    formats = {HeldFormat::E8M0};
+    formats = {HeldFormat::E8M0, HeldFormat::E4M3};
     break;
   case HeldPart::Dequantized:
     formats = {HeldFormat::BF16};
@@ -875,7 +875,8 @@ Status ManifestReader::readHolds(const JsonValue &v, const std::string &path,
   }
   const bool nvfp4 =
       (h.part == HeldPart::Payload && h.format == HeldFormat::E2M1) ||
-      (h.part == HeldPart::Scales && h.format == HeldFormat::E4M3);
+      ((h.part == HeldPart::Scales || h.part == HeldPart::ScaleTiles) &&
+       h.format == HeldFormat::E4M3);
   if (nvfp4 && h.layout != HeldLayout::PerToken)
     return fail(*x, path + ".format",
                 std::string("workspace buffer '") + b.name + "' holds NVFP4 " +
@@ -896,6 +897,12 @@ Status ManifestReader::readHolds(const JsonValue &v, const std::string &path,
     FLAMIA_RETURN_IF_ERROR(
         readEnum(*x, path + ".tile_rows", "tile rows", tileRowsName,
                  {TileRows::Tokens, TileRows::Channels}, h.tileRows));
+    if (nvfp4 && h.tileRows != TileRows::Tokens)
+      return fail(*x, path + ".tile_rows",
+                  std::string("workspace buffer '") + b.name +
+                      "' holds NVFP4 scale tiles with rows " +
+                      tileRowsName(h.tileRows) +
+                      "; an NVFP4 copy is per token, its tile rows are tokens");
   }
   return Status::success();
 }

@@ -211,12 +211,6 @@ struct ForwardPlan {
     p.qTbType =
         QTensorType::get(ctx, p.qType.getShape(), p.vType.getElementType(),
                          p.vType.getScaleType(), p.vType.getLayout());
-    if (scaleTiles && p.hopper &&
-        (isa<Float4E2M1FNType>(p.qType.getElementType()) || p.kPerToken()))
-      return fwd.emitOpError()
-             << "flamia-varlen-schedule: scale-tiles writes sm_100a's MXFP8 "
-                "scale-factor tiles; NVFP4 copies (recipe nvfp4-mixed) have "
-                "none yet";
     p.i32 = IntegerType::get(ctx, 32);
     p.f32 = Float32Type::get(ctx);
     p.blockInfoType = GlobalType::get(ctx, {ShapedType::kDynamic, 2}, p.i32);
@@ -283,9 +277,13 @@ struct ForwardPlan {
     return GlobalType::get(ctx, q.getShape(), BFloat16Type::get(ctx));
   }
   /// sm_100a's scale-factor tiles: one 512-byte slot per (token block,
-  /// head) (flamia.quantize_block).
+  /// head) (flamia.quantize_block); an NVFP4 copy's slot has a tile per 64
+  /// channels (scale_vec::4X: one scale per 16).
   GlobalType scaleFactorTiles(QTensorType q) const {
-    return GlobalType::get(ctx, {ShapedType::kDynamic, q.getNumHeads(), 512},
+    const int64_t bytes = isa<Float4E2M1FNType>(q.getElementType())
+                              ? 512 * ((q.getHeadDim() + 63) / 64)
+                              : 512;
+    return GlobalType::get(ctx, {ShapedType::kDynamic, q.getNumHeads(), bytes},
                            IntegerType::get(ctx, 8));
   }
 
@@ -425,10 +423,10 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
   OpBuilder tb = ifOp.getThenBodyBuilder();
   // (nvfp4-mixed: K per token instead, for S = Q K^T.)
   if (plan.kPerToken())
-    QuantizeBlockOp::create(tb, loc, p("k"), start, length, block, head,
-                            p("Hkv"), p("k_pt"), p("k_pt_scales"),
-                            hopper ? p("k_deq") : Value(), Value(), Value(),
-                            Value(), Value(), Value(), StringAttr());
+    QuantizeBlockOp::create(
+        tb, loc, p("k"), start, length, block, head, p("Hkv"), p("k_pt"),
+        p("k_pt_scales"), hopper ? p("k_deq") : Value(), Value(), Value(),
+        Value(), tiles ? p("k_sf") : Value(), Value(), StringAttr());
   for (auto [src, data, scales, deq, sf, rows] :
        {std::make_tuple("k", "k_tb", "k_tb_scales", "k_deq", "k_sf", "tokens"),
         std::make_tuple("v", "v_tb", "v_tb_scales", "v_deq", "v_sf",

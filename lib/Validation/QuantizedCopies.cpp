@@ -88,7 +88,8 @@ std::string copyCheckName(const std::string &buffer,
   case runtime::HeldPart::Scales:
     return buffer + (nvfp4 ? " (UE4M3 scales)" : " (E8M0 scales)");
   case runtime::HeldPart::ScaleTiles:
-    return buffer + " (scale-factor tiles, 128x4 layout)";
+    return buffer + (nvfp4 ? " (UE4M3 scale-factor tiles, 128x4 layout)"
+                           : " (scale-factor tiles, 128x4 layout)");
   case runtime::HeldPart::Delta:
     return buffer + " (delta = rowsum(dO * O), f32)";
   default:
@@ -230,35 +231,42 @@ Check checkScaleTiles(const std::string &buffer,
                       const nm::QuantizedTensor &blocks,
                       const nm::QuantizedTensor &scales, const uint8_t *gpu,
                       size_t bytes) {
+  // NVFP4 (per token): one scale per 16 channels, a 512-byte tile per 4 of
+  // them (64 channels) in each slot, 1.0 = 0x38 past the last block.
+  const bool nvfp4 = scales.format.scale == nm::ScaleFormat::UE4M3;
   const int64_t NB = blocks.blocks.numBlocks(), H = blocks.numHeads,
-                C = blocks.scaleChannels;
+                C = scales.scaleChannels;
+  const int64_t tilesPerSlot = nvfp4 ? (C + 3) / 4 : 1;
+  const uint8_t past = nvfp4 ? 0x38 : 127;
   Check row;
-  row.name = copyCheckName(buffer, holds);
-  const size_t expectedBytes = static_cast<size_t>(NB * H) * kSfTileBytes;
+  row.name = copyCheckName(buffer, holds, nvfp4);
+  const size_t slotBytes = static_cast<size_t>(tilesPerSlot) * kSfTileBytes;
+  const size_t expectedBytes = static_cast<size_t>(NB * H) * slotBytes;
   if (bytes != expectedBytes) {
     row.verdict = Verdict::Fail;
     row.detail = "the buffer has " + std::to_string(bytes) +
-                 " bytes, expected NB x H x 512 = " +
-                 std::to_string(expectedBytes);
+                 " bytes, expected NB x H x " + std::to_string(slotBytes) +
+                 " = " + std::to_string(expectedBytes);
     return row;
   }
   int64_t compared = 0, mismatches = 0;
   std::string firstText;
   for (int64_t b0 = 0; b0 < NB; ++b0)
     for (int64_t h = 0; h < H; ++h) {
-      const uint8_t *tile = gpu + (b0 * H + h) * kSfTileBytes;
+      const uint8_t *slot = gpu + (b0 * H + h) * slotBytes;
       for (uint32_t j = 0; j < 4; ++j) {
         const int64_t blk = b0 + j;
         for (uint32_t r = 0; r < 32; ++r)
           for (uint32_t c = 0; c < static_cast<uint32_t>(C); ++c) {
-            uint8_t expected = 127;
+            uint8_t expected = past;
+            const uint8_t *tile = slot + (c / 4) * kSfTileBytes;
             uint32_t offset;
             if (holds.tileRows == runtime::TileRows::Channels) {
               offset = sfTileOffset(32 * c + r, j);
               if (blk < NB)
                 expected = blocks.scales[(blk * H + h) * C + c];
             } else {
-              offset = sfTileOffset(32 * j + r, c);
+              offset = sfTileOffset(32 * j + r, c % 4);
               if (blk < NB && holds.layout == runtime::HeldLayout::TokenBlock) {
                 expected = blocks.scales[(blk * H + h) * C + c];
               } else if (blk < NB) {
@@ -277,7 +285,8 @@ Check checkScaleTiles(const std::string &buffer,
                        "first: slot (block %lld, head %lld) byte %u (block "
                        "%lld, row %u, channel block %u): gpu %u, expected %u",
                        static_cast<long long>(b0), static_cast<long long>(h),
-                       offset, static_cast<long long>(blk), r, c, tile[offset],
+                       static_cast<unsigned>((c / 4) * kSfTileBytes + offset),
+                       static_cast<long long>(blk), r, c, tile[offset],
                        expected);
               firstText = buf;
             }
@@ -328,7 +337,8 @@ Status checkQuantizedCopies(const BatchView &b, const runtime::Manifest &m,
   auto ownNvfp4 = [](const runtime::BufferContents &h) {
     return (h.part == runtime::HeldPart::Payload &&
             h.format == runtime::HeldFormat::E2M1) ||
-           (h.part == runtime::HeldPart::Scales &&
+           ((h.part == runtime::HeldPart::Scales ||
+             h.part == runtime::HeldPart::ScaleTiles) &&
             h.format == runtime::HeldFormat::E4M3);
   };
   std::map<std::pair<runtime::HeldTensor, runtime::HeldLayout>, bool> format;
@@ -390,7 +400,8 @@ Status checkQuantizedCopies(const BatchView &b, const runtime::Manifest &m,
       const nm::QuantizedTensor *blocks = nullptr, *scales = nullptr;
       FLAMIA_RETURN_IF_ERROR(reference.get(
           holds.tensor, runtime::HeldLayout::TokenBlock, blocks));
-      FLAMIA_RETURN_IF_ERROR(reference.get(holds.tensor, holds.layout, scales));
+      FLAMIA_RETURN_IF_ERROR(
+          reference.get(holds.tensor, holds.layout, scales, isNvfp4(holds)));
       FLAMIA_RETURN_IF_ERROR(fetch(buffer.name, gpu));
       out.push_back(checkScaleTiles(buffer.name, holds, *blocks, *scales,
                                     gpu.data(), gpu.size()));

@@ -1027,13 +1027,14 @@ func.func @f(%x: !src, %i: i32, %tb: !pay, %tbs: !sc) {
 }
 
 // -----
-// sm_100a's scale-factor tiles of an NVFP4 copy are not implemented.
+// An NVFP4 copy's scale-factor tiles (scale_vec::4X) have a 512-byte tile per
+// 64 channels in each slot: 1024 bytes at D = 128.
 !src = !flamia.global<?x4x128xbf16>
 !pay = !flamia.global<?x4x128xf4E2M1FN>
 !sc = !flamia.global<?x4x8xf8E4M3FN>
 !tiles = !flamia.global<?x4x512xi8>
 func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc, %t: !tiles) {
-  // expected-error @below {{'flamia.quantize_block' op scale-factor tiles of an NVFP4 per-token copy (the scale_vec::4X layout of kind::mxf4nvf4) are not implemented}}
+  // expected-error @below {{'flamia.quantize_block' op scale tiles are [NB, H, 1024] i8 with H = 4 (the source's heads), a 512-byte tile per 64 channels of NVFP4, got '!flamia.global<?x4x512xi8>'}}
   flamia.quantize_block %x rows(%i, %i) block %i head %i per_token(%pt, %pts) per_token_tiles(%t) : (!src, i32, i32, i32, i32, !pay, !sc, !tiles) -> ()
   return
 }

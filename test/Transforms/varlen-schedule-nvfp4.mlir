@@ -2,6 +2,9 @@
 // RUN: not flamia-opt %s --flamia-varlen-schedule=target=sm_100a 2>&1 | FileCheck %s --check-prefix=SM100
 // Strict mode (L3) changes none of nvfp4-mixed's layouts: the same kernels.
 // RUN: sed 's/safe_block = 128>/safe_block = 128, strict>/' %s | flamia-opt --flamia-varlen-schedule=target=sm_90a | FileCheck %s
+// sm_100a's scale-factor tiles on the H200 (to check their layout there): Q
+// and K per token in NVFP4, one 512-byte tile per 64 channels in a slot.
+// RUN: flamia-opt %s '--flamia-varlen-schedule=target=sm_90a scale-tiles=true' | FileCheck %s --check-prefix=TILES
 
 // Recipe nvfp4-mixed on sm_90a: Q and K are quantized per token in NVFP4
 // (E2M1, one unsigned-E4M3 scale per 16 channels, no cu_seqlens), V in MXFP8
@@ -47,3 +50,14 @@ func.func @nvfp4(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x
 // CHECK: flamia.workspace workspace "k_deq" dims ["T", "2", "64"] : !flamia.global<?x2x64xbf16>
 
 // SM100: error: 'flamia.attention_fwd' op flamia-varlen-schedule: no sm_100a kernels implement recipe nvfp4-mixed yet (they implement mxfp8)
+
+// TILES-LABEL: flamia.kernel @nvfp4_quantize
+// TILES: flamia.quantize_block %arg0 {{.*}} per_token(%{{.*}}) per_token_dequant(%{{.*}}) token_block(%{{.*}}) per_token_tiles(%{{.*}}) :
+// TILES-SAME: !flamia.global<?x8x512xi8>
+// TILES: flamia.quantize_block %arg1 {{.*}} per_token(%{{.*}}) per_token_dequant(%{{.*}}) per_token_tiles(%{{.*}}) :
+// TILES-SAME: !flamia.global<?x2x4xf8E4M3FN>, !flamia.global<?x2x64xbf16>, !flamia.global<?x2x512xi8>
+// TILES: flamia.quantize_block %arg2 {{.*}} token_block_tiles(%{{.*}}) {token_block_tile_rows = "channels"}
+// TILES-LABEL: func.func @nvfp4
+// TILES: flamia.workspace workspace "q_sf" dims ["NB", "8", "512"]
+// TILES: flamia.workspace workspace "k_sf" dims ["NB", "2", "512"]
+// TILES: flamia.workspace workspace "v_sf" dims ["NB", "2", "512"]

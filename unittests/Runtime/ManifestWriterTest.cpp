@@ -510,10 +510,26 @@ TEST(ManifestHolds, Nvfp4CopiesArePerToken) {
   EXPECT_CONTAINS(with(R"("part": "scales", "tensor": "q",
                           "layout": "per_token", "format": "e2m1")"),
                   "holds scales in format e2m1; scales are e8m0 or e4m3");
+  // NVFP4 scale tiles (scale_vec::4X): per token, rows are tokens.
+  m = parseOk(everyKindWith(qpt, R"("part": "scale_tiles", "tensor": "q",
+        "layout": "per_token", "format": "e4m3", "tile_rows": "tokens")"));
+  EXPECT_EQ(m.buffers[6].holds.part, HeldPart::ScaleTiles);
+  EXPECT_EQ(m.buffers[6].holds.format, HeldFormat::E4M3);
+  EXPECT_CONTAINS(with(R"("part": "scale_tiles", "tensor": "k",
+                          "layout": "token_block", "format": "e4m3",
+                          "tile_rows": "tokens")"),
+                  "holds NVFP4 scale_tiles (e4m3) in layout token_block");
   EXPECT_CONTAINS(with(R"("part": "scale_tiles", "tensor": "q",
                           "layout": "per_token", "format": "e4m3",
+                          "tile_rows": "channels")"),
+                  "buffers[6].holds.tile_rows: workspace buffer 'q_pt' holds "
+                  "NVFP4 scale tiles with rows channels; an NVFP4 copy is per "
+                  "token, its tile rows are tokens");
+  EXPECT_CONTAINS(with(R"("part": "scale_tiles", "tensor": "q",
+                          "layout": "per_token", "format": "e2m1",
                           "tile_rows": "tokens")"),
-                  "holds scale_tiles in format e4m3; scale_tiles are e8m0");
+                  "holds scale_tiles in format e2m1; scale_tiles are e8m0 or "
+                  "e4m3");
 }
 
 TEST(ManifestHolds, InvalidValuesAreErrors) {

@@ -335,6 +335,57 @@ TEST_F(Ones, Nvfp4PayloadScalesAndDequantized) {
   EXPECT_EQ(c.verdict, Verdict::Pass) << c.detail;
 }
 
+/// NVFP4 per-token scale tiles (scale_vec::4X): at D = 128 each slot holds
+/// two 512-byte tiles, scales 0-3 and 4-7 of a row; 0 past a short block's
+/// end, UE4M3 1.0 (0x38) past the last block.
+TEST(QuantizedCopies, Nvfp4ScaleTilesTwoPerSlot) {
+  // One document of 40 tokens: blocks [0, 32) and [32, 40).
+  OwnedBatch batch = makeBatch({0, 40}, 1, 1, 128, 1.0f);
+  BatchView view = batch.view();
+  DocumentLayout docs;
+  ASSERT_TRUE(documentsOf(view, docs).ok());
+  QuantizedReference ref(view, docs);
+  const numerics::QuantizedTensor *blocks = nullptr, *scales = nullptr;
+  ASSERT_TRUE(ref.get(HeldTensor::K, HeldLayout::TokenBlock, blocks).ok());
+  ASSERT_TRUE(ref.get(HeldTensor::K, HeldLayout::PerToken, scales, true).ok());
+  ASSERT_EQ(blocks->blocks.numBlocks(), 2);
+  ASSERT_EQ(scales->scaleChannels, 8);
+  BufferContents h =
+      holds(HeldPart::ScaleTiles, HeldTensor::K, HeldLayout::PerToken);
+  h.format = runtime::HeldFormat::E4M3;
+  std::vector<uint8_t> gpu(2 * 1024, 0xEE);
+  for (int b0 = 0; b0 < 2; ++b0)
+    for (uint32_t j = 0; j < 4; ++j)
+      for (uint32_t r = 0; r < 32; ++r)
+        for (uint32_t c = 0; c < 8; ++c) {
+          const int blk = b0 + static_cast<int>(j);
+          const int token = 32 * blk + static_cast<int>(r);
+          gpu[b0 * 1024 + (c / 4) * 512 + sfTileOffset(32 * j + r, c % 4)] =
+              blk >= 2     ? 0x38
+              : token < 40 ? 0x23
+                           : 0;
+        }
+  Check c =
+      checkScaleTiles("k_sf", h, *blocks, *scales, gpu.data(), gpu.size());
+  EXPECT_EQ(c.name, "k_sf (UE4M3 scale-factor tiles, 128x4 layout)");
+  EXPECT_EQ(c.verdict, Verdict::Pass) << c.detail;
+  EXPECT_EQ(c.compared, 2 * 4 * 32 * 8);
+  // Scale 6 of token 33 (block 1, row 1) in slot 0 (position j = 1): tile
+  // 1, column 2.
+  const uint32_t at = 512 + sfTileOffset(32 + 1, 2);
+  gpu[at] = 0x24;
+  c = checkScaleTiles("k_sf", h, *blocks, *scales, gpu.data(), gpu.size());
+  EXPECT_EQ(c.verdict, Verdict::Fail);
+  EXPECT_EQ(c.detail, "1 bytes differ; first: slot (block 0, head 0) byte " +
+                          std::to_string(at) +
+                          " (block 1, row 1, channel block 6): gpu 36, "
+                          "expected 35");
+  c = checkScaleTiles("k_sf", h, *blocks, *scales, gpu.data(), 1024);
+  EXPECT_EQ(c.verdict, Verdict::Fail);
+  EXPECT_EQ(c.detail,
+            "the buffer has 1024 bytes, expected NB x H x 1024 = 2048");
+}
+
 TEST_F(Ones, Nvfp4NeedsPerTokenLayout) {
   QuantizedReference ref(view, docs);
   const numerics::QuantizedTensor *k = nullptr;

@@ -54,7 +54,8 @@ private:
 /// "NAME (E8M0 scales)", "NAME (1x32 dequantized, bf16)", "NAME (32x32
 /// dequantized, bf16)", "NAME (scale-factor tiles, 128x4 layout)"; of an
 /// NVFP4 copy (`nvfp4`) "NAME (E2M1 payload, 2 a byte)", "NAME (UE4M3
-/// scales)", "NAME (1x16 dequantized, bf16)".
+/// scales)", "NAME (1x16 dequantized, bf16)", "NAME (UE4M3 scale-factor
+/// tiles, 128x4 layout)".
 std::string copyCheckName(const std::string &buffer,
                           const runtime::BufferContents &holds,
                           bool nvfp4 = false);
@@ -81,7 +82,10 @@ Check checkQuantizedCopy(const std::string &buffer,
 /// token blocks, in document order), `scales` the copy in holds.layout: per
 /// token (rows past a short block's end hold the scale of zero, 0) or per
 /// token block; with holds.tileRows Channels, rows are channels and the
-/// K-blocks the four blocks (v). Every byte is compared.
+/// K-blocks the four blocks (v). `scales` of an NVFP4 copy (per token,
+/// UE4M3, 16 channels a scale) has a tile per 64 channels in each slot
+/// ([NB, H, 512 x ceil(D / 64)], scale c in tile c / 4, column c % 4) and
+/// UE4M3 1.0 (0x38) past the last block. Every byte is compared.
 Check checkScaleTiles(const std::string &buffer,
                       const runtime::BufferContents &holds,
                       const numerics::QuantizedTensor &blocks,

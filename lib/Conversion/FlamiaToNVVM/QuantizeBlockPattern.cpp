@@ -214,11 +214,77 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
         forEachTile(le, past, past, one);
     };
 
+    // NVFP4 scale tiles (kind::mxf4nvf4, scale_vec::4X): the same 128x4
+    // layout with one scale per 16 channels, so a slot of 4 blocks holds one
+    // 512-byte tile per 64 channels. Thread (r, cb) owns scales 2 cb and
+    // 2 cb + 1: tile cb / 2, columns 2 (cb % 2) and the next, adjacent bytes
+    // (one 2-byte store per slot). When D / 16 is not a multiple of 4 the
+    // last thread of a row zeroes the last tile's two unused columns; past
+    // the last block the tiles hold UE4M3 1.0 (0x38), as MXFP8's hold 127.
+    auto writeNvfp4Tiles = [&](Value tiles, Value pair) {
+      const int64_t numTiles = (d + 63) / 64;
+      const bool padColumns = (d / 16) % 4 != 0;
+      auto rowOk = scf::IfOp::create(
+          rewriter, loc, e.icmp(LLVM::ICmpPredicate::ult, row, e.i32c(32)),
+          /*withElse=*/false);
+      OpBuilder tb = rowOk.getThenBodyBuilder();
+      Emitter te(tb, loc);
+      Value tile = te.udiv(cb, te.i32c(2));
+      Value column = te.mul(te.urem(cb, te.i32c(2)), te.i32c(2));
+      Value lastThread = te.icmp(LLVM::ICmpPredicate::eq, cb, te.i32c(c - 1));
+      auto store = [&](Emitter &se, Value b0, int64_t j, Value col,
+                       Value value) {
+        Value offsetInSlot =
+            se.add(se.add(se.mul(tile, se.i32c(512)), se.mul(row, se.i32c(16))),
+                   se.add(se.i32c(4 * j), col));
+        Value slot =
+            se.packedIndex(b0, adaptor.getHead(), se.i32c(0), heads, 1);
+        Value offset = se.add(se.mul(slot, se.i64c(512 * numTiles)),
+                              se.zext(se.i64(), offsetInSlot));
+        Value ptr = LLVM::GEPOp::create(se.b, loc, tiles.getType(), se.i8(),
+                                        tiles, ArrayRef<LLVM::GEPArg>{offset});
+        se.store(value, ptr, 2);
+      };
+      auto forEachTile = [&](Emitter &fe, int64_t firstJ, int64_t blockShift,
+                             Value value) {
+        for (int64_t j = firstJ; j < 4; ++j) {
+          Value b0 = fe.sub(fe.add(adaptor.getBlock(), fe.i32c(blockShift)),
+                            fe.i32c(j));
+          auto inside = scf::IfOp::create(
+              fe.b, loc, fe.icmp(LLVM::ICmpPredicate::sge, b0, fe.i32c(0)),
+              /*withElse=*/false);
+          OpBuilder ib = inside.getThenBodyBuilder();
+          Emitter ie(ib, loc);
+          store(ie, b0, j, column, value);
+          if (!padColumns)
+            continue;
+          auto pad = scf::IfOp::create(ib, loc, lastThread, /*withElse=*/false);
+          OpBuilder pb = pad.getThenBodyBuilder();
+          Emitter pe(pb, loc);
+          store(pe, b0, j, pe.add(column, pe.i32c(2)),
+                pe.trunc(pe.i16(), pe.i32c(0)));
+        }
+      };
+      forEachTile(te, 0, 0, pair);
+      Value numBlocks = NVVM::GridDimXOp::create(tb, loc, te.i32());
+      auto lastBlock =
+          scf::IfOp::create(tb, loc,
+                            te.icmp(LLVM::ICmpPredicate::eq, adaptor.getBlock(),
+                                    te.sub(numBlocks, te.i32c(1))),
+                            /*withElse=*/false);
+      OpBuilder lb = lastBlock.getThenBodyBuilder();
+      Emitter le(lb, loc);
+      Value one = le.trunc(le.i16(), le.i32c(0x3838));
+      for (int64_t past = 1; past < 4; ++past)
+        forEachTile(le, past, past, one);
+    };
+
     // NVFP4 per token (recipe nvfp4-mixed): two 16-channel groups per
     // thread, one UE4M3 scale each; the 32 E2M1 codes packed two per byte
     // (element 2i in the low nibble, as the FP4 MMA reads them K-major):
     // one 16-byte store at byte elem / 2.
-    auto storeNvfp4Copy = [&](Value data, Value scales, Value dequant) {
+    auto storeNvfp4Copy = [&](Value data, Value scales, Value dequant,
+                              Value tiles) {
       SmallVector<Value> bytes, deqWords, scaleBytes;
       for (int64_t g = 0; g < 2; ++g) {
         Nvfp4Scale s = nvfp4ScaleOf(e, halfAmax[g]);
@@ -261,12 +327,17 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
       Value pair = te.bor(te.zext(te.i32(), scaleBytes[0]),
                           te.shl(te.zext(te.i32(), scaleBytes[1]), te.i32c(8)));
       te.store(te.trunc(te.i16(), pair), te.elementPtr(scales, idx, 1), 2);
+      if (tiles)
+        writeNvfp4Tiles(
+            tiles, e.trunc(e.i16(), e.bor(e.zext(e.i32(), scaleBytes[0]),
+                                          e.shl(e.zext(e.i32(), scaleBytes[1]),
+                                                e.i32c(8)))));
     };
 
     Value perTokenData = adaptor.getPerTokenData();
     if (perTokenData && isNvfp4PerToken(op)) {
       storeNvfp4Copy(perTokenData, adaptor.getPerTokenScales(),
-                     adaptor.getPerTokenDequant());
+                     adaptor.getPerTokenDequant(), adaptor.getPerTokenTiles());
     } else if (perTokenData) {
       Value data = perTokenData;
       MxScale s = mxScaleOf(e, amax);

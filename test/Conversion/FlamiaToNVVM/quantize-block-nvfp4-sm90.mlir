@@ -1,4 +1,4 @@
-// RUN: flamia-opt %s --convert-flamia-to-nvvm --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa | FileCheck %s
+// RUN: flamia-opt %s -split-input-file --convert-flamia-to-nvvm --convert-nvvm-to-llvm --reconcile-unrealized-casts --gpu-module-to-binary=format=isa | FileCheck %s --check-prefixes=CHECK,TILES
 
 // An NVFP4 per-token copy (recipe nvfp4-mixed, K of S = Q K^T) as the varlen
 // schedule writes it for sm_90a: E2M1 payload, one unsigned-E4M3 scale per 16
@@ -56,3 +56,30 @@ flamia.kernel @nvfp4_quantize(%k: !flamia.global<?x2x64xbf16> {flamia.param = "k
 // CHECK-SAME: selp.b32 {{[^;]*}}255
 // CHECK-SAME: st.global.b16
 // CHECK-NOT: st.global.b8
+
+// -----
+
+// With sm_100a's scale-factor tiles (scale_vec::4X), D = 128: a slot of
+// [NB, H, 1024] holds a 512-byte tile per 64 channels; each thread stores its
+// two scale bytes as one 2-byte value at tile (cb / 2), row r, position j,
+// column 2 (cb % 2), in the four slots that cover its block; the last block's
+// CTA fills the slots past the end with UE4M3 1.0 pairs (0x3838 = 14392).
+flamia.kernel @nvfp4_tiles(%q: !flamia.global<?x2x128xbf16> {flamia.param = "q"}, %info: !flamia.global<?x2xi32> {flamia.param = "block_info"}, %qpt: !flamia.global<?x2x128xf4E2M1FN> {flamia.param = "q_pt"}, %qscales: !flamia.global<?x2x8xf8E4M3FN> {flamia.param = "q_pt_scales"}, %qsf: !flamia.global<?x2x1024xi8> {flamia.param = "q_sf"}) attributes {flamia.phase = "forward", launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  %bx = gpu.block_id x
+  %b = arith.index_cast %bx : index to i32
+  %by = gpu.block_id y
+  %h = arith.index_cast %by : index to i32
+  %start, %length = flamia.block_info.load %info[%b] : !flamia.global<?x2xi32>
+  flamia.quantize_block %q rows(%start, %length) block %b head %h per_token(%qpt, %qscales) per_token_tiles(%qsf) : (!flamia.global<?x2x128xbf16>, i32, i32, i32, i32, !flamia.global<?x2x128xf4E2M1FN>, !flamia.global<?x2x8xf8E4M3FN>, !flamia.global<?x2x1024xi8>) -> ()
+  flamia.return
+}
+
+// TILES-LABEL: gpu.binary @nvfp4_tiles_module
+// TILES-SAME: st.global.v4.b32
+// TILES-SAME: st.global.b16
+// The slot stride: 1024 bytes per (block, head).
+// TILES-SAME: shl.b64 {{[^;]*}}, 10;
+// TILES-SAME: st.global.b16
+// TILES-SAME: 14392
+// TILES-SAME: st.global.b16
+// TILES-NOT: st.global.b8
