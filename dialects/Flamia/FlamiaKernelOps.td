@@ -513,7 +513,11 @@ def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegmen
     `[T, H, D/16]`, one per token and 16 channels, global scale 1; the payload
     holds two E2M1 codes per byte (element `2i` in the low nibble), so its
     `[T, H, D]` buffer takes `T * H * D / 2` bytes; the dequantized copy is
-    `e2m1 * s`, exact in bf16. Its scale-factor tiles are not implemented.
+    `e2m1 * s`, exact in bf16. Its scale-factor tiles (`per_token_tiles`)
+    are those of `kind::mxf4nvf4.block_scale.scale_vec::4X`: the same 128x4
+    layout with one scale per 16 channels, a 512-byte tile per 64 channels
+    in each slot, `[NB, H, 512 * ceil(D/64)]` i8, UE4M3 1.0 (0x38) past the
+    last block.
 
     For block-scaled MMAs (sm_100a) the scales are also written as the
     512-byte scale-factor tiles tcgen05 reads (the 128x4 layout,
