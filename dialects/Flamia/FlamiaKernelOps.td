@@ -800,12 +800,17 @@ def Flamia_AttentionDqTileOp : Flamia_Op<"attention_dq_tile",
     `flamia-tile` expands it, with the work loop around it, into the
     program of the kernel's target. `heads(Hq, Hkv)` and `debug_scores` (the
     recomputed S of the first key tile) as for `flamia.attention_tile`.
+    `k_tb`, when present, is K's copy for dQ = dS K where it differs from
+    the scores' `k`: a recipe that quantizes K per token for S = Q K^T
+    (`mxfp8-strict`, `nvfp4-mixed`) reads K's 32x32 token-block copy there.
+    Absent, `k` serves both GEMMs.
   }];
   let arguments = (ins Flamia_GlobalType:$items, I32:$index,
                        Variadic<Flamia_GlobalType>:$q,
                        Variadic<Flamia_GlobalType>:$k,
                        Variadic<Flamia_GlobalType>:$v,
                        Variadic<Flamia_GlobalType>:$grad_o,
+                       Variadic<Flamia_GlobalType>:$k_tb,
                        Variadic<Flamia_GlobalType>:$safe,
                        Flamia_GlobalType:$lse, Flamia_GlobalType:$delta,
                        Arg<Flamia_GlobalType, "", [MemWrite]>:$dq,
@@ -816,8 +821,8 @@ def Flamia_AttentionDqTileOp : Flamia_Op<"attention_dq_tile",
                        I64Attr:$block_m, I64Attr:$block_n);
   let assemblyFormat = [{
     $items `[` $index `]` `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)`
-    `grad_o` `(` $grad_o `)` `safe` `(` $safe `)` `lse` $lse `delta` $delta
-    `to` $dq `scale` $scale_log2 `,` $softmax_scale `tokens` $num_tokens
+    `grad_o` `(` $grad_o `)` (`k_tb` `(` $k_tb^ `)`)? `safe` `(` $safe `)`
+    `lse` $lse `delta` $delta `to` $dq `scale` $scale_log2 `,` $softmax_scale `tokens` $num_tokens
     (`heads` `(` $q_heads^ `,` $kv_heads `)`)?
     (`debug_scores` `(` $debug_scores^ `)`)?
     attr-dict `:` functional-type(operands, results)
@@ -842,6 +847,10 @@ def Flamia_AttentionDkdvTileOp : Flamia_Op<"attention_dkdv_tile",
     the bf16 originals `safe` (q, k, v, grad_o), P and dS are rounded to
     bf16. `heads(Hq, Hkv)` as for `flamia.attention_tile`; with runtime
     head counts the group (`Hq / Hkv` query heads) is a runtime loop bound.
+    `grad_o_tb`, when present, is dO's copy for dV = P^T dO where it differs
+    from dP's `grad_o`: a recipe that quantizes dO per token for
+    dP = dO V^T (`mxfp8-strict`, `nvfp4-mixed`) reads dO's 32x32
+    token-block copy there. Absent, `grad_o` serves both GEMMs.
   }];
   let arguments = (ins Flamia_GlobalType:$items, I32:$index,
                        Variadic<Flamia_GlobalType>:$q,
@@ -849,6 +858,7 @@ def Flamia_AttentionDkdvTileOp : Flamia_Op<"attention_dkdv_tile",
                        Variadic<Flamia_GlobalType>:$v,
                        Variadic<Flamia_GlobalType>:$grad_o,
                        Variadic<Flamia_GlobalType>:$q_tb,
+                       Variadic<Flamia_GlobalType>:$grad_o_tb,
                        Variadic<Flamia_GlobalType>:$safe,
                        Flamia_GlobalType:$lse, Flamia_GlobalType:$delta,
                        Arg<Flamia_GlobalType, "", [MemWrite]>:$dk,
@@ -860,7 +870,8 @@ def Flamia_AttentionDkdvTileOp : Flamia_Op<"attention_dkdv_tile",
                        I64Attr:$block_n);
   let assemblyFormat = [{
     $items `[` $index `]` `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)`
-    `grad_o` `(` $grad_o `)` `q_tb` `(` $q_tb `)` `safe` `(` $safe `)`
+    `grad_o` `(` $grad_o `)` `q_tb` `(` $q_tb `)`
+    (`grad_o_tb` `(` $grad_o_tb^ `)`)? `safe` `(` $safe `)`
     `lse` $lse `delta` $delta `to` $dk `,` $dv `scale` $scale_log2 `,`
     $softmax_scale `tokens` $num_tokens
     (`heads` `(` $q_heads^ `,` $kv_heads `)`)? attr-dict `:`

@@ -153,11 +153,11 @@ OwningOpRef<ModuleOp> buildGraph(MLIRContext &ctx, const AttentionSpec &spec) {
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToEnd(entry);
   // validateSpec found the kind in the registry.
-  auto recipe = RecipeAttr::get(
-      &ctx,
-      *symbolizeRecipeKind(
-          numerics::findRecipeKind(spec.recipe)->dialectName),
-      spec.safeBlock, false);
+  bool strict = false;
+  const numerics::RecipeKind *kind =
+      numerics::findRecipeKindOrStrictPreset(spec.recipe, strict);
+  auto recipe = RecipeAttr::get(&ctx, *symbolizeRecipeKind(kind->dialectName),
+                                spec.safeBlock, strict || spec.strict);
   FloatAttr scale;
   if (spec.softmaxScale)
     scale = b.getF32FloatAttr(*spec.softmaxScale);
@@ -641,17 +641,20 @@ bool validateSpec(const AttentionSpec &spec, std::string &error) {
   };
   // The target, the recipe and the head dim: whether kernels exist is the
   // recipe registry's answer.
-  const numerics::RecipeKind *kind = numerics::findRecipeKind(spec.recipe);
+  bool strict = false;
+  const numerics::RecipeKind *kind =
+      numerics::findRecipeKindOrStrictPreset(spec.recipe, strict);
   if (!kind)
     return fail("unknown recipe '" + spec.recipe + "' (" +
                 numerics::recipeKindNames() + ")");
-  if (numerics::Status s = numerics::checkKernels(*kind, /*strict=*/false,
-                                                  spec.target, spec.headDim);
+  strict |= spec.strict;
+  if (numerics::Status s =
+          numerics::checkKernels(*kind, strict, spec.target, spec.headDim);
       !s)
     return fail(s.message);
   if (spec.backward) {
     if (numerics::Status s = numerics::checkBackwardKernels(
-            *kind, /*strict=*/false, spec.target, spec.headDim);
+            *kind, strict, spec.target, spec.headDim);
         !s)
       return fail(s.message);
     if (spec.gradDtype != "bf16" && spec.gradDtype != "f32")

@@ -2,6 +2,7 @@
 #include "flamia/Compiler/SpecFromIR.h"
 
 #include "flamia/Dialect/FlamiaOps.h"
+#include "flamia/Numerics/RecipeRegistry.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -112,19 +113,18 @@ bool specsFromFile(const std::string &path, std::vector<NamedSpec> &specs,
     auto q = cast<RankedTensorType>(attn.getQ().getType());
     auto k = cast<RankedTensorType>(attn.getK().getType());
     RecipeAttr recipe = attn.getRecipe();
-    if (recipe.getStrict()) {
-      error = locationString(attn.getLoc()) +
-              ": strict recipes (L3 causality: K quantized per token) are not "
-              "compiled yet; the kernels quantize K in 32x32 token blocks";
-      return WalkResult::interrupt();
-    }
     NamedSpec named;
     std::string function = functionName(op);
     int n = perFunction[function]++;
     named.name = n == 0 ? function : function + "." + std::to_string(n);
     named.location = locationString(attn.getLoc());
     AttentionSpec &spec = named.spec;
-    spec.recipe = stringifyRecipeKind(recipe.getKind()).str();
+    // The tools' spelling ("nvfp4-mixed"), not the dialect's ("nvfp4_mixed").
+    std::string dialectName = stringifyRecipeKind(recipe.getKind()).str();
+    const numerics::RecipeKind *kind =
+        numerics::findRecipeKindByDialectName(dialectName);
+    spec.recipe = kind ? kind->name : dialectName;
+    spec.strict = recipe.getStrict();
     // '?' heads: runtime head counts (the verifier has both or neither).
     spec.heads = q.isDynamicDim(1) ? AttentionSpec::kRuntimeHeads
                                    : q.getDimSize(1);

@@ -895,8 +895,29 @@ static LogicalResult verifyGradient(Operation *op, GlobalType grad,
   return success();
 }
 
+/// A second copy of a tensor for its other GEMM (`k_tb`, `grad_o_tb`):
+/// absent, or as many operands as the first copy, the first of them a
+/// packed tensor with the same heads.
+static LogicalResult verifySecondCopy(Operation *op, ValueRange second,
+                                      ValueRange first, StringRef secondName,
+                                      StringRef firstName) {
+  if (second.empty())
+    return success();
+  auto a = cast<GlobalType>(first.front().getType());
+  auto b = cast<GlobalType>(second.front().getType());
+  if (second.size() != first.size() || !isPackedTensor(b) ||
+      a.getShape()[1] != b.getShape()[1])
+    return op->emitOpError()
+           << secondName << " must be a copy of the same tensor as "
+           << firstName << " (as many operands, a [T, H, D] tensor with "
+           << firstName << "'s heads), got " << second.size()
+           << " operand(s) of type " << b << " for " << a;
+  return success();
+}
+
 LogicalResult AttentionDqTileOp::verify() {
   if (failed(verifyBackwardTile(*this, {getQ(), getK(), getV(), getGradO()})) ||
+      failed(verifySecondCopy(*this, getKTb(), getK(), "k_tb", "k")) ||
       failed(verifyDebugScores(*this, getDebugScores(),
                                cast<GlobalType>(getQ().front().getType()),
                                getBlockN())))
@@ -906,8 +927,10 @@ LogicalResult AttentionDqTileOp::verify() {
 }
 
 LogicalResult AttentionDkdvTileOp::verify() {
-  if (failed(verifyBackwardTile(*this, {getQ(), getK(), getV(), getGradO(),
-                                         getQTb()})))
+  if (failed(verifyBackwardTile(
+          *this, {getQ(), getK(), getV(), getGradO(), getQTb()})) ||
+      failed(verifySecondCopy(*this, getGradOTb(), getGradO(), "grad_o_tb",
+                              "grad_o")))
     return failure();
   if (!getP().getFixedScale())
     return emitOpError() << "P is quantized with a fixed scale (P <= 1), got "

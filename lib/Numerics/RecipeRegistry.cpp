@@ -10,21 +10,23 @@ const std::vector<RecipeKind> &recipeKinds() {
        "mxfp8",
        "mxfp8-strict",
        // The forward kernels of both targets, the backward's on sm_90a
-       // (sm_100a's: issue 17); strict mode (per-token K in Q K^T) has
-       // none: they quantize K in 32x32 token blocks.
-       {{"sm_90a", {64, 128}, false, true},
+       // (sm_100a's: issue 17). Strict mode (K per token in Q K^T, dO and
+       // V per token in dO V^T) on sm_90a only: sm_100a's kernels quantize
+       // K in 32x32 token blocks.
+       {{"sm_90a", {64, 128}, true, true},
         {"sm_100a", {64, 128}, false, false}}},
-      // The mixed NVFP4/FP8 recipe (issue 14): the forward kernels of
-      // sm_90a (NVFP4 per-token Q and K, dequantized to bf16 for wgmma;
-      // MXFP8 token-block V); no backward yet, no sm_100a kernels
-      // (kind::mxf4nvf4). Strict mode changes none of its layouts (Q K^T
-      // and dO V^T are per token already): its strict preset has the same
-      // numerics, and the same kernels.
+      // The mixed NVFP4/FP8 recipe (issue 14): the forward and backward
+      // kernels of sm_90a (NVFP4 per-token Q, K, V, dO where the head dim
+      // is contracted, dequantized to bf16 for wgmma; MXFP8 token blocks
+      // elsewhere), no sm_100a kernels (kind::mxf4nvf4). Strict mode
+      // changes none of its layouts (Q K^T and dO V^T are per token
+      // already): its strict preset has the same numerics, and the same
+      // kernels.
       {"nvfp4-mixed",
        "nvfp4_mixed",
        "nvfp4-mixed",
        "nvfp4-mixed-strict",
-       {{"sm_90a", {64, 128}, true, false}}},
+       {{"sm_90a", {64, 128}, true, true}}},
   };
   return kinds;
 }
@@ -33,6 +35,20 @@ const RecipeKind *findRecipeKind(const std::string &name) {
   for (const RecipeKind &k : recipeKinds())
     if (k.name == name)
       return &k;
+  return nullptr;
+}
+
+const RecipeKind *findRecipeKindOrStrictPreset(const std::string &name,
+                                               bool &strict) {
+  strict = false;
+  for (const RecipeKind &k : recipeKinds()) {
+    if (k.name == name)
+      return &k;
+    if (k.strictPreset == name) {
+      strict = true;
+      return &k;
+    }
+  }
   return nullptr;
 }
 

@@ -4,14 +4,16 @@
 //
 //   dQ (flamia.attention_dq_tile, the forward's query-tile items):
 //     producer (warpgroup 0, one thread): Q and dO of the item's query tile
-//       (quantized and bf16 copies), then K and V of each key tile;
+//       (quantized and bf16 copies), then K and V of each key tile (and
+//       K's token-block copy when S reads K per token: `k_tb`);
 //     consumers (warpgroups 1-2, 64 query rows each), per key tile:
 //       S = Q K^T, dP = dO V^T, mask, P = exp2(S log2(e) - LSE),
 //       dS = P (dP - D) quantized in 32-key blocks, dQ += dS K;
 //     then dQ * softmax_scale is written.
 //   dK/dV (flamia.attention_dkdv_tile, key-tile items):
 //     producer: K and V of the item's key tile, then Q, Q's token-block
-//       copy and dO of each 64-query tile of each query head of the group;
+//       copy and dO of each 64-query tile of each query head of the group
+//       (and dO's token-block copy when dP reads dO per token: `grad_o_tb`);
 //     consumers (warpgroups 1-2, 64 key rows each), per query tile:
 //       S^T = K Q^T, dP^T = V dO^T, mask, P^T, dS^T = P^T (dP^T - D)
 //       quantized in 32-query blocks, dV += P^T dO (P with the fixed scale
@@ -124,6 +126,9 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
       at.getGradO().size() != 1)
     return at.emitOpError() << "flamia-tile: sm_90a reads dequantized bf16 "
                                "q, k, v, grad_o (one operand each)";
+  if (at.getKTb().size() > 1)
+    return at.emitOpError() << "flamia-tile: sm_90a reads one dequantized "
+                               "bf16 k_tb";
   int64_t d = cast<GlobalType>(at.getQ()[0].getType()).getShape()[2];
   if (failed(checkBackwardKernelsExist(at, at.getRecipe(), "sm_90a", d)))
     return failure();
@@ -144,6 +149,9 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
         delta = at.getDelta(), dq = at.getDq(), scaleLog2 = at.getScaleLog2(),
         softmaxScale = at.getSoftmaxScale(), numTokens = at.getNumTokens(),
         qHeads = at.getQHeads(), debugScores = at.getDebugScores();
+  // K's copy for dQ = dS K when S reads another (per token): a second key
+  // buffer. Null: dS K reads the scores' copy.
+  Value kTb = at.getKTb().empty() ? Value() : at.getKTb()[0];
   Value qSafe = safe ? at.getSafe()[0] : Value();
   Value kSafe = safe ? at.getSafe()[1] : Value();
   Value vSafe = safe ? at.getSafe()[2] : Value();
@@ -155,7 +163,8 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
   OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
   // Q and dO of the item (quantized and safe copies: a query tile meets
   // both kinds of key tiles), K and V of each key tile. At D = 128 the four
-  // query-side tiles take 128 KiB, so the key ring has one stage.
+  // query-side tiles take 128 KiB, so the key ring has one stage (of 64
+  // KiB, 96 KiB with K's second copy: 224 KiB in all).
   const int64_t stages = d == 64 ? 3 : 1;
   Value qd = SmemAllocOp::create(b, loc, tileType(1));
   Value qs = safe ? SmemAllocOp::create(b, loc, tileType(1)).getResult() : Value();
@@ -163,6 +172,8 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
   Value gos = safe ? SmemAllocOp::create(b, loc, tileType(1)).getResult() : Value();
   Value ks = SmemAllocOp::create(b, loc, tileType(stages));
   Value vs = SmemAllocOp::create(b, loc, tileType(stages));
+  Value ksTb =
+      kTb ? SmemAllocOp::create(b, loc, tileType(stages)).getResult() : Value();
   Value qp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, 1),
                                       consumerThreads);
   Value kvp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, stages),
@@ -201,10 +212,14 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
         Value row = fib.add(item.docStart, fib.mul(kt, fib.c(bn)));
         Value st = PipelineAcquireOp::create(fb, loc, i32, kvp, kv,
                                              PipelineSide::producer);
-        PipelineExpectOp::create(fb, loc, kvp, st, 2 * tileBytes);
+        PipelineExpectOp::create(fb, loc, kvp, st, (kTb ? 3 : 2) * tileBytes);
         Value isSafe = isSafeTile(fib, kt, item, safeBlock, bn);
         loadEither(fb, loc, isSafe, kSafe, k, row, kvCol, ks, st, kvp);
         loadEither(fb, loc, isSafe, vSafe, v, row, kvCol, vs, st, kvp);
+        // On a safe tile both K buffers hold the bf16 original (loaded
+        // twice: one expect count for every tile).
+        if (kTb)
+          loadEither(fb, loc, isSafe, kSafe, kTb, row, kvCol, ksTb, st, kvp);
         scf::YieldOp::create(fb, loc, fib.add(kv, fib.c(1)));
       }
       return {forOp.getResult(0)};
@@ -240,8 +255,10 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
                                              PipelineSide::consumer);
         Value keyBase = fib.mul(kt, fib.c(bn));
         // K rows past the document end are the next document's: dS is 0
-        // there, but 0 x Inf or NaN is not. Zeroed before any MMA reads K.
-        zeroRowsPastEnd(fb, loc, ks, st, keyBase, item.docLen, bn);
+        // there, but 0 x Inf or NaN is not. dS K's copy is zeroed before
+        // any MMA reads it (S's columns there are masked by a select).
+        Value dsK = kTb ? ksTb : ks;
+        zeroRowsPastEnd(fb, loc, dsK, st, keyBase, item.docLen, bn);
         Value isSafe = isSafeTile(fib, kt, item, safeBlock, bn);
         Value s = WarpgroupMmaOp::create(fb, loc, sType,
                                          pick(fb, loc, isSafe, qs, qd), qst,
@@ -262,7 +279,7 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
             UnitAttr());
         Value dsq = FragBlockQuantizeOp::create(fb, loc, dsType, grad.getDs(),
                                                 notOf(fb, loc, isSafe));
-        Value acc2 = WarpgroupMmaOp::create(fb, loc, accType, dsq, Value(), ks,
+        Value acc2 = WarpgroupMmaOp::create(fb, loc, accType, dsq, Value(), dsK,
                                             st, acc, /*b_transposed=*/true);
         PipelineReleaseOp::create(fb, loc, kvp, st);
         scf::YieldOp::create(fb, loc, ValueRange{fib.add(kv, fib.c(1)), acc2});
@@ -292,6 +309,9 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
       at.getGradO().size() != 1 || at.getQTb().size() != 1)
     return at.emitOpError() << "flamia-tile: sm_90a reads dequantized bf16 "
                                "q, k, v, grad_o, q_tb (one operand each)";
+  if (at.getGradOTb().size() > 1)
+    return at.emitOpError() << "flamia-tile: sm_90a reads one dequantized "
+                               "bf16 grad_o_tb";
   auto qType = cast<GlobalType>(at.getQ()[0].getType());
   auto kType = cast<GlobalType>(at.getK()[0].getType());
   int64_t d = qType.getShape()[2];
@@ -306,8 +326,20 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
   Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
   Type i32 = IntegerType::get(ctx, 32);
   auto keyTile = SmemType::get(ctx, {1, bn, d}, bf16);
+  // dO's copy for dV = P^T dO when dP reads another (per token): a fourth
+  // query-side buffer, and the query tiles in two rings. Ring A holds what
+  // S^T and dP^T read (Q, dO per token), released once the softmax
+  // gradient has their results; ring B what dV and dK read (dO's and Q's
+  // token blocks), released after them. So the next tile's ring-A pair
+  // loads during the current dV and dK MMAs and its ring-B pair during the
+  // next S^T and dP^T, even with one ring-B stage: at D = 128 with a safe
+  // block the key tiles take 128 KiB, two A stages and one B stage 96 KiB.
+  // Without a second copy one ring holds Q, Q's token blocks and dO.
+  const bool secondGradO = !at.getGradOTb().empty();
   const int64_t stages = d == 64 ? 3 : 2;
+  const int64_t stagesB = d == 64 ? 3 : (safe ? 1 : 2);
   auto queryTile = SmemType::get(ctx, {stages, bq, d}, bf16);
+  auto queryTileB = SmemType::get(ctx, {stagesB, bq, d}, bf16);
   auto sType = FragmentType::get(ctx, {64, bq}, f32);
   auto opType = FragmentType::get(ctx, {64, bq}, bf16);
   auto accType = FragmentType::get(ctx, {64, d}, f32);
@@ -325,6 +357,7 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
         dv = at.getDv(), scaleLog2 = at.getScaleLog2(),
         softmaxScale = at.getSoftmaxScale(), numTokens = at.getNumTokens(),
         qHeads = at.getQHeads(), kvHeads = at.getKvHeads();
+  Value gradOTb = secondGradO ? at.getGradOTb()[0] : Value();
   Value qSafe = safe ? at.getSafe()[0] : Value();
   Value kSafe = safe ? at.getSafe()[1] : Value();
   Value vSafe = safe ? at.getSafe()[2] : Value();
@@ -344,12 +377,20 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
   Value vd = SmemAllocOp::create(b, loc, keyTile);
   Value vS = safe ? SmemAllocOp::create(b, loc, keyTile).getResult() : Value();
   Value qa = SmemAllocOp::create(b, loc, queryTile);
-  Value qb = SmemAllocOp::create(b, loc, queryTile);
+  Value qb = SmemAllocOp::create(b, loc, secondGradO ? queryTileB : queryTile);
   Value go = SmemAllocOp::create(b, loc, queryTile);
+  Value goTb = secondGradO ? SmemAllocOp::create(b, loc, queryTileB).getResult()
+                           : Value();
   Value kp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, 1),
                                       consumerThreads);
   Value qring = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, stages),
                                          consumerThreads);
+  Value qringB =
+      secondGradO
+          ? PipelineCreateOp::create(b, loc, PipelineType::get(ctx, stagesB),
+                                     consumerThreads)
+                .getResult()
+          : Value();
   auto queue = QueueCreateOp::create(b, loc, QueueType::get(ctx), counter,
                                      numItems, consumerThreads);
 
@@ -416,11 +457,21 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
         Value col = fib.mul(head, fib.c(d));
         Value st = PipelineAcquireOp::create(fb, loc, i32, qring, qi,
                                              PipelineSide::producer);
-        PipelineExpectOp::create(fb, loc, qring, st, 3 * queryBytes);
+        PipelineExpectOp::create(fb, loc, qring, st,
+                                 (secondGradO ? 2 : 3) * queryBytes);
         Value isSafe = isSafePair(fib, item, qt);
         loadEither(fb, loc, isSafe, qSafe, q, row, col, qa, st, qring);
-        loadEither(fb, loc, isSafe, qSafe, qTb, row, col, qb, st, qring);
+        if (!secondGradO)
+          loadEither(fb, loc, isSafe, qSafe, qTb, row, col, qb, st, qring);
         loadEither(fb, loc, isSafe, gSafe, gradO, row, col, go, st, qring);
+        if (secondGradO) {
+          Value stB = PipelineAcquireOp::create(fb, loc, i32, qringB, qi,
+                                                PipelineSide::producer);
+          PipelineExpectOp::create(fb, loc, qringB, stB, 2 * queryBytes);
+          loadEither(fb, loc, isSafe, qSafe, qTb, row, col, qb, stB, qringB);
+          loadEither(fb, loc, isSafe, gSafe, gradOTb, row, col, goTb, stB,
+                     qringB);
+        }
         scf::YieldOp::create(fb, loc, fib.add(qi, fib.c(1)));
       }
       return {forOp.getResult(0)};
@@ -462,8 +513,10 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
         // dS are 0 there, but 0 x Inf or NaN is not. dO (the B operand of
         // dP^T and dV) and Q's token-block copy (dK) are zeroed before any
         // MMA reads them.
+        // (With two rings, the ring-B tiles once that ring's stage is in.)
         zeroRowsPastEnd(fb, loc, go, st, queryBase, item.docLen, bq);
-        zeroRowsPastEnd(fb, loc, qb, st, queryBase, item.docLen, bq);
+        if (!secondGradO)
+          zeroRowsPastEnd(fb, loc, qb, st, queryBase, item.docLen, bq);
         Value isSafe = isSafePair(fib, item, qt);
         Value sT = WarpgroupMmaOp::create(fb, loc, sType,
                                           pick(fb, loc, isSafe, kS, kd), kst,
@@ -489,16 +542,27 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
             fb, loc, sType, sType, masked, dpT, lse, delta, head,
             item.docStart, queryBase, item.docLen, numTokens, scaleLog2,
             fb.getUnitAttr());
+        // Ring B: dV's dO and dK's Q, in their own stage (or ring A's).
+        Value stB = st, dvGradO = go;
+        if (secondGradO) {
+          PipelineReleaseOp::create(fb, loc, qring, st);
+          stB = PipelineAcquireOp::create(fb, loc, i32, qringB, qi,
+                                          PipelineSide::consumer);
+          zeroRowsPastEnd(fb, loc, goTb, stB, queryBase, item.docLen, bq);
+          zeroRowsPastEnd(fb, loc, qb, stB, queryBase, item.docLen, bq);
+          dvGradO = goTb;
+        }
         Value quantized = notOf(fb, loc, isSafe);
         Value pq = FragQuantizeOp::create(fb, loc, opType, grad.getP(),
                                           quantized, pPrecision);
-        Value dv2 = WarpgroupMmaOp::create(fb, loc, accType, pq, Value(), go,
-                                           st, dvAcc, /*b_transposed=*/true);
+        Value dv2 = WarpgroupMmaOp::create(fb, loc, accType, pq, Value(),
+                                           dvGradO, stB, dvAcc,
+                                           /*b_transposed=*/true);
         Value dsq = FragBlockQuantizeOp::create(fb, loc, opType, grad.getDs(),
                                                 quantized);
         Value dk2 = WarpgroupMmaOp::create(fb, loc, accType, dsq, Value(), qb,
-                                           st, dkAcc, /*b_transposed=*/true);
-        PipelineReleaseOp::create(fb, loc, qring, st);
+                                           stB, dkAcc, /*b_transposed=*/true);
+        PipelineReleaseOp::create(fb, loc, secondGradO ? qringB : qring, stB);
         scf::YieldOp::create(fb, loc,
                              ValueRange{fib.add(qi, fib.c(1)), dk2, dv2});
       }

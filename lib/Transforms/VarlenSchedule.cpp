@@ -160,7 +160,14 @@ struct ForwardPlan {
   /// otherwise), and its dO argument.
   mutable AttentionBwdOp bwd;
   BlockArgument gradOArg;
+  /// dO's copy for dP = dO V^T.
   QTensorType gradOType;
+  /// The backward's second copies, where a recipe quantizes a tensor
+  /// differently for its two GEMMs (mxfp8-strict, nvfp4-mixed: per token
+  /// where the head dim is contracted, 32x32 token blocks where tokens are):
+  /// K's for dQ = dS K, V's for dP = dO V^T, dO's for dV = P^T dO. Null
+  /// where one copy serves both uses (mxfp8).
+  QTensorType kTbType, vPtType, gradOTbType;
 
   bool backward() const { return static_cast<bool>(bwd); }
   /// A debug build: the forward and the dQ kernel write S of the first key
@@ -221,6 +228,12 @@ struct ForwardPlan {
       p.bwd = bwd;
       p.gradOArg = argOf(bwd.getDovGradO());
       p.gradOType = cast<QTensorType>(bwd.getDovGradO().getType());
+      if (bwd.getDskK() != fwd.getK())
+        p.kTbType = cast<QTensorType>(bwd.getDskK().getType());
+      if (bwd.getDovV() != fwd.getV())
+        p.vPtType = cast<QTensorType>(bwd.getDovV().getType());
+      if (bwd.getPdoGradO() != bwd.getDovGradO())
+        p.gradOTbType = cast<QTensorType>(bwd.getPdoGradO().getType());
     }
     return p;
   }
@@ -298,18 +311,28 @@ struct ForwardPlan {
     if (kPerToken())
       copies.append(
           {{"k_pt", payloadOf(kType)}, {"k_pt_scales", scalesOf(kType)}});
-    else
-      copies.append(
-          {{"k_tb", payloadOf(kType)}, {"k_tb_scales", scalesOf(kType)}});
+    // K in 32x32 token blocks: S's copy, or dS K's when S's is per token.
+    QTensorType kTb = kPerToken() ? kTbType : kType;
+    if (kTb)
+      copies.append({{"k_tb", payloadOf(kTb)}, {"k_tb_scales", scalesOf(kTb)}});
     copies.append(
         {{"v_tb", payloadOf(vType)}, {"v_tb_scales", scalesOf(vType)}});
+    if (vPtType)
+      copies.append(
+          {{"v_pt", payloadOf(vPtType)}, {"v_pt_scales", scalesOf(vPtType)}});
     if (hopper)
       copies.append({{"q_deq", bf16Copy(qType)},
                      {"k_deq", bf16Copy(kType)},
                      {"v_deq", bf16Copy(vType)}});
-    // The backward's dK = dS^T Q reads Q's token-block copy.
-    if (hopper && backward())
+    // The backward's dK = dS^T Q reads Q's token-block copy (and dQ = dS K,
+    // dP = dO V^T K's and V's second copies, if any).
+    if (hopper && backward()) {
       copies.push_back({"q_tb_deq", bf16Copy(qTbType)});
+      if (kTbType)
+        copies.push_back({"k_tb_deq", bf16Copy(kTbType)});
+      if (vPtType)
+        copies.push_back({"v_pt_deq", bf16Copy(vPtType)});
+    }
     if (tiles)
       copies.append({{"q_sf", scaleFactorTiles(qType)},
                      {"k_sf", scaleFactorTiles(kType)},
@@ -317,13 +340,22 @@ struct ForwardPlan {
     return copies;
   }
 
-  /// What the gradient quantizer writes: dO's 32x32 copy (and its bf16
-  /// dequantization on sm_90a) and D = rowsum(dO O), [Hq, T] like LSE.
+  /// What the gradient quantizer writes: dO's 32x32 copy (and, where dP
+  /// reads dO per token, its per-token copy), their bf16 dequantizations
+  /// on sm_90a (do_deq: dP's, do_tb_deq: dV's when they differ) and
+  /// D = rowsum(dO O), [Hq, T] like LSE.
   SmallVector<std::pair<StringRef, GlobalType>> gradientCopies() const {
-    SmallVector<std::pair<StringRef, GlobalType>> copies = {
-        {"do_tb", payloadOf(gradOType)}, {"do_tb_scales", scalesOf(gradOType)}};
-    if (hopper)
+    QTensorType tb = gradOTbType ? gradOTbType : gradOType;
+    SmallVector<std::pair<StringRef, GlobalType>> copies;
+    if (gradOTbType)
+      copies.append({{"do_pt", payloadOf(gradOType)},
+                     {"do_pt_scales", scalesOf(gradOType)}});
+    copies.append({{"do_tb", payloadOf(tb)}, {"do_tb_scales", scalesOf(tb)}});
+    if (hopper) {
       copies.push_back({"do_deq", bf16Copy(gradOType)});
+      if (gradOTbType)
+        copies.push_back({"do_tb_deq", bf16Copy(gradOTbType)});
+    }
     copies.push_back({"delta", globalOf(fwd.getLse().getType())});
     return copies;
   }
@@ -421,24 +453,32 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
                                      kvHeads);
   auto ifOp = scf::IfOp::create(b, loc, isKv, /*withElse=*/false);
   OpBuilder tb = ifOp.getThenBodyBuilder();
-  // (nvfp4-mixed: K per token instead, for S = Q K^T.)
+  // (mxfp8-strict, nvfp4-mixed: K per token instead, for S = Q K^T, and
+  // with a backward also in 32x32 blocks, for dQ = dS K.)
+  bool kTb = static_cast<bool>(plan.kTbType);
   if (plan.kPerToken())
     QuantizeBlockOp::create(
         tb, loc, p("k"), start, length, block, head, p("Hkv"), p("k_pt"),
-        p("k_pt_scales"), hopper ? p("k_deq") : Value(), Value(), Value(),
-        Value(), tiles ? p("k_sf") : Value(), Value(), StringAttr());
+        p("k_pt_scales"), hopper ? p("k_deq") : Value(),
+        kTb ? p("k_tb") : Value(), kTb ? p("k_tb_scales") : Value(),
+        kTb && hopper ? p("k_tb_deq") : Value(), tiles ? p("k_sf") : Value(),
+        Value(), StringAttr());
+  // (The backward of mxfp8-strict, nvfp4-mixed: V per token too, for
+  // dP = dO V^T.)
+  bool vPt = static_cast<bool>(plan.vPtType);
   for (auto [src, data, scales, deq, sf, rows] :
        {std::make_tuple("k", "k_tb", "k_tb_scales", "k_deq", "k_sf", "tokens"),
         std::make_tuple("v", "v_tb", "v_tb_scales", "v_deq", "v_sf",
                         "channels")}) {
     if (StringRef(src) == "k" && plan.kPerToken())
       continue;
-    QuantizeBlockOp::create(tb, loc, p(src), start, length, block, head,
-                            p("Hkv"), Value(), Value(), Value(), p(data),
-                            p(scales),
-                            hopper ? p(deq) : Value(), Value(),
-                            tiles ? p(sf) : Value(),
-                            tiles ? tb.getStringAttr(rows) : StringAttr());
+    bool pt = StringRef(src) == "v" && vPt;
+    QuantizeBlockOp::create(
+        tb, loc, p(src), start, length, block, head, p("Hkv"),
+        pt ? p("v_pt") : Value(), pt ? p("v_pt_scales") : Value(),
+        pt && hopper ? p("v_pt_deq") : Value(), p(data), p(scales),
+        hopper ? p(deq) : Value(), Value(), tiles ? p(sf) : Value(),
+        tiles ? tb.getStringAttr(rows) : StringAttr());
   }
   ReturnOp::create(b, loc);
   setPhase(qk, "forward");
@@ -532,11 +572,15 @@ KernelOp buildGradQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
       b, loc, i32, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
   auto info = BlockInfoLoadOp::create(b, loc, i32, i32, p("block_info"), block);
   Value start = info.getStart(), length = info.getLength();
-  QuantizeBlockOp::create(b, loc, p("grad_o"), start, length, block, head,
-                          p("Hq"), Value(), Value(), Value(), p("do_tb"),
-                          p("do_tb_scales"),
-                          plan.hopper ? p("do_deq") : Value(), Value(), Value(),
-                          StringAttr());
+  // dO in 32x32 blocks (dP = dO V^T and dV = P^T dO, or only the latter
+  // where dP reads dO's per-token copy: mxfp8-strict, nvfp4-mixed).
+  bool pt = static_cast<bool>(plan.gradOTbType), hopper = plan.hopper;
+  QuantizeBlockOp::create(
+      b, loc, p("grad_o"), start, length, block, head, p("Hq"),
+      pt ? p("do_pt") : Value(), pt ? p("do_pt_scales") : Value(),
+      pt && hopper ? p("do_deq") : Value(), p("do_tb"), p("do_tb_scales"),
+      hopper ? p(pt ? "do_tb_deq" : "do_deq") : Value(), Value(), Value(),
+      StringAttr());
   RowDotOp::create(b, loc, p("grad_o"), p("o"), p("delta"), start, length,
                    head, p("T"), p("Hq"));
   ReturnOp::create(b, loc);
@@ -544,16 +588,31 @@ KernelOp buildGradQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
   return qk;
 }
 
+/// The bf16 copy of V that dP = dO V^T reads on sm_90a: V's per-token copy
+/// where the recipe has one (mxfp8-strict, nvfp4-mixed), else P V's.
+StringRef dpValueCopy(const ForwardPlan &plan) {
+  return plan.vPtType ? "v_pt_deq" : "v_deq";
+}
+
 /// The operands both backward kernels read on sm_90a: the forward's
-/// dequantized copies of Q, K, V, dO's, and the bf16 originals.
+/// dequantized copies of Q, K, V (S's and dP's), dO's (dP's), the second
+/// copies of `dq` (K's for dS K) or of `dkdv` (Q's for dS^T Q, dO's for
+/// P^T dO), and the bf16 originals.
+enum class BackwardKernel { dq, dkdv };
 void addBackwardOperands(const ForwardPlan &plan, KernelSignature &sig,
-                         bool withQTb) {
+                         BackwardKernel kernel) {
   sig.add("q_deq", plan.bf16Copy(plan.qType));
   sig.add("k_deq", plan.bf16Copy(plan.kType));
-  sig.add("v_deq", plan.bf16Copy(plan.vType));
+  sig.add(dpValueCopy(plan),
+          plan.bf16Copy(plan.vPtType ? plan.vPtType : plan.vType));
   sig.add("do_deq", plan.bf16Copy(plan.gradOType));
-  if (withQTb)
+  if (kernel == BackwardKernel::dq && plan.kTbType)
+    sig.add("k_tb_deq", plan.bf16Copy(plan.kTbType));
+  if (kernel == BackwardKernel::dkdv) {
     sig.add("q_tb_deq", plan.bf16Copy(plan.qTbType));
+    if (plan.gradOTbType)
+      sig.add("do_tb_deq", plan.bf16Copy(plan.gradOTbType));
+  }
   if (plan.safe) {
     sig.add("q", globalOf(plan.qArg.getType()));
     sig.add("k", globalOf(plan.kArg.getType()));
@@ -576,7 +635,7 @@ SmallVector<Value> safeOperands(const ForwardPlan &plan, KernelOp kernel) {
 KernelOp buildDqKernel(OpBuilder &mb, const ForwardPlan &plan,
                        KernelSignature &sig) {
   Location loc = plan.loc;
-  addBackwardOperands(plan, sig, /*withQTb=*/false);
+  addBackwardOperands(plan, sig, BackwardKernel::dq);
   sig.add("dq", globalOf(plan.bwd.getGradQ().getType()));
   sig.add("items", plan.itemsType);
   sig.add("num_items", plan.i32);
@@ -591,17 +650,20 @@ KernelOp buildDqKernel(OpBuilder &mb, const ForwardPlan &plan,
                                plan.targetAttr, LaunchKind::persistent,
                                /*threads=*/128);
   auto p = [&](StringRef n) { return KernelSignature::param(kernel, n); };
-  buildWorkLoop(kernel, p("counter"), p("num_items"),
-                [&](OpBuilder &ab, Value index) {
-    AttentionDqTileOp::create(
-        ab, loc, p("items"), index, ValueRange{p("q_deq")},
-        ValueRange{p("k_deq")}, ValueRange{p("v_deq")},
-        ValueRange{p("do_deq")}, safeOperands(plan, kernel), p("lse"),
-        p("delta"), p("dq"), p("softmax_scale_log2"), p("softmax_scale"),
-        p("T"), p("Hq"), p("Hkv"), p("s_dq"), plan.fwd.getCausalAttr(),
-        plan.fwd.getRecipe(), ab.getI64IntegerAttr(plan.blockM),
-        ab.getI64IntegerAttr(plan.blockN));
-  });
+  buildWorkLoop(
+      kernel, p("counter"), p("num_items"), [&](OpBuilder &ab, Value index) {
+        SmallVector<Value> kTb;
+        if (plan.kTbType)
+          kTb.push_back(p("k_tb_deq"));
+        AttentionDqTileOp::create(
+            ab, loc, p("items"), index, ValueRange{p("q_deq")},
+            ValueRange{p("k_deq")}, ValueRange{p(dpValueCopy(plan))},
+            ValueRange{p("do_deq")}, kTb, safeOperands(plan, kernel), p("lse"),
+            p("delta"), p("dq"), p("softmax_scale_log2"), p("softmax_scale"),
+            p("T"), p("Hq"), p("Hkv"), p("s_dq"), plan.fwd.getCausalAttr(),
+            plan.fwd.getRecipe(), ab.getI64IntegerAttr(plan.blockM),
+            ab.getI64IntegerAttr(plan.blockN));
+      });
   setPhase(kernel, "backward");
   return kernel;
 }
@@ -611,7 +673,7 @@ KernelOp buildDqKernel(OpBuilder &mb, const ForwardPlan &plan,
 KernelOp buildDkdvKernel(OpBuilder &mb, const ForwardPlan &plan,
                          KernelSignature &sig) {
   Location loc = plan.loc;
-  addBackwardOperands(plan, sig, /*withQTb=*/true);
+  addBackwardOperands(plan, sig, BackwardKernel::dkdv);
   sig.add("dk", globalOf(plan.bwd.getGradK().getType()));
   sig.add("dv", globalOf(plan.bwd.getGradV().getType()));
   sig.add("kv_items", plan.itemsType);
@@ -625,18 +687,21 @@ KernelOp buildDkdvKernel(OpBuilder &mb, const ForwardPlan &plan,
                                plan.targetAttr, LaunchKind::persistent,
                                /*threads=*/128);
   auto p = [&](StringRef n) { return KernelSignature::param(kernel, n); };
-  buildWorkLoop(kernel, p("counter"), p("num_kv_items"),
-                [&](OpBuilder &ab, Value index) {
-    AttentionDkdvTileOp::create(
-        ab, loc, p("kv_items"), index, ValueRange{p("q_deq")},
-        ValueRange{p("k_deq")}, ValueRange{p("v_deq")},
-        ValueRange{p("do_deq")}, ValueRange{p("q_tb_deq")},
-        safeOperands(plan, kernel), p("lse"), p("delta"), p("dk"), p("dv"),
-        p("softmax_scale_log2"), p("softmax_scale"), p("T"), p("Hq"),
-        p("Hkv"), plan.fwd.getCausalAttr(), plan.fwd.getRecipe(),
-        plan.bwd.getP(),
-        ab.getI64IntegerAttr(kDkdvQueryTile), ab.getI64IntegerAttr(plan.blockN));
-  });
+  buildWorkLoop(
+      kernel, p("counter"), p("num_kv_items"), [&](OpBuilder &ab, Value index) {
+        SmallVector<Value> gradOTb;
+        if (plan.gradOTbType)
+          gradOTb.push_back(p("do_tb_deq"));
+        AttentionDkdvTileOp::create(
+            ab, loc, p("kv_items"), index, ValueRange{p("q_deq")},
+            ValueRange{p("k_deq")}, ValueRange{p(dpValueCopy(plan))},
+            ValueRange{p("do_deq")}, ValueRange{p("q_tb_deq")}, gradOTb,
+            safeOperands(plan, kernel), p("lse"), p("delta"), p("dk"), p("dv"),
+            p("softmax_scale_log2"), p("softmax_scale"), p("T"), p("Hq"),
+            p("Hkv"), plan.fwd.getCausalAttr(), plan.fwd.getRecipe(),
+            plan.bwd.getP(), ab.getI64IntegerAttr(kDkdvQueryTile),
+            ab.getI64IntegerAttr(plan.blockN));
+      });
   setPhase(kernel, "backward");
   return kernel;
 }
@@ -749,6 +814,43 @@ void buildLaunchPlan(OpBuilder &mb, const ForwardPlan &plan,
   newFunc->setAttr("flamia.target", plan.targetAttr);
 }
 
+/// The recipe's spelling in messages: its strict preset's name when strict.
+std::string recipeName(const numerics::RecipeKind &kind, RecipeAttr recipe) {
+  return recipe.getStrict() ? kind.strictPreset : kind.name;
+}
+
+/// `v`, operand `name` of `op` for `tensor` in `gemm`, is the qtensor the
+/// recipe's contract prescribes there, quantized from a function argument.
+LogicalResult expectContractOperand(Operation *op, StringRef recipeName,
+                                    const numerics::RecipeConfig &contract,
+                                    Value v, StringRef name, Gemm gemm,
+                                    AttnTensor tensor) {
+  auto q = v.getDefiningOp<QuantizeOp>();
+  auto type = dyn_cast<QTensorType>(v.getType());
+  if (!q || !type)
+    return op->emitOpError()
+           << "flamia-varlen-schedule: " << name
+           << " must come from flamia.quantize (run flamia-graph-pipeline "
+              "first)";
+  if (!isa<BlockArgument>(q.getInput()))
+    return op->emitOpError() << "flamia-varlen-schedule: " << name
+                             << " must quantize a function argument";
+  const numerics::OperandQuantization &use =
+      contract.operands[static_cast<int>(getOperandUse(gemm, tensor))];
+  if (!isContractQTensorLayout(use))
+    return op->emitOpError()
+           << "flamia-varlen-schedule: recipe " << recipeName << " quantizes "
+           << name << " in a layout no kernel reads";
+  QTensorType expected = getContractQTensorType(
+      cast<RankedTensorType>(q.getInput().getType()), use);
+  if (type != expected)
+    return op->emitOpError()
+           << "flamia-varlen-schedule: the kernels implement recipe "
+           << recipeName << "'s contract, where " << name << " is " << expected
+           << ", but it is " << type;
+  return success();
+}
+
 struct VarlenSchedulePass
     : public flamia::impl::FlamiaVarlenScheduleBase<VarlenSchedulePass> {
   using Base::Base;
@@ -773,32 +875,9 @@ struct VarlenSchedulePass
         return fwd.emitOpError() << "flamia-varlen-schedule: " << s.message;
     }
     // Each operand is the qtensor the contract prescribes for its use.
-    auto expect = [&](Value v, StringRef name, Gemm gemm,
-                      AttnTensor tensor) -> LogicalResult {
-      auto q = v.getDefiningOp<QuantizeOp>();
-      auto type = dyn_cast<QTensorType>(v.getType());
-      if (!q || !type)
-        return fwd.emitOpError()
-               << "flamia-varlen-schedule: " << name
-               << " must come from flamia.quantize (run flamia-graph-pipeline "
-                  "first)";
-      if (!isa<BlockArgument>(q.getInput()))
-        return fwd.emitOpError() << "flamia-varlen-schedule: " << name
-                                 << " must quantize a function argument";
-      const num::OperandQuantization &use =
-          contract->operands[static_cast<int>(getOperandUse(gemm, tensor))];
-      if (!isContractQTensorLayout(use))
-        return fwd.emitOpError()
-               << "flamia-varlen-schedule: recipe " << (*kind)->name
-               << " quantizes " << name << " in a layout no kernel reads";
-      QTensorType expected = getContractQTensorType(
-          cast<RankedTensorType>(q.getInput().getType()), use);
-      if (type != expected)
-        return fwd.emitOpError()
-               << "flamia-varlen-schedule: the kernels implement recipe "
-               << (*kind)->name << "'s contract, where " << name << " is "
-               << expected << ", but it is " << type;
-      return success();
+    auto expect = [&](Value v, StringRef name, Gemm gemm, AttnTensor tensor) {
+      return expectContractOperand(fwd, recipeName(**kind, recipe), *contract,
+                                   v, name, gemm, tensor);
     };
     if (failed(expect(fwd.getQ(), "q", Gemm::QK, AttnTensor::Q)) ||
         failed(expect(fwd.getK(), "k", Gemm::QK, AttnTensor::K)) ||
@@ -822,12 +901,14 @@ struct VarlenSchedulePass
   }
 
   /// The backward the kernels implement: where the recipe registry lists
-  /// backward kernels (sm_90a); S recomputed from the
-  /// forward's own Q and K copies (flamia-fwd-bwd-consistency), dP and dV
-  /// from V's and dO's 32x32 copies (one dO copy for both), dQ from K's,
-  /// dK from Q's 32x32 copy; O, LSE, cu_seqlens and the attributes those of
-  /// the forward; P with the forward's fixed scale, dS E4M3 in online
-  /// blocks of 32.
+  /// backward kernels (sm_90a); S recomputed from the forward's own Q and K
+  /// copies (flamia-fwd-bwd-consistency); every other operand the copy the
+  /// recipe's contract prescribes for its GEMM, of the right argument: V's
+  /// and K's the forward's where the layouts agree (mxfp8), second copies
+  /// where they differ (mxfp8-strict, nvfp4-mixed: V per token in dP, K in
+  /// 32x32 blocks in dS K), dO one copy or two likewise, Q's 32x32 copy in
+  /// dK; O, LSE, cu_seqlens and the attributes those of the forward; P
+  /// with the forward's fixed scale, dS E4M3 in online blocks of 32.
   LogicalResult checkSupported(AttentionBwdOp bwd, AttentionFwdOp fwd) {
     auto fail = [&](const Twine &message) {
       return bwd.emitOpError() << "flamia-varlen-schedule: " << message;
@@ -846,16 +927,47 @@ struct VarlenSchedulePass
       return fail("the backward must recompute S from the forward's own "
                   "quantized Q and K (run flamia-graph-pipeline, whose "
                   "flamia-fwd-bwd-consistency links them)");
-    if (bwd.getDovV() != fwd.getV() || bwd.getDskK() != fwd.getK())
-      return fail("dP = dO V^T and dQ = dS K must read the forward's V and K "
-                  "copies (run flamia-graph-pipeline: "
-                  "flamia-reuse-scale-layouts shares them)");
-    if (bwd.getDovGradO() != bwd.getPdoGradO())
-      return fail("dP = dO V^T and dV = P^T dO must read one copy of dO");
     auto quantizedArg = [&](Value v) -> BlockArgument {
       auto q = v.getDefiningOp<QuantizeOp>();
       return q ? dyn_cast<BlockArgument>(q.getInput()) : BlockArgument();
     };
+    // The operands of the other GEMMs: the contract's copies (one copy of
+    // a tensor where two uses agree: flamia-reuse-scale-layouts shares it).
+    FailureOr<num::RecipeConfig> contract = getContractRecipe(bwd, recipe);
+    if (failed(contract))
+      return failure();
+    auto expect = [&](Value v, StringRef name, Gemm gemm, AttnTensor tensor) {
+      return expectContractOperand(bwd, recipeName(**kind, recipe), *contract,
+                                   v, name, gemm, tensor);
+    };
+    if (failed(expect(bwd.getDovGradO(), "dO in dP = dO V^T", Gemm::DOV,
+                      AttnTensor::GradO)) ||
+        failed(expect(bwd.getDovV(), "V in dP = dO V^T", Gemm::DOV,
+                      AttnTensor::V)) ||
+        failed(expect(bwd.getDskK(), "K in dQ = dS K", Gemm::DSK,
+                      AttnTensor::K)) ||
+        failed(expect(bwd.getDsqQ(), "Q in dK = dS^T Q", Gemm::DSQ,
+                      AttnTensor::Q)) ||
+        failed(expect(bwd.getPdoGradO(), "dO in dV = P^T dO", Gemm::PDO,
+                      AttnTensor::GradO)))
+      return failure();
+    if (quantizedArg(bwd.getDovV()) != quantizedArg(fwd.getV()) ||
+        quantizedArg(bwd.getDskK()) != quantizedArg(fwd.getK()) ||
+        quantizedArg(bwd.getPdoGradO()) != quantizedArg(bwd.getDovGradO()))
+      return fail("dP = dO V^T, dQ = dS K and dV = P^T dO must read copies of "
+                  "the forward's V and K and of one dO argument");
+    // The kernels' second copies: V per token in dP (a per-token copy of
+    // V), K and dO in 32x32 token blocks in dS K and P^T dO.
+    if (bwd.getDovV() != fwd.getV() &&
+        !cast<QTensorType>(bwd.getDovV().getType()).getLayout().isPerToken())
+      return fail("a second copy of V for dP = dO V^T must be per token");
+    if (bwd.getDskK() != fwd.getK() &&
+        cast<QTensorType>(bwd.getDskK().getType()).getLayout().isPerToken())
+      return fail("a second copy of K for dQ = dS K must be in token blocks");
+    if (bwd.getDovGradO() != bwd.getPdoGradO() &&
+        cast<QTensorType>(bwd.getPdoGradO().getType()).getLayout().isPerToken())
+      return fail("a second copy of dO for dV = P^T dO must be in token "
+                  "blocks");
     auto isTokenBlock32 = [](Value v) {
       auto type = cast<QTensorType>(v.getType());
       ScaleLayoutAttr layout = type.getLayout();
@@ -865,9 +977,10 @@ struct VarlenSchedulePass
              layout.isDocumentLocal();
     };
     BlockArgument gradO = quantizedArg(bwd.getDovGradO());
-    if (!gradO || !isTokenBlock32(bwd.getDovGradO()))
+    if (!gradO || !isTokenBlock32(bwd.getPdoGradO()))
       return fail("dO must be a function argument quantized in "
-                  "document-local 32x32 token blocks (E4M3, E8M0 scales)");
+                  "document-local 32x32 token blocks (E4M3, E8M0 scales) "
+                  "for dV = P^T dO");
     if (quantizedArg(bwd.getDsqQ()) != quantizedArg(fwd.getQ()) ||
         !isTokenBlock32(bwd.getDsqQ()))
       return fail("dK = dS^T Q must read Q quantized in document-local 32x32 "

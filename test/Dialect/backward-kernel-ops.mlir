@@ -52,3 +52,28 @@ flamia.kernel @grad_quantize(%do: !flamia.global<?x8x128xbf16> {flamia.param = "
       : !flamia.global<?x8x128xbf16>, !flamia.global<?x8x128xbf16>, !flamia.global<8x?xf32>
   flamia.return
 }
+
+// -----
+// The second copies of K (dQ = dS K) and dO (dV = P^T dO), where a recipe
+// quantizes them differently for their other GEMM.
+// CHECK-LABEL: func.func @second_copies
+// CHECK: flamia.attention_dq_tile %{{.*}} q(%{{.*}}) k(%[[K:.*]]) v(%[[K]]) grad_o(%[[Q:.*]]) k_tb(%[[K]]) safe() lse
+// CHECK: flamia.attention_dkdv_tile %{{.*}} grad_o(%[[Q]]) q_tb(%[[Q]]) grad_o_tb(%[[Q]]) safe() lse
+func.func @second_copies(%items: !flamia.global<?x8xi32>, %i: i32, %q: !flamia.global<?x8x128xbf16>,
+                         %k: !flamia.global<?x2x128xbf16>, %lse: !flamia.global<8x?xf32>,
+                         %dq: !flamia.global<?x8x128xf32>, %dk: !flamia.global<?x2x128xf32>, %c: f32) {
+  flamia.attention_dq_tile %items[%i] q(%q) k(%k) v(%k) grad_o(%q) k_tb(%k) safe() lse %lse delta %lse
+      to %dq scale %c, %c tokens %i
+      {recipe = #flamia.recipe<mxfp8, strict>, block_m = 128 : i64, block_n = 128 : i64}
+      : (!flamia.global<?x8xi32>, i32, !flamia.global<?x8x128xbf16>, !flamia.global<?x2x128xbf16>,
+         !flamia.global<?x2x128xbf16>, !flamia.global<?x8x128xbf16>, !flamia.global<?x2x128xbf16>,
+         !flamia.global<8x?xf32>, !flamia.global<8x?xf32>, !flamia.global<?x8x128xf32>, f32, f32, i32) -> ()
+  flamia.attention_dkdv_tile %items[%i] q(%q) k(%k) v(%k) grad_o(%q) q_tb(%q) grad_o_tb(%q) safe() lse %lse delta %lse
+      to %dk, %dk scale %c, %c tokens %i
+      {recipe = #flamia.recipe<mxfp8, strict>, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, block_m = 64 : i64, block_n = 128 : i64}
+      : (!flamia.global<?x8xi32>, i32, !flamia.global<?x8x128xbf16>, !flamia.global<?x2x128xbf16>,
+         !flamia.global<?x2x128xbf16>, !flamia.global<?x8x128xbf16>, !flamia.global<?x8x128xbf16>,
+         !flamia.global<?x8x128xbf16>, !flamia.global<8x?xf32>, !flamia.global<8x?xf32>,
+         !flamia.global<?x2x128xf32>, !flamia.global<?x2x128xf32>, f32, f32, i32) -> ()
+  return
+}

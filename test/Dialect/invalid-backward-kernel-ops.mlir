@@ -116,3 +116,31 @@ func.func @f(%items: !flamia.global<?x8xi32>, %i: i32, %q: !q, %k: !kv, %lse: !f
          !flamia.global<8x?xf32>, !flamia.global<?x3x128xf32>, !flamia.global<?x3x128xf32>, f32, f32, i32) -> ()
   return
 }
+
+// -----
+!q = !flamia.global<?x8x128xbf16>
+!kv = !flamia.global<?x2x128xbf16>
+func.func @f(%items: !flamia.global<?x8xi32>, %i: i32, %q: !q, %k: !kv, %lse: !flamia.global<8x?xf32>,
+             %dq: !flamia.global<?x8x128xf32>, %c: f32) {
+  // expected-error @below {{'flamia.attention_dq_tile' op k_tb must be a copy of the same tensor as k (as many operands, a [T, H, D] tensor with k's heads), got 1 operand(s) of type '!flamia.global<?x8x128xbf16>' for '!flamia.global<?x2x128xbf16>'}}
+  flamia.attention_dq_tile %items[%i] q(%q) k(%k) v(%k) grad_o(%q) k_tb(%q) safe() lse %lse delta %lse
+      to %dq scale %c, %c tokens %i
+      {recipe = #flamia.recipe<mxfp8>, block_m = 128 : i64, block_n = 128 : i64}
+      : (!flamia.global<?x8xi32>, i32, !q, !kv, !kv, !q, !q, !flamia.global<8x?xf32>,
+         !flamia.global<8x?xf32>, !flamia.global<?x8x128xf32>, f32, f32, i32) -> ()
+  return
+}
+
+// -----
+!q = !flamia.global<?x8x128xbf16>
+!kv = !flamia.global<?x2x128xbf16>
+func.func @f(%items: !flamia.global<?x8xi32>, %i: i32, %q: !q, %k: !kv, %lse: !flamia.global<8x?xf32>,
+             %dk: !flamia.global<?x2x128xf32>, %c: f32) {
+  // expected-error @below {{'flamia.attention_dkdv_tile' op grad_o_tb must be a copy of the same tensor as grad_o (as many operands, a [T, H, D] tensor with grad_o's heads), got 2 operand(s) of type '!flamia.global<?x8x128xbf16>' for '!flamia.global<?x8x128xbf16>'}}
+  flamia.attention_dkdv_tile %items[%i] q(%q) k(%k) v(%k) grad_o(%q) q_tb(%q) grad_o_tb(%q, %q) safe() lse %lse delta %lse
+      to %dk, %dk scale %c, %c tokens %i
+      {recipe = #flamia.recipe<mxfp8>, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, block_m = 64 : i64, block_n = 128 : i64}
+      : (!flamia.global<?x8xi32>, i32, !q, !kv, !kv, !q, !q, !q, !q, !flamia.global<8x?xf32>,
+         !flamia.global<8x?xf32>, !flamia.global<?x2x128xf32>, !flamia.global<?x2x128xf32>, f32, f32, i32) -> ()
+  return
+}

@@ -37,8 +37,14 @@ static cl::opt<std::string> target("target",
                                    cl::cat(compileCategory));
 static cl::opt<std::string>
     recipe("recipe",
-           cl::desc("Recipe (mxfp8; nvfp4-mixed: sm_90a forward only)"),
+           cl::desc("Recipe (mxfp8; nvfp4-mixed: sm_90a only; the strict "
+                    "presets mxfp8-strict, nvfp4-mixed-strict: sm_90a only)"),
            cl::init("mxfp8"), cl::cat(compileCategory));
+static cl::opt<bool>
+    strict("strict",
+           cl::desc("Strict (L3) mode: every head-dim-contracted operand per "
+                    "token (the same as --recipe R-strict; sm_90a only)"),
+           cl::cat(compileCategory));
 static cl::opt<int64_t> headDim("head-dim", cl::desc("Head dim (64, 128)"),
                                 cl::init(128), cl::cat(compileCategory));
 static cl::opt<int64_t> heads("heads", cl::desc("Query heads (1-65535)"),
@@ -141,11 +147,10 @@ int main(int argc, char **argv) {
   std::vector<flamia::NamedSpec> specs;
   std::string error;
   if (!inputFile.empty()) {
-    for (cl::Option *shapeFlag :
-         std::initializer_list<cl::Option *>{&recipe, &headDim, &heads, &kvHeads,
-                                             &runtimeHeads, &causal, &varlen, &safeBlock,
-                                             &softmaxScale, &backward,
-                                             &gradDtype}) {
+    for (cl::Option *shapeFlag : std::initializer_list<cl::Option *>{
+             &recipe, &strict, &headDim, &heads, &kvHeads, &runtimeHeads,
+             &causal, &varlen, &safeBlock, &softmaxScale, &backward,
+             &gradDtype}) {
       if (shapeFlag->getNumOccurrences()) {
         llvm::errs() << "flamia-compile: error: --" << shapeFlag->ArgStr
                      << " conflicts with " << inputFile
@@ -182,6 +187,7 @@ int main(int argc, char **argv) {
     named.name = "attention";
     flamia::AttentionSpec &spec = named.spec;
     spec.recipe = recipe;
+    spec.strict = strict;
     spec.headDim = headDim;
     spec.heads = heads;
     spec.kvHeads = kvHeads.getNumOccurrences() ? kvHeads : heads;

@@ -23,7 +23,12 @@ namespace flamia {
 
 struct AttentionSpec {
   std::string target = "sm_100a"; ///< sm_90a or sm_100a (flamia-compile asks for it)
+  /// A recipe kind ("mxfp8", "nvfp4-mixed") or its strict preset
+  /// ("mxfp8-strict": the same as `strict`).
   std::string recipe = "mxfp8";
+  /// Strict (L3) mode (docs/design.md): every head-dim-contracted operand
+  /// per token, so dQ_i sees no later and dK_j, dV_j no earlier token.
+  bool strict = false;
   int64_t headDim = 128;
   /// Query and key/value heads (GQA: kvHeads divides heads). Both
   /// kRuntimeHeads: the head counts are kernel arguments, and one kernel set

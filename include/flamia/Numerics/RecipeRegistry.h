@@ -53,6 +53,10 @@ struct RecipeKind {
 const std::vector<RecipeKind> &recipeKinds();
 /// The kind spelled `name` (manifest/tool spelling); null if none.
 const RecipeKind *findRecipeKind(const std::string &name);
+/// A kind by its name or its strict preset's name ("mxfp8-strict"), with
+/// `strict` saying which one matched; null if neither.
+const RecipeKind *findRecipeKindOrStrictPreset(const std::string &name,
+                                               bool &strict);
 /// The kind spelled `dialectName` in #flamia.recipe; null if none.
 const RecipeKind *findRecipeKindByDialectName(const std::string &dialectName);
 /// The same, or an error naming `dialectName` when the registry has no such

@@ -1,5 +1,8 @@
 """Checks the training-step parts of a manifest.json written by flamia-compile --backward
-against docs/runtime-abi.md ("The backward kernels of recipe mxfp8 (sm_90a)")."""
+against docs/runtime-abi.md ("The backward kernels (sm_90a)").
+With --recipe mxfp8-strict or nvfp4-mixed: the second copies those recipes need
+(K, V and dO per token where the head dim is contracted, in 32x32 token blocks
+where tokens are)."""
 import argparse
 import json
 import sys
@@ -13,6 +16,8 @@ ap.add_argument("--kv-heads", type=int)
 ap.add_argument("--runtime-heads", action="store_true")
 ap.add_argument("--head-dim", type=int, required=True)
 ap.add_argument("--grad-dtype", default="bf16")
+ap.add_argument("--recipe", default="mxfp8",
+                choices=["mxfp8", "mxfp8-strict", "nvfp4-mixed"])
 a = ap.parse_args()
 m = json.load(open(a.manifest))
 errors = []
@@ -61,18 +66,46 @@ for name, heads in (("dq", H), ("dk", HKV), ("dv", HKV)):
 buf("q_tb_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "q", "token_block", "bf16"))
 buf("do_tb", "workspace", "u8", ["T", H, D], holds("payload", "grad_o", "token_block", "e4m3"))
 buf("do_tb_scales", "workspace", "u8", ["NB", H, C], holds("scales", "grad_o", "token_block", "e8m0"))
-buf("do_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "grad_o", "token_block", "bf16"))
+second = a.recipe != "mxfp8"
+expect(m["recipe"]["kind"] == a.recipe.replace("-strict", "")
+       and m["recipe"]["strict"] == (a.recipe == "mxfp8-strict"), f"recipe {m['recipe']}")
+if second:
+    # The per-token copies of S = Q K^T (K) and dP = dO V^T (dO, V): MXFP8
+    # 1x32 (strict) or NVFP4 1x16, two E2M1 a byte (nvfp4-mixed).
+    nv = a.recipe == "nvfp4-mixed"
+    pay, scl = ("e2m1", "e4m3") if nv else ("e4m3", "e8m0")
+    PD, PC = (str(a.head_dim // 2), str(a.head_dim // 16)) if nv else (D, C)
+    for name, tensor, heads in (("k_pt", "k", HKV), ("v_pt", "v", HKV), ("do_pt", "grad_o", H)):
+        buf(name, "workspace", "u8", ["T", heads, PD], holds("payload", tensor, "per_token", pay))
+        buf(name + "_scales", "workspace", "u8", ["T", heads, PC], holds("scales", tensor, "per_token", scl))
+    buf("k_tb", "workspace", "u8", ["T", HKV, D], holds("payload", "k", "token_block", "e4m3"))
+    buf("k_deq", "workspace", "bf16", ["T", HKV, D], holds("dequantized", "k", "per_token", "bf16"))
+    buf("k_tb_deq", "workspace", "bf16", ["T", HKV, D], holds("dequantized", "k", "token_block", "bf16"))
+    buf("v_deq", "workspace", "bf16", ["T", HKV, D], holds("dequantized", "v", "token_block", "bf16"))
+    buf("v_pt_deq", "workspace", "bf16", ["T", HKV, D], holds("dequantized", "v", "per_token", "bf16"))
+    buf("do_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "grad_o", "per_token", "bf16"))
+    buf("do_tb_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "grad_o", "token_block", "bf16"))
+else:
+    buf("do_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "grad_o", "token_block", "bf16"))
+    for name in ("k_pt", "v_pt", "do_pt", "k_tb_deq", "v_pt_deq", "do_tb_deq"):
+        expect(name not in buffers, f"mxfp8 has one copy of K, V, dO: no {name}")
 buf("delta", "workspace", "f32", [H, "T"], holds("delta", "grad_o", "per_token", "f32"))
 buf("kv_items", "schedule", "i32", ["NUM_KV_ITEMS", "8"])
 params = {k["name"]: [p["name"] for p in k["params"]] for k in m["kernels"]}
-expect(params["flamia_quantize_grad"] == ["grad_o", "o", "block_info", "do_tb", "do_tb_scales", "do_deq", "delta", "T"] + HEADS,
+grad_copies = (["do_pt", "do_pt_scales", "do_tb", "do_tb_scales", "do_deq", "do_tb_deq"] if second
+               else ["do_tb", "do_tb_scales", "do_deq"])
+expect(params["flamia_quantize_grad"] == ["grad_o", "o", "block_info"] + grad_copies + ["delta", "T"] + HEADS,
        f"quantize_grad params {params['flamia_quantize_grad']}")
-common = ["q_deq", "k_deq", "v_deq", "do_deq"]
+# dP = dO V^T reads V's per-token copy where there is one; dQ = dS K K's
+# token-block copy, dV = P^T dO dO's.
+common = ["q_deq", "k_deq", "v_pt_deq" if second else "v_deq", "do_deq"]
+dq_extra = ["k_tb_deq"] if second else []
+dkdv_extra = ["q_tb_deq"] + (["do_tb_deq"] if second else [])
 safe = ["q", "k", "v", "grad_o", "lse", "delta"]
 tail = ["counter", "softmax_scale_log2", "softmax_scale", "T"] + HEADS
-expect(params["flamia_attention_dq"] == common + safe + ["dq", "items", "num_items"] + tail,
+expect(params["flamia_attention_dq"] == common + dq_extra + safe + ["dq", "items", "num_items"] + tail,
        f"dq params {params['flamia_attention_dq']}")
-expect(params["flamia_attention_dkdv"] == common + ["q_tb_deq"] + safe + ["dk", "dv", "kv_items", "num_kv_items"] + tail,
+expect(params["flamia_attention_dkdv"] == common + dkdv_extra + safe + ["dk", "dv", "kv_items", "num_kv_items"] + tail,
        f"dkdv params {params['flamia_attention_dkdv']}")
 # Tensor maps: the dK/dV kernel reads its query-side tiles in 64-row boxes.
 maps = {p["name"]: p for k in m["kernels"] if k["name"] == "flamia_attention_dkdv" for p in k["params"]}
