@@ -156,4 +156,132 @@ Status checkTrainingLeaks(const BatchView &b, uint64_t seed,
   return Status::success();
 }
 
+namespace {
+
+/// Rows [begin, end) of a float32 [T, H, D] gradient: `differing` counts
+/// the elements whose bits differ, `first` names the first.
+struct RowDiff {
+  int64_t compared = 0, differing = 0;
+  double maxAbs = 0;
+  std::string first;
+};
+void diffRows(const char *name, const std::vector<float> &a,
+              const std::vector<float> &b, int64_t H, int64_t D, int64_t begin,
+              int64_t end, RowDiff &d) {
+  const int64_t row = H * D;
+  for (int64_t i = begin * row; i < end * row; ++i) {
+    ++d.compared;
+    if (memcmp(&a[static_cast<size_t>(i)], &b[static_cast<size_t>(i)], 4) == 0)
+      continue;
+    ++d.differing;
+    const double x = std::fabs(static_cast<double>(a[static_cast<size_t>(i)]) -
+                               b[static_cast<size_t>(i)]);
+    d.maxAbs = std::max(d.maxAbs, std::isnan(x) ? INFINITY : x);
+    if (d.first.empty())
+      d.first = std::string(name) + position(i, H, D);
+  }
+}
+
+Status runStrict(const BatchView &b, const RunStrictPerturbed &run,
+                 const Perturbation &p, bool baseOutputs,
+                 TrainingOutputs &after) {
+  FLAMIA_RETURN_IF_ERROR(run(p, baseOutputs, after));
+  const size_t q = static_cast<size_t>(b.T * b.Hq * b.D),
+               kv = static_cast<size_t>(b.T * b.Hkv * b.D);
+  if (after.dq.size() != q || after.dk.size() != kv || after.dv.size() != kv)
+    return Status::error(runtime::ErrorCode::Internal,
+                         "a perturbed training run returned gradients of the "
+                         "wrong size (dQ: T x Hq x D; dK, dV: T x Hkv x D)");
+  return Status::success();
+}
+
+} // namespace
+
+Status checkStrictCausality(const BatchView &b, bool causal, uint64_t seed,
+                            const TrainingOutputs &base,
+                            const RunStrictPerturbed &run,
+                            std::vector<Check> &out) {
+  if (!causal) {
+    out.push_back({"L3 strict backward causality", 0, 0, Verdict::Skip,
+                   "non-causal attention"});
+    return Status::success();
+  }
+  const std::vector<int64_t> chosen = leakCheckDocuments(b);
+  if (chosen.empty()) {
+    out.push_back(
+        {"L3 strict backward causality", 0, 0, Verdict::Skip, "no tokens"});
+    return Status::success();
+  }
+  for (int64_t doc : chosen) {
+    const int64_t begin = b.cu[doc], L = b.docLength(doc);
+    const std::string suffix =
+        ", doc " + std::to_string(doc) + " (L=" + std::to_string(L) + ")";
+    for (bool future : {true, false}) {
+      Check row;
+      row.name =
+          std::string(future ? "L3 dQ vs future" : "L3 dK,dV vs past") + suffix;
+      std::vector<int64_t> cuts;
+      for (int64_t c : causalityCuts(L))
+        if (future || c >= 1)
+          cuts.push_back(c);
+      if (cuts.empty()) {
+        row.verdict = Verdict::Skip;
+        row.detail = "a document of fewer than 2 tokens";
+        out.push_back(row);
+        continue;
+      }
+      RowDiff kept;
+      int64_t vacuousCut = -1, firstFailCut = -1;
+      for (int64_t c : cuts) {
+        Perturbation p;
+        // dQ vs future: tokens after c; dK, dV vs past: tokens before c.
+        p.begin = future ? begin + c + 1 : begin;
+        p.end = future ? begin + L : begin + c;
+        p.seed = seed * 7933 + static_cast<uint64_t>(doc) * 4099 +
+                 static_cast<uint64_t>(c) + (future ? 0 : 1u << 20);
+        TrainingOutputs after;
+        FLAMIA_RETURN_IF_ERROR(runStrict(b, run, p, !future, after));
+        RowDiff inside;
+        if (future) {
+          diffRows("dQ", base.dq, after.dq, b.Hq, b.D, begin, begin + c + 1,
+                   kept);
+          diffRows("dQ", base.dq, after.dq, b.Hq, b.D, p.begin, p.end, inside);
+        } else {
+          diffRows("dK", base.dk, after.dk, b.Hkv, b.D, begin + c, begin + L,
+                   kept);
+          diffRows("dV", base.dv, after.dv, b.Hkv, b.D, begin + c, begin + L,
+                   kept);
+          diffRows("dK", base.dk, after.dk, b.Hkv, b.D, p.begin, p.end, inside);
+          diffRows("dV", base.dv, after.dv, b.Hkv, b.D, p.begin, p.end, inside);
+        }
+        if (kept.differing != 0 && firstFailCut < 0)
+          firstFailCut = c;
+        if (inside.differing == 0 && vacuousCut < 0)
+          vacuousCut = c;
+      }
+      row.compared = kept.compared;
+      row.maxAbsDiff = kept.maxAbs;
+      const std::string what =
+          future ? "dQ of tokens <= the cut" : "dK, dV of tokens >= the cut";
+      if (kept.differing) {
+        row.verdict = Verdict::Fail;
+        row.detail = std::to_string(kept.differing) + " elements of " + what +
+                     " changed, first " + kept.first + " at cut " +
+                     std::to_string(firstFailCut);
+      } else if (vacuousCut >= 0) {
+        row.verdict = Verdict::Fail;
+        row.detail = "the perturbation at cut " + std::to_string(vacuousCut) +
+                     " changed none of its own tokens' gradients (vacuous "
+                     "check)";
+      } else {
+        row.verdict = Verdict::Pass;
+        row.detail = what + " bit-identical over " +
+                     std::to_string(cuts.size()) + " cuts";
+      }
+      out.push_back(row);
+    }
+  }
+  return Status::success();
+}
+
 } // namespace flamia::validation::device

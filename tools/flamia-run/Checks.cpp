@@ -251,39 +251,69 @@ Status checkRecomputedScores(Session &session, Report &report) {
   return Status::success();
 }
 
+namespace {
+
+/// The training step with `p` applied to q, k, v and grad_o (as checkLeaks'
+/// run, with grad_o perturbed too); with `baseO` and `baseLse`, the
+/// backward reads those (Session::forward). The batch is restored, on the
+/// host and the device, before it returns.
+Status runPerturbedTraining(Session &session, HostBatch &b,
+                            const vd::Perturbation &p, vd::TrainingOutputs &out,
+                            const std::vector<uint16_t> *baseO = nullptr,
+                            const std::vector<float> *baseLse = nullptr) {
+  const int64_t qr = b.Hq * b.D, kr = b.Hkv * b.D;
+  struct Saved {
+    std::vector<uint16_t> *x;
+    int64_t row;
+    uint64_t salt;
+    std::vector<uint16_t> copy;
+  } saved[] = {{&b.q, qr, 0x51, {}},
+               {&b.k, kr, 0x4B, {}},
+               {&b.v, kr, 0x56, {}},
+               {&b.gradO, qr, 0x47, {}}};
+  for (Saved &s : saved) {
+    s.copy.assign(s.x->begin() + p.begin * s.row, s.x->begin() + p.end * s.row);
+    if (p.allNaN)
+      std::fill(s.x->begin() + p.begin * s.row, s.x->begin() + p.end * s.row,
+                uint16_t(0x7FC0));
+    else
+      numerics::perturbPackedBf16Tokens(*s.x, s.row / b.D, b.D, p.begin, p.end,
+                                        p.seed ^ s.salt, true);
+  }
+  FLAMIA_RETURN_IF_ERROR(session.uploadTokens(p.begin, p.end));
+  Status s = session.forward(baseO, baseLse);
+  if (s.ok())
+    s = session.downloadOutputs(out.o, out.lse);
+  if (s.ok())
+    s = session.downloadGradients(out.dq, out.dk, out.dv);
+  for (Saved &sv : saved)
+    std::copy(sv.copy.begin(), sv.copy.end(), sv.x->begin() + p.begin * sv.row);
+  FLAMIA_RETURN_IF_ERROR(session.uploadTokens(p.begin, p.end));
+  return s;
+}
+
+} // namespace
+
 Status checkTrainingLeaks(Session &session, HostBatch &b,
                           const RunOptions &options,
                           const vd::TrainingOutputs &base, Report &report) {
-  // As checkLeaks' run, with grad_o perturbed too.
-  auto run = [&](const vd::Perturbation &p, vd::TrainingOutputs &out) -> Status {
-    const int64_t qr = b.Hq * b.D, kr = b.Hkv * b.D;
-    struct Saved {
-      std::vector<uint16_t> *x;
-      int64_t row;
-      uint64_t salt;
-      std::vector<uint16_t> copy;
-    } saved[] = {{&b.q, qr, 0x51, {}},
-                 {&b.k, kr, 0x4B, {}},
-                 {&b.v, kr, 0x56, {}},
-                 {&b.gradO, qr, 0x47, {}}};
-    for (Saved &s : saved) {
-      s.copy.assign(s.x->begin() + p.begin * s.row, s.x->begin() + p.end * s.row);
-      if (p.allNaN)
-        std::fill(s.x->begin() + p.begin * s.row, s.x->begin() + p.end * s.row,
-                  uint16_t(0x7FC0));
-      else
-        numerics::perturbPackedBf16Tokens(*s.x, s.row / b.D, b.D, p.begin,
-                                          p.end, p.seed ^ s.salt, true);
-    }
-    FLAMIA_RETURN_IF_ERROR(session.uploadTokens(p.begin, p.end));
-    Status s = runTraining(session, out);
-    for (Saved &sv : saved)
-      std::copy(sv.copy.begin(), sv.copy.end(), sv.x->begin() + p.begin * sv.row);
-    FLAMIA_RETURN_IF_ERROR(session.uploadTokens(p.begin, p.end));
-    return s;
+  auto run = [&](const vd::Perturbation &p, vd::TrainingOutputs &out) {
+    return runPerturbedTraining(session, b, p, out);
   };
   std::vector<vd::Check> checks;
   Status s = vd::checkTrainingLeaks(view(b), options.seed, base, run, checks);
+  addAll(checks, report);
+  if (!s.ok() || !(session.manifest().recipe.strict || options.l3))
+    return s;
+  auto runStrict = [&](const vd::Perturbation &p, bool baseOutputs,
+                       vd::TrainingOutputs &out) {
+    return baseOutputs
+               ? runPerturbedTraining(session, b, p, out, &base.o, &base.lse)
+               : runPerturbedTraining(session, b, p, out);
+  };
+  checks.clear();
+  s = vd::checkStrictCausality(view(b), session.manifest().causal, options.seed,
+                               base, runStrict, checks);
   addAll(checks, report);
   return s;
 }

@@ -29,8 +29,7 @@ cli::CommandLine declareOptions() {
                   "total tokens (default: 4096 with --check/--leakcheck,\n"
                   "else 32768; tiny34 278528; docs: the sum)")
       .addInteger("--heads", "H", 1, 65535, "query heads (default 16)")
-      .addInteger("--kv-heads", "HKV", 1, 65535,
-                  "key/value heads (default: H)")
+      .addInteger("--kv-heads", "HKV", 1, 65535, "key/value heads (default: H)")
       .addInteger("--seed", "S", 0, INT64_MAX, "random seed (default 1)")
       .addFlag("--outliers",
                "outlier inputs: K channels {3,17,64%D,D-5} x100, Q and V\n"
@@ -47,8 +46,7 @@ cli::CommandLine declareOptions() {
       .addString("--grad-o", "G.npy",
                  "with --backward: grad_o [T, Hq, D] (float32 holding\n"
                  "bf16 values) instead of random")
-      .addInteger("--device", "N", 0, 1024,
-                  "CUDA device ordinal (default 0)")
+      .addInteger("--device", "N", 0, 1024, "CUDA device ordinal (default 0)")
       .addSection("checks")
       .addFlag("--check",
                "quantized payloads and scales of every workspace copy bit\n"
@@ -59,12 +57,18 @@ cli::CommandLine declareOptions() {
                   "Hq/Hkv; 0 = all; default: as many as fit --ref-budget)")
       .addString("--ref-budget", "F",
                  "multiply-adds the reference may cost (default 1.5e11)")
-      .addFlag("--leakcheck", "L1/L2 perturbation checks on the GPU, bit for bit")
+      .addFlag("--leakcheck",
+               "L1/L2 perturbation checks on the GPU, bit for bit")
       .addFlag("--backward",
                "a training-step manifest (backward kernels): grad_o\n"
                "N(0, 1) from the seed; --check adds grad_o's copies, delta\n"
                "and dQ/dK/dV vs the CPU reference, --leakcheck the L2\n"
-               "checks of every gradient, --dump dq, dk, dv")
+               "checks of every gradient (and L3 for a strict recipe),\n"
+               "--dump dq, dk, dv")
+      .addFlag("--l3",
+               "with --backward --leakcheck: the L3 checks (dQ_i sees no\n"
+               "later token, dK_j and dV_j no earlier one) for any recipe,\n"
+               "not only strict ones (mxfp8 is expected to fail them)")
       .addFlag("--sanitize-friendly",
                "zero the workspace, fill outputs with NaN, synchronize\n"
                "after every kernel (for compute-sanitizer); no --bench")
@@ -214,6 +218,12 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
     return false;
   }
   o.leakcheck = cl.flag("--leakcheck");
+  o.l3 = cl.flag("--l3");
+  if (o.l3 && !(o.leakcheck && cl.flag("--backward"))) {
+    error = "--l3 checks a training step's gradients: it needs --backward "
+            "and --leakcheck";
+    return false;
+  }
   o.backward = cl.flag("--backward");
   o.gradONpy = text("--grad-o");
   if (!o.gradONpy.empty() && !o.backward) {

@@ -27,6 +27,9 @@ struct RunOptions {
   float softmaxScale = 0.0f;
   bool check = false;
   bool leakcheck = false;
+  /// --backward --leakcheck: also the L3 checks where the recipe is not
+  /// strict (a strict manifest gets them anyway).
+  bool l3 = false;
   /// Run a training-step manifest's forward and backward kernels (grad_o
   /// generated from the seed), and check the gradients.
   bool backward = false;

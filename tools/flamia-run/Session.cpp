@@ -148,7 +148,8 @@ flamia_attention_args Session::args() const {
   return a;
 }
 
-Status Session::forward() {
+Status Session::forward(const std::vector<uint16_t> *baseO,
+                        const std::vector<float> *baseLse) {
   FLAMIA_RETURN_IF_ERROR(device_.fill(o_, 0xFF, batch_->qElements() * 2));
   FLAMIA_RETURN_IF_ERROR(device_.fill(lse_, 0xFF, batch_->lseElements() * 4));
   flamia_attention_args a = args();
@@ -165,6 +166,20 @@ Status Session::forward() {
         flamia_attention_forward_phase(rt_, &fa, device_.stream());
     if (s != FLAMIA_STATUS_OK)
       return capiError(s, "flamia_attention_forward_phase");
+    if (baseO && baseLse) {
+      if (baseO->size() != batch_->qElements() ||
+          baseLse->size() != batch_->lseElements())
+        return runtime::invalidArgument(
+            "the O and LSE given to the backward are not of the batch's size");
+      // After the forward's kernels: the uploads must overwrite what they
+      // wrote.
+      FLAMIA_RETURN_IF_ERROR(
+          device_.synchronize().withContext("running the forward phase"));
+      FLAMIA_RETURN_IF_ERROR(
+          device_.upload(o_, baseO->data(), baseO->size() * 2));
+      FLAMIA_RETURN_IF_ERROR(
+          device_.upload(lse_, baseLse->data(), baseLse->size() * 4));
+    }
     s = flamia_attention_backward_phase(rt_, &a, device_.stream());
     if (s != FLAMIA_STATUS_OK)
       return capiError(s, "flamia_attention_backward_phase");

@@ -41,7 +41,11 @@ public:
   /// Fills O and LSE (and the gradients) with NaN (0xFF bytes), runs every
   /// kernel, waits: flamia_attention_forward, or with --backward
   /// flamia_attention_forward_phase then flamia_attention_backward_phase.
-  runtime::Status forward();
+  /// With `baseO` and `baseLse` (--backward only), those are written over
+  /// the forward's O and LSE between the two phases: the backward reads
+  /// them (flamia-run's L3 check holds the backward's O and LSE fixed).
+  runtime::Status forward(const std::vector<uint16_t> *baseO = nullptr,
+                          const std::vector<float> *baseLse = nullptr);
   /// --backward: dq, dk, dv as float32 (by the manifest's dtypes).
   runtime::Status downloadGradients(std::vector<float> &dq,
                                     std::vector<float> &dk,

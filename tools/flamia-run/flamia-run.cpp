@@ -174,10 +174,11 @@ int main(int argc, char **argv) {
   printf("flamia-run: %s (device %d, cc %d.%d, %d SMs, driver %d)\n", dev.name,
          dev.ordinal, dev.compute_major, dev.compute_minor, dev.num_sms,
          dev.driver_version);
-  printf("  artifacts %s: target %s, recipe %s, head_dim %lld, %s, %zu "
+  printf("  artifacts %s: target %s, recipe %s%s, head_dim %lld, %s, %zu "
          "kernels:",
          options.artifacts.c_str(), flamia_runtime_target(session.runtime()),
          manifest.recipe.kind.empty() ? "-" : manifest.recipe.kind.c_str(),
+         manifest.recipe.strict ? " (strict)" : "",
          static_cast<long long>(manifest.headDim),
          manifest.causal ? "causal" : "non-causal",
          flamia_runtime_num_kernels(session.runtime()));

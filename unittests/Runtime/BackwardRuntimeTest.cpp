@@ -1,7 +1,7 @@
 //===- BackwardRuntimeTest.cpp - kv_items, NUM_KV_ITEMS, the gradients ----===//
 //
 // The runtime side of the backward kernels (docs/runtime-abi.md, "The
-// backward kernels of recipe mxfp8 (sm_90a)") on the host and on the fake
+// backward kernels (sm_90a)") on the host and on the fake
 // driver: the key-tile schedule built and uploaded like the items,
 // NUM_KV_ITEMS in expressions, and grad_o, dq, dk, dv validated and bound;
 // the two phases of a training step (runForward, runBackward and their C

@@ -23,8 +23,8 @@
 //   fake_attention_bwd(q, k, v, grad_o, o, lse, cu_seqlens, kv_items,
 //                      num_kv_items, counter, dq, dk, dv, softmax_scale, T,
 //                      Hq, Hkv, D, num_docs)
-//       dq (f32), dk, dv (bf16) with the CPU reference's backward (mxfp8)
-//       fed this run's O and LSE.
+//       dq (f32), dk, dv (bf16) with the CPU reference's backward of recipe
+//       $FAKE_CUDA_BWD_RECIPE (default mxfp8) fed the o and lse buffers.
 //
 // $FAKE_CUDA_CORRUPT=<copy name> flips one byte of that copy after
 // quantization (to see flamia-run's bit-for-bit checks fail);
@@ -220,8 +220,9 @@ void fakeAttentionBackward(const FakeLaunch *, void **p) {
             i32(p, 8), static_cast<long long>(expected));
     abort();
   }
+  const char *recipeName = getenv("FAKE_CUDA_BWD_RECIPE");
   nm::RecipeConfig recipe;
-  if (!nm::recipeFromName("mxfp8", recipe))
+  if (!nm::recipeFromName(recipeName ? recipeName : "mxfp8", recipe))
     abort();
   const std::vector<float> qf = bf16ToFloats(devicePointer<uint16_t>(p, 0), T * Hq * D),
                            kf = bf16ToFloats(devicePointer<uint16_t>(p, 1), T * Hkv * D),

@@ -1,7 +1,8 @@
-//===- Gradients.h - The backward's results vs the CPU reference -*- C++ -*-===//
+//===- Gradients.h - The backward's results vs the CPU reference -*- C++
+//-*-===//
 //
 // What the backward kernels of a training step computed (docs/runtime-abi.md,
-// "The backward kernels of recipe mxfp8 (sm_90a)"): dQ, dK and dV against the
+// "The backward kernels (sm_90a)"): dQ, dK and dV against the
 // CPU mxfp8 reference's backward (numerics::referenceBackward) fed with the
 // GPU's own O and LSE, so that the forward's differences do not count twice;
 // and the workspace buffer `delta` (holds part delta) bit for bit against the

@@ -116,6 +116,35 @@ runtime::Status checkTrainingLeaks(const BatchView &batch, uint64_t seed,
                                    const RunTrainingPerturbed &run,
                                    std::vector<Check> &out);
 
+// ---- L3, strict backward causality (docs/design.md), of a training step
+// (GradientLeaks.cpp).
+
+/// Runs the forward and backward kernels with `p` applied to q, k, v and
+/// grad_o; with `baseForwardOutputs` the backward reads the unperturbed
+/// run's O and LSE (written over the forward's between the two phases)
+/// instead of the perturbed forward's. The batch must be as before when it
+/// returns.
+using RunStrictPerturbed = std::function<runtime::Status(
+    const Perturbation &p, bool baseForwardOutputs, TrainingOutputs &out)>;
+
+/// The L3 checks, appended to `out`, per document of leakCheckDocuments
+/// with at least 2 tokens, over the cuts c of causalityCuts:
+///   "L3 dQ vs future, doc D (L=N)": q, k, v, grad_o of the tokens after c
+///     fresh; dQ of tokens <= c (every head) bit-identical, and some dQ of
+///     the perturbed tokens changed (else a vacuous-check Fail);
+///   "L3 dK,dV vs past, doc D (L=N)": for c >= 1, the tokens before c fresh
+///     and the backward given the unperturbed O and LSE (the backward's
+///     inputs are Q, K, V, dO, O, LSE: L3 is a property of it, as the CPU
+///     check of flamia-ref leakcheck --l3 has it); dK and dV of tokens >= c
+///     bit-identical, and some of the perturbed tokens' changed.
+/// One row per document and direction (Skip when the kernels are not
+/// causal: L3 is about causal order). Errors from `run`, or a run that
+/// returns arrays of the wrong size.
+runtime::Status checkStrictCausality(const BatchView &batch, bool causal,
+                                     uint64_t seed, const TrainingOutputs &base,
+                                     const RunStrictPerturbed &run,
+                                     std::vector<Check> &out);
+
 } // namespace flamia::validation::device
 
 #endif // FLAMIA_VALIDATION_LEAKS_H
