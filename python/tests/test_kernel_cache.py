@@ -124,14 +124,41 @@ def test_nvfp4_mixed_forward_set(cache):
     assert buffers["k_pt_scales"]["holds"]["format"] == "e4m3"
 
 
+@needs_ptxas
+@pytest.mark.parametrize("recipe,strict,per_token", [
+    ("nvfp4-mixed", False, "e2m1"), ("mxfp8-strict", True, "e4m3")])
+def test_second_copy_training_sets(cache, recipe, strict, per_token):
+    """The training sets of nvfp4-mixed and mxfp8-strict: K, V and dO per
+    token for S = Q K^T and dP = dO V^T, and in 32x32 token blocks for the
+    token-contracted GEMMs; the backward kernels read both copies."""
+    spec = _kernels.KernelSpec(target="sm_90a", head_dim=128, recipe=recipe,
+                               backward=True)
+    d = _kernels.get(spec)
+    m = json.loads((d / "manifest.json").read_text())
+    assert m["recipe"]["kind"] == recipe.replace("-strict", "")
+    assert m["recipe"]["strict"] is strict
+    assert len(m["kernels"]) == 5
+    buffers = {b["name"]: b for b in m["buffers"]}
+    for name in ("k_pt", "v_pt", "do_pt"):
+        assert buffers[name]["holds"]["layout"] == "per_token"
+        assert buffers[name]["holds"]["format"] == per_token
+    for name in ("k_tb_deq", "do_tb_deq"):
+        assert buffers[name]["holds"]["layout"] == "token_block"
+    params = {k["name"]: [p["name"] for p in k["params"]]
+              for k in m["kernels"]}
+    assert "k_tb_deq" in params["flamia_attention_dq"]
+    assert "do_tb_deq" in params["flamia_attention_dkdv"]
+
+
 @pytest.mark.skipif(not _kernels.compiler_available(),
                     reason="needs the compiler")
-def test_nvfp4_mixed_training_is_an_error(cache):
-    """...and no backward kernels: a training step is the compiler's error."""
-    spec = _kernels.KernelSpec(target="sm_90a", head_dim=128,
-                               recipe="nvfp4-mixed", backward=True)
-    with pytest.raises(ValueError, match="no sm_90a backward kernels "
-                       "implement recipe nvfp4-mixed"):
+def test_strict_on_sm100a_is_an_error(cache):
+    """Strict mode has sm_90a kernels only: sm_100a's quantize K in 32x32
+    token blocks, and the compiler says so."""
+    spec = _kernels.KernelSpec(target="sm_100a", head_dim=128,
+                               recipe="mxfp8-strict")
+    with pytest.raises(ValueError, match="no sm_100a kernels implement strict "
+                       "mxfp8"):
         _kernels.get(spec)
     assert not (cache / spec.key()).exists()
 

@@ -23,11 +23,12 @@ CASES = [
 ]
 
 
-def _step(q, k, v, cu, causal, dout):
+def _step(q, k, v, cu, causal, dout, recipe="mxfp8"):
     q, k, v = (t.clone().requires_grad_() for t in (q, k, v))
     m = int((cu[1:] - cu[:-1]).max())
     out, lse = flamia.flash_attn_varlen_func(q, k, v, cu, cu, m, m,
-                                             causal=causal, return_lse=True)
+                                             causal=causal, recipe=recipe,
+                                             return_lse=True)
     out.backward(dout)
     return out, lse, q.grad, k.grad, v.grad
 
@@ -118,8 +119,9 @@ def test_no_grad_forward_matches_training_forward():
 @pytest.mark.parametrize("lengths,hq,hkv,d,causal", CASES[:4])
 def test_nvfp4_mixed_forward_matches_the_cpu_reference(lengths, hq, hkv, d,
                                                        causal):
-    """Recipe nvfp4-mixed (sm_90a forward kernels, no backward): O and LSE
-    against the CPU op of the same recipe, with runtime.md's tolerances."""
+    """Recipe nvfp4-mixed's forward kernels (no_grad: the forward-only
+    set): O and LSE against the CPU op of the same recipe, with
+    runtime.md's tolerances."""
     q, k, v, cu = make_batch(lengths, hq, hkv, d, seed=sum(lengths) + 7)
     m = int((cu[1:] - cu[:-1]).max())
     ref = flamia.flash_attn_varlen_func(q, k, v, cu, cu, m, m, causal=causal,
@@ -137,6 +139,33 @@ def test_nvfp4_mixed_forward_matches_the_cpu_reference(lengths, hq, hkv, d,
     # The recipe is NVFP4's, not mxfp8's, wherever a key is off the safe block.
     if max(lengths) > 128:
         assert rel_l2(out, mx[0]) > 10 * rel_l2(out, ref[0])
+
+
+@pytest.mark.parametrize("recipe", ["mxfp8-strict", "nvfp4-mixed"])
+@pytest.mark.parametrize("lengths,hq,hkv,d,causal", CASES[:4])
+def test_second_copy_recipes_train_like_the_cpu_reference(recipe, lengths, hq,
+                                                          hkv, d, causal):
+    """The training step of the recipes that quantize K, V and dO twice
+    (per token where the head dim is contracted, 32x32 token blocks where
+    tokens are): O, LSE and the gradients against the CPU op of the same
+    recipe, with test_matches_the_cpu_reference's tolerances."""
+    q, k, v, cu = make_batch(lengths, hq, hkv, d, seed=sum(lengths) + 11)
+    dout = torch.randn(q.shape, generator=torch.Generator().manual_seed(2)
+                       ).to(torch.bfloat16)
+    ref = _step(q, k, v, cu, causal, dout, recipe)
+    gpu = _step(*(t.cuda() for t in (q, k, v, cu)), causal, dout.cuda(),
+                recipe)
+    out, lse, dq, dk, dv = (t.cpu() for t in gpu)
+    assert rel_l2(out, ref[0]) < 1e-3
+    assert (lse - ref[1]).abs().max().item() < 1e-3
+    for g, r in zip((dq, dk, dv), ref[2:]):
+        assert rel_l2(g, r) < 1e-2
+        assert torch.isfinite(g.float()).all()
+    # The gradients are the recipe's, not mxfp8's, where keys are off the
+    # safe block (dQ: dO and V per token in dP).
+    if max(lengths) > 256:
+        mx = _step(q, k, v, cu, causal, dout)
+        assert rel_l2(dq, mx[2]) > 3 * rel_l2(dq, ref[2])
 
 
 def test_torch_compile_fullgraph_matches_eager():

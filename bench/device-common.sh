@@ -1,0 +1,29 @@
+# Sourced by the bench/device-*.sh scripts on the GPU machine: the GPU's
+# name and clocks, the runtime-only build of flamia-run (no compiler: the
+# artifacts were compiled on the compiler machine), and step(), which runs
+# one command into $OUT/NAME.log and prints its verdict lines.
+# Set OUT before sourcing; sets RUN (flamia-run) and counts failed steps in
+# $fails. STEP_GREP overrides the lines step() prints.
+mkdir -p "$OUT"
+B=${FLAMIA_GPU_BUILD:-$PWD/build-gpu}
+fails=0
+log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
+if [ ! -f $B/build.ninja ]; then
+  cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLAMIA_ENABLE_COMPILER=OFF > "$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
+fi
+ninja -C $B flamia-run > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+RUN=$B/bin/flamia-run
+STEP_GREP=${STEP_GREP:-"FAIL|^PASS|checks failed|ERROR SUMMARY|RACECHECK SUMMARY|O vs|d[QKV] vs|L3 |S recomputed"}
+step() { # name, command...: a failed command counts in $fails
+  local name=$1; shift
+  log "$name: $*"
+  local t0=$(date +%s%N)
+  "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  grep -E "$STEP_GREP" "$OUT/$name.log" | head -24 | tee -a "$OUT/summary.txt"
+  log "$name: rc=$rc (${ms} ms)"
+  [ $rc = 0 ] || fails=$((fails + 1))
+  return $rc
+}
