@@ -9,9 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "flamia/Validation/Leaks.h"
 
-#include "TestBatch.h"
+#include "TrainingReference.h"
 
-#include "flamia/Numerics/ReferenceAttention.h"
 #include "flamia/Numerics/SyntheticInputs.h"
 
 #include "gtest/gtest.h"
@@ -21,13 +20,6 @@ using namespace flamia::validation::device;
 using namespace flamia::validation::device::test;
 
 namespace {
-
-std::vector<float> widen(const std::vector<uint16_t> &x) {
-  std::vector<float> f(x.size());
-  for (size_t i = 0; i < x.size(); ++i)
-    f[i] = numerics::bf16ToFloat(x[i]);
-  return f;
-}
 
 /// Documents of 100, 0 and 70 tokens; Hq 2 over Hkv 1; D 32; a safe block
 /// of 32, so that most pairs take the quantized path.
@@ -53,39 +45,13 @@ struct StrictCausality : ::testing::Test {
   }
 
   /// The reference's forward on q, k, v, then its backward on grad_o with
-  /// the forward's O and LSE, or with `o`, `lse` where given.
+  /// the forward's O and LSE, or with `given`'s.
   TrainingOutputs reference(const std::vector<uint16_t> &q,
                             const std::vector<uint16_t> &k,
                             const std::vector<uint16_t> &v,
                             const std::vector<uint16_t> &dO,
                             const TrainingOutputs *given = nullptr) {
-    std::vector<float> qf = widen(q), kf = widen(k), vf = widen(v),
-                       df = widen(dO);
-    numerics::AttentionInputs in;
-    in.numTokens = batch.T;
-    in.numHeads = batch.Hq;
-    in.numKvHeads = batch.Hkv;
-    in.headDim = batch.D;
-    in.q = qf.data();
-    in.k = kf.data();
-    in.v = vf.data();
-    in.docs = &docs;
-    numerics::ForwardOutputs fwd;
-    EXPECT_TRUE(numerics::referenceForward(in, recipe, fwd));
-    TrainingOutputs out;
-    out.o.resize(fwd.o.size());
-    for (size_t i = 0; i < fwd.o.size(); ++i)
-      out.o[i] = numerics::floatToBf16(fwd.o[i]);
-    out.lse = fwd.lse;
-    const TrainingOutputs &forBackward = given ? *given : out;
-    std::vector<float> of = widen(forBackward.o);
-    numerics::BackwardOutputs bwd;
-    EXPECT_TRUE(numerics::referenceBackward(in, recipe, df.data(), of.data(),
-                                            forBackward.lse.data(), bwd));
-    out.dq = bwd.dq;
-    out.dk = bwd.dk;
-    out.dv = bwd.dv;
-    return out;
+    return referenceTrainingStep(batch, docs, recipe, q, k, v, dO, given);
   }
   TrainingOutputs base() { return reference(batch.q, batch.k, batch.v, gradO); }
 
