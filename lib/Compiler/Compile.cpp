@@ -644,9 +644,13 @@ bool validateSpec(const AttentionSpec &spec, std::string &error) {
   bool strict = false;
   const numerics::RecipeKind *kind =
       numerics::findRecipeKindOrStrictPreset(spec.recipe, strict);
-  if (!kind)
+  if (!kind) {
+    std::string presets;
+    for (const numerics::RecipeKind &k : numerics::recipeKinds())
+      presets += (presets.empty() ? "" : ", ") + k.strictPreset;
     return fail("unknown recipe '" + spec.recipe + "' (" +
-                numerics::recipeKindNames() + ")");
+                numerics::recipeKindNames() + "; strict: " + presets + ")");
+  }
   strict |= spec.strict;
   if (numerics::Status s =
           numerics::checkKernels(*kind, strict, spec.target, spec.headDim);

@@ -288,6 +288,12 @@ TEST(CompilerCAPI, BadSpecsAreNamed) {
   s.recipe = "fp4-nonsense";
   expectError(&s, out.c_str(), FLAMIA_STATUS_INVALID_ARGUMENT,
               "unknown recipe 'fp4-nonsense'");
+  // A strict preset is a recipe name too; sm_100a has no strict kernels.
+  s = sm90Spec();
+  s.target = "sm_100a";
+  s.recipe = "mxfp8-strict";
+  expectError(&s, out.c_str(), FLAMIA_STATUS_INVALID_ARGUMENT,
+              "no sm_100a kernels implement strict mxfp8");
   s = sm90Spec();
   s.heads = 6;
   s.kv_heads = 4;

@@ -49,7 +49,8 @@ typedef struct flamia_compile_spec {
   size_t struct_size;
   /* "sm_90a" or "sm_100a". NULL: "sm_100a". */
   const char *target;
-  /* A recipe with kernels ("mxfp8", ...). NULL: "mxfp8". */
+  /* A recipe with kernels ("mxfp8", "nvfp4-mixed") or its strict preset
+   * ("mxfp8-strict": strict mode, L3; sm_90a only). NULL: "mxfp8". */
   const char *recipe;
   int64_t head_dim;   /* D; default 128 */
   /* Query heads; default 16. heads = kv_heads = 0: runtime head counts
