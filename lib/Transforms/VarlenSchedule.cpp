@@ -228,11 +228,13 @@ struct ForwardPlan {
       p.bwd = bwd;
       p.gradOArg = argOf(bwd.getDovGradO());
       p.gradOType = cast<QTensorType>(bwd.getDovGradO().getType());
-      if (bwd.getDskK() != fwd.getK())
+      // By type: two flamia.quantize ops of one argument into one layout
+      // are the same copy (checkSupported ties each to its argument).
+      if (bwd.getDskK().getType() != fwd.getK().getType())
         p.kTbType = cast<QTensorType>(bwd.getDskK().getType());
-      if (bwd.getDovV() != fwd.getV())
+      if (bwd.getDovV().getType() != fwd.getV().getType())
         p.vPtType = cast<QTensorType>(bwd.getDovV().getType());
-      if (bwd.getPdoGradO() != bwd.getDovGradO())
+      if (bwd.getPdoGradO().getType() != bwd.getDovGradO().getType())
         p.gradOTbType = cast<QTensorType>(bwd.getPdoGradO().getType());
     }
     return p;
@@ -958,13 +960,17 @@ struct VarlenSchedulePass
                   "the forward's V and K and of one dO argument");
     // The kernels' second copies: V per token in dP (a per-token copy of
     // V), K and dO in 32x32 token blocks in dS K and P^T dO.
-    if (bwd.getDovV() != fwd.getV() &&
+    if (bwd.getDovV().getType() != fwd.getV().getType() &&
         !cast<QTensorType>(bwd.getDovV().getType()).getLayout().isPerToken())
       return fail("a second copy of V for dP = dO V^T must be per token");
-    if (bwd.getDskK() != fwd.getK() &&
+    if (bwd.getDskK().getType() != fwd.getK().getType() &&
         cast<QTensorType>(bwd.getDskK().getType()).getLayout().isPerToken())
       return fail("a second copy of K for dQ = dS K must be in token blocks");
-    if (bwd.getDovGradO() != bwd.getPdoGradO() &&
+    if (bwd.getDskK().getType() != fwd.getK().getType() &&
+        !cast<QTensorType>(fwd.getK().getType()).getLayout().isPerToken())
+      return fail("dQ = dS K reads a second copy of K only where S = Q K^T "
+                  "reads K per token");
+    if (bwd.getDovGradO().getType() != bwd.getPdoGradO().getType() &&
         cast<QTensorType>(bwd.getPdoGradO().getType()).getLayout().isPerToken())
       return fail("a second copy of dO for dV = P^T dO must be in token "
                   "blocks");

@@ -70,3 +70,30 @@ func.func @train(%arg0: tensor<?x4x64xbf16>, %arg1: tensor<?x2x64xbf16>, %arg2: 
 // TILE: flamia.pipeline.release %[[RA]]
 // TILE: flamia.smem.zero_rows %[[GO2]]
 // TILE: flamia.wg.mma %{{.*}}, %[[GO2]][{{.*}}] acc({{.*}}) {b_transposed}
+
+// Two flamia.quantize ops of one argument into one layout are one copy:
+// an mxfp8 step whose dP, dS K and dV operands are such duplicates gets
+// mxfp8's kernels, with no second copies.
+func.func @duplicates(%arg0: tensor<?x4x64xbf16>, %arg1: tensor<?x2x64xbf16>, %arg2: tensor<?x2x64xbf16>, %arg3: tensor<?x4x64xbf16>, %arg4: tensor<?xi32>) -> (tensor<?x4x64xbf16>, tensor<4x?xf32>, tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>) {
+  %0 = flamia.quantize %arg0 : (tensor<?x4x64xbf16>) -> !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 1x32>
+  %1 = flamia.quantize %arg1 cu_seqlens(%arg4) : (tensor<?x2x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  %2 = flamia.quantize %arg2 cu_seqlens(%arg4) : (tensor<?x2x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  %o, %lse = flamia.attention_fwd qk(%0, %1) pv(%2) safe(%arg0, %arg1, %arg2) cu_seqlens(%arg4) {causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<mxfp8, safe_block = 128>} : (!flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 1x32>, !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>, tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>, tensor<?xi32>) -> (tensor<?x4x64xbf16>, tensor<4x?xf32>)
+  %3 = flamia.quantize %arg3 cu_seqlens(%arg4) : (tensor<?x4x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  %5 = flamia.quantize %arg1 cu_seqlens(%arg4) : (tensor<?x2x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  %6 = flamia.quantize %arg2 cu_seqlens(%arg4) : (tensor<?x2x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  %7 = flamia.quantize %arg3 cu_seqlens(%arg4) : (tensor<?x4x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  %4 = flamia.quantize %arg0 cu_seqlens(%arg4) : (tensor<?x4x64xbf16>, tensor<?xi32>) -> !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>
+  %grad_q, %grad_k, %grad_v = flamia.attention_bwd qk(%0, %1) dov(%3, %6) dsk(%5) dsq(%4) pdo(%7) safe(%arg0, %arg1, %arg2, %arg3) o(%o) lse(%lse) cu_seqlens(%arg4) {causal, ds = #flamia.precision<f8E4M3FN, online = 32>, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<mxfp8, safe_block = 128>} : (!flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 1x32>, !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>, !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 32x32>, tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>, tensor<?x4x64xbf16>, tensor<?x4x64xbf16>, tensor<4x?xf32>, tensor<?xi32>) -> (tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>)
+  return %o, %lse, %grad_q, %grad_k, %grad_v : tensor<?x4x64xbf16>, tensor<4x?xf32>, tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>
+}
+// CHECK-LABEL: flamia.kernel @duplicates_quantize(
+// CHECK-NOT: v_pt
+// CHECK-LABEL: flamia.kernel @duplicates_quantize_grad(
+// CHECK-NOT: do_pt
+// CHECK-LABEL: flamia.kernel @duplicates_attention_dq(
+// CHECK-NOT: k_tb_deq
+// CHECK: flamia.attention_dq_tile %{{.*}} grad_o(%arg3) safe(
+// CHECK-LABEL: flamia.kernel @duplicates_attention_dkdv(
+// CHECK-NOT: do_tb_deq
+// CHECK: flamia.attention_dkdv_tile %{{.*}} q_tb(%arg4) safe(
