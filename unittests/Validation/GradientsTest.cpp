@@ -10,9 +10,7 @@
 
 #include "flamia/Validation/QuantizedCopies.h"
 
-#include "TestBatch.h"
-
-#include "flamia/Numerics/ReferenceAttention.h"
+#include "TrainingReference.h"
 
 #include "gtest/gtest.h"
 
@@ -53,37 +51,14 @@ Step makeStep(std::vector<int32_t> cu, int64_t Hq, int64_t Hkv, int64_t D,
   EXPECT_TRUE(documentsOf(s.batch.view(), docs).ok());
   numerics::RecipeConfig recipe;
   EXPECT_TRUE(referenceRecipe(makeManifest(D, causal), recipe).ok());
-  auto toFloat = [](const std::vector<uint16_t> &x) {
-    std::vector<float> f(x.size());
-    for (size_t i = 0; i < x.size(); ++i)
-      f[i] = numerics::bf16ToFloat(x[i]);
-    return f;
-  };
-  std::vector<float> q = toFloat(s.batch.q), k = toFloat(s.batch.k),
-                     v = toFloat(s.batch.v), dO = toFloat(s.gradO);
-  numerics::AttentionInputs in;
-  in.numTokens = s.batch.T;
-  in.numHeads = Hq;
-  in.numKvHeads = Hkv;
-  in.headDim = D;
-  in.q = q.data();
-  in.k = k.data();
-  in.v = v.data();
-  in.docs = &docs;
-  in.causal = causal;
-  numerics::ForwardOutputs fwd;
-  EXPECT_TRUE(numerics::referenceForward(in, recipe, fwd));
-  s.o.resize(fwd.o.size());
-  for (size_t i = 0; i < fwd.o.size(); ++i)
-    s.o[i] = numerics::floatToBf16(fwd.o[i]);
-  s.lse = fwd.lse;
-  std::vector<float> o = toFloat(s.o);
-  numerics::BackwardOutputs bwd;
-  EXPECT_TRUE(numerics::referenceBackward(in, recipe, dO.data(), o.data(),
-                                          s.lse.data(), bwd));
-  s.dq = bwd.dq;
-  s.dk = bwd.dk;
-  s.dv = bwd.dv;
+  TrainingOutputs out =
+      referenceTrainingStep(s.batch, docs, recipe, s.batch.q, s.batch.k,
+                            s.batch.v, s.gradO, nullptr, causal);
+  s.o = std::move(out.o);
+  s.lse = std::move(out.lse);
+  s.dq = std::move(out.dq);
+  s.dk = std::move(out.dk);
+  s.dv = std::move(out.dv);
   return s;
 }
 

@@ -26,14 +26,12 @@ inline std::vector<float> widen(const std::vector<uint16_t> &x) {
 
 /// The forward of `recipe` on q, k, v (the batch's shape and `docs`), then
 /// its backward on dO with the forward's O and LSE, or with `given`'s.
-inline TrainingOutputs
-referenceTrainingStep(const OwnedBatch &batch, const DocumentLayout &docs,
-                      const numerics::RecipeConfig &recipe,
-                      const std::vector<uint16_t> &q,
-                      const std::vector<uint16_t> &k,
-                      const std::vector<uint16_t> &v,
-                      const std::vector<uint16_t> &dO,
-                      const TrainingOutputs *given = nullptr) {
+inline TrainingOutputs referenceTrainingStep(
+    const OwnedBatch &batch, const DocumentLayout &docs,
+    const numerics::RecipeConfig &recipe, const std::vector<uint16_t> &q,
+    const std::vector<uint16_t> &k, const std::vector<uint16_t> &v,
+    const std::vector<uint16_t> &dO, const TrainingOutputs *given = nullptr,
+    bool causal = true) {
   std::vector<float> qf = widen(q), kf = widen(k), vf = widen(v),
                      df = widen(dO);
   numerics::AttentionInputs in;
@@ -45,6 +43,7 @@ referenceTrainingStep(const OwnedBatch &batch, const DocumentLayout &docs,
   in.k = kf.data();
   in.v = vf.data();
   in.docs = &docs;
+  in.causal = causal;
   numerics::ForwardOutputs fwd;
   EXPECT_TRUE(numerics::referenceForward(in, recipe, fwd));
   TrainingOutputs out;
