@@ -181,15 +181,37 @@ flamia_runtime_create_with_options(const char *artifact_dir, int device_ordinal,
     return finish(fail(ErrorCode::InvalidArgument, "artifact_dir is NULL"));
   RuntimeOptions opts;
   if (options) {
-    Status s = checkStructSize(options, options->struct_size,
-                               sizeof(flamia_runtime_options),
-                               "flamia_runtime_options");
-    if (!s.ok())
-      return finish(record(s));
-    opts.zeroWorkspace = options->zero_workspace != 0;
-    opts.syncAfterEachKernel = options->sync_after_each_kernel != 0;
-    opts.checkSchedule = options->check_schedule != 0;
-    opts.checkDevicePointers = options->check_device_pointers != 0;
+    // Version 1 (before schedule_order) is a prefix of this struct.
+    const size_t size = options->struct_size;
+    if (size != FLAMIA_RUNTIME_OPTIONS_SIZE_V1) {
+      Status s = checkStructSize(options, size, sizeof(flamia_runtime_options),
+                                 "flamia_runtime_options");
+      if (!s.ok())
+        return finish(record(s));
+    }
+    flamia_runtime_options o;
+    memset(&o, 0, sizeof o);
+    memcpy(&o, options, size < sizeof o ? size : sizeof o);
+    opts.zeroWorkspace = o.zero_workspace != 0;
+    opts.syncAfterEachKernel = o.sync_after_each_kernel != 0;
+    opts.checkSchedule = o.check_schedule != 0;
+    opts.checkDevicePointers = o.check_device_pointers != 0;
+    switch (o.schedule_order) {
+    case 0:
+      break;
+    case FLAMIA_SCHEDULE_ORDER_LPT:
+      opts.scheduleOrder = flamia::ScheduleOrder::LongestFirst;
+      break;
+    case FLAMIA_SCHEDULE_ORDER_L2_SECTIONS:
+      opts.scheduleOrder = flamia::ScheduleOrder::L2Sections;
+      break;
+    default:
+      return finish(fail(ErrorCode::InvalidArgument,
+                         "flamia_runtime_options.schedule_order is " +
+                             std::to_string(o.schedule_order) +
+                             " (expected 0, FLAMIA_SCHEDULE_ORDER_LPT or "
+                             "FLAMIA_SCHEDULE_ORDER_L2_SECTIONS)"));
+    }
   }
   std::unique_ptr<AttentionRuntime> impl;
   Status s = AttentionRuntime::create(artifact_dir, device_ordinal, opts, impl);

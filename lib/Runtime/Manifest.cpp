@@ -618,8 +618,10 @@ Status ManifestReader::readRecipe(const JsonValue &v, Manifest &m) {
 
 Status ManifestReader::readSchedule(const JsonValue &v, Manifest &m) {
   FLAMIA_RETURN_IF_ERROR(expectKind(v, "schedule", JsonValue::Kind::Object));
-  FLAMIA_RETURN_IF_ERROR(checkKeys(
-      v, "schedule", {"block_m", "block_n", "safe_block", "cost_model"}));
+  FLAMIA_RETURN_IF_ERROR(
+      checkKeys(v, "schedule",
+                {"block_m", "block_n", "safe_block", "cost_model", "order",
+                 "l2_section_bytes"}));
   ManifestSchedule &s = m.schedule;
   s.present = true;
   const JsonValue *x;
@@ -668,6 +670,21 @@ Status ManifestReader::readSchedule(const JsonValue &v, Manifest &m) {
                 std::string("expected a preset name (sm_90a, sm_100a) or an "
                             "object of weights, found ") +
                     x->kindName());
+  }
+  if ((x = v.find("order"))) {
+    std::string name, error;
+    FLAMIA_RETURN_IF_ERROR(readString(*x, "schedule.order", name));
+    if (!parseScheduleOrder(name, s.order, error) ||
+        s.order == ScheduleOrder::DocumentOrder)
+      return fail(*x, "schedule.order",
+                  "unknown order '" + name + "' (expected lpt or l2-sections)");
+  }
+  if ((x = v.find("l2_section_bytes"))) {
+    if (s.order != ScheduleOrder::L2Sections)
+      return fail(*x, "schedule.l2_section_bytes",
+                  "only allowed with \"order\": \"l2-sections\"");
+    FLAMIA_RETURN_IF_ERROR(readInt(*x, "schedule.l2_section_bytes", 1,
+                                   int64_t{1} << 40, s.l2SectionBytes));
   }
   // The schedule library's own checks (tile sizes, safe block, head dim).
   VarlenScheduleParams params;

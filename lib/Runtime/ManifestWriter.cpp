@@ -331,6 +331,10 @@ std::string writeManifestJson(const Manifest &m) {
     } else {
       j.field("cost_model", s.costModel);
     }
+    if (s.order != ScheduleOrder::LongestFirst) {
+      j.field("order", std::string(scheduleOrderName(s.order)));
+      j.field("l2_section_bytes", s.l2SectionBytes);
+    }
     j.endObject();
   }
   j.key("buffers");

@@ -453,10 +453,10 @@ Status AttentionRuntime::prepareLocked(const AttentionArgs &args,
   cuHost_ = cu;
 
   // 4. Schedule and symbols.
-  FLAMIA_RETURN_IF_ERROR(
-      buildScheduleContents(m, cu, static_cast<int32_t>(args.numQHeads),
-                            static_cast<int32_t>(args.numKVHeads),
-                            options_.checkSchedule, schedule_));
+  FLAMIA_RETURN_IF_ERROR(buildScheduleContents(
+      m, cu, static_cast<int32_t>(args.numQHeads),
+      static_cast<int32_t>(args.numKVHeads), options_.checkSchedule, schedule_,
+      options_.scheduleOrder));
   symbols_ = SymbolValues();
   symbols_.set(Symbol::T, args.numTokens);
   symbols_.set(Symbol::Hq, args.numQHeads);

@@ -44,10 +44,21 @@ std::vector<int32_t> makeBlockInfo(const int32_t *cuSeqlens, size_t count) {
   return info;
 }
 
+int64_t sectionBytesPerToken(const Manifest &manifest, bool keyTileItems,
+                             int32_t queryHeadsPerKVHead) {
+  // Two tensors (K and V, or Q and dO) of head_dim elements.
+  int64_t elements = 2 * manifest.headDim;
+  int64_t bytes = manifest.target.major >= 10
+                      ? elements + (elements + 31) / 32 // E4M3 + E8M0
+                      : 2 * elements;                   // bf16 copies
+  return keyTileItems ? bytes * queryHeadsPerKVHead : bytes;
+}
+
 Status buildScheduleContents(const Manifest &manifest,
                              const std::vector<int32_t> &cuSeqlens,
                              int32_t numQHeads, int32_t numKVHeads,
-                             bool checkInvariants, ScheduleContents &out) {
+                             bool checkInvariants, ScheduleContents &out,
+                             std::optional<ScheduleOrder> order) {
   out = ScheduleContents();
   FLAMIA_RETURN_IF_ERROR(
       validateCuSeqlens(cuSeqlens.data(), cuSeqlens.size(),
@@ -66,7 +77,10 @@ Status buildScheduleContents(const Manifest &manifest,
   params.blockN = manifest.schedule.blockN;
   params.safeBlock = manifest.schedule.safeBlock;
   params.weights = manifest.schedule.weights;
-  params.order = ScheduleOrder::LongestFirst;
+  params.order = order ? *order : manifest.schedule.order;
+  params.l2SectionBytes = manifest.schedule.l2SectionBytes;
+  params.sectionBytesPerToken =
+      sectionBytesPerToken(manifest, /*keyTileItems=*/false, 1);
   VarlenSchedule schedule;
   std::string error;
   if (!buildVarlenSchedule(cuSeqlens.data(), cuSeqlens.size(), params, schedule,
@@ -88,6 +102,8 @@ Status buildScheduleContents(const Manifest &manifest,
   // The backward's key-tile items: the same parameters (block_n is the key
   // tile), validated by the same builder code.
   VarlenSchedule kv;
+  params.sectionBytesPerToken = sectionBytesPerToken(
+      manifest, /*keyTileItems=*/true, params.queryHeadsPerKVHead());
   if (!buildKvTileSchedule(cuSeqlens.data(), cuSeqlens.size(), params, kv,
                            error))
     return invalidArgument("building the key-tile schedule: " + error);

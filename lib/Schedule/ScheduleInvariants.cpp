@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 namespace flamia {
 
@@ -196,6 +197,92 @@ bool checkLptOrder(const std::vector<double> &costs, std::string &error) {
   return true;
 }
 
+bool checkL2Sections(const VarlenSchedule &s, std::string &error) {
+  const std::vector<size_t> &begins = s.sectionBegins;
+  const VarlenScheduleParams &p = s.params;
+  if (s.costs.size() != s.items.size()) {
+    error = std::to_string(s.items.size()) + " items but " +
+            std::to_string(s.costs.size()) + " costs";
+    return false;
+  }
+  if (s.items.empty()) {
+    if (begins.empty())
+      return true;
+    error = "sections but no items";
+    return false;
+  }
+  if (begins.empty() || begins[0] != 0) {
+    error = "the first section does not start at item 0";
+    return false;
+  }
+  // Section of each (document start, kv head) pair; the bytes of each
+  // section and how many pairs it holds.
+  std::map<std::pair<int32_t, int32_t>, size_t> sectionOf;
+  std::vector<int64_t> bytes(begins.size(), 0), pairs(begins.size(), 0);
+  const int64_t perToken = p.bytesPerSectionToken();
+  auto sectionEnd = [&](size_t sec) {
+    return sec + 1 < begins.size() ? begins[sec + 1] : s.items.size();
+  };
+  for (size_t sec = 0; sec < begins.size(); ++sec)
+    if (sectionEnd(sec) <= begins[sec] || sectionEnd(sec) > s.items.size()) {
+      error = "section " + std::to_string(sec) + " is empty or out of range";
+      return false;
+    }
+  // Which section each pair is in first, so that a split pair is named as
+  // such rather than as an order violation.
+  for (size_t sec = 0; sec < begins.size(); ++sec) {
+    for (size_t k = begins[sec]; k < sectionEnd(sec); ++k) {
+      const VarlenWorkItem &it = s.items[k];
+      auto [slot, fresh] =
+          sectionOf.try_emplace({it.doc_start, it.kv_head}, sec);
+      if (fresh) {
+        bytes[sec] += int64_t{it.doc_end - it.doc_start} * perToken;
+        ++pairs[sec];
+      } else if (slot->second != sec) {
+        error = describe(k, it) + ": its (document, kv head " +
+                std::to_string(it.kv_head) + ") is in sections " +
+                std::to_string(slot->second) + " and " + std::to_string(sec);
+        return false;
+      }
+    }
+  }
+  for (size_t sec = 0; sec < begins.size(); ++sec) {
+    for (size_t k = begins[sec] + 1; k < sectionEnd(sec); ++k) {
+      if (s.costs[k] > s.costs[k - 1]) {
+        char text[96];
+        std::snprintf(text, sizeof(text), "%g, more than item %zu (%g)",
+                      s.costs[k], k - 1, s.costs[k - 1]);
+        error = "section " + std::to_string(sec) +
+                " is not in LPT order: item " + std::to_string(k) + " costs " +
+                text;
+        return false;
+      }
+    }
+    if (pairs[sec] > 1 && bytes[sec] > p.l2SectionBytes) {
+      error = "section " + std::to_string(sec) + " holds " +
+              std::to_string(bytes[sec]) + " bytes in " +
+              std::to_string(pairs[sec]) + " pairs, more than the " +
+              std::to_string(p.l2SectionBytes) + " allowed";
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+bool checkOrder(const VarlenSchedule &s, std::string &error) {
+  switch (s.params.order) {
+  case ScheduleOrder::LongestFirst:
+    return checkLptOrder(s.costs, error);
+  case ScheduleOrder::L2Sections:
+    return checkL2Sections(s, error);
+  case ScheduleOrder::DocumentOrder:
+    return true;
+  }
+  return true;
+}
+} // namespace
+
 bool checkVarlenSchedule(const VarlenSchedule &s, std::string &error) {
   const std::vector<int32_t> &cu = s.docs.cuSeqlens();
   if (s.costs.size() != s.items.size()) {
@@ -208,9 +295,9 @@ bool checkVarlenSchedule(const VarlenSchedule &s, std::string &error) {
          checkScheduleDocumentBounds(s.params, s.items.data(), s.items.size(),
                                      error) &&
          checkScaleBlockBases(cu.data(), cu.size(), s.items.data(),
-                              s.items.size(), s.docs.scaleBlocksBefore().data(), error) &&
-         (s.params.order != ScheduleOrder::LongestFirst ||
-          checkLptOrder(s.costs, error));
+                              s.items.size(), s.docs.scaleBlocksBefore().data(),
+                              error) &&
+         checkOrder(s, error);
 }
 
 bool checkKvTileSchedule(const VarlenSchedule &s, std::string &error) {
@@ -274,8 +361,7 @@ bool checkKvTileSchedule(const VarlenSchedule &s, std::string &error) {
   return checkScaleBlockBases(cu.data(), cu.size(), s.items.data(),
                               s.items.size(), s.docs.scaleBlocksBefore().data(),
                               error) &&
-         (p.order != ScheduleOrder::LongestFirst ||
-          checkLptOrder(s.costs, error));
+         checkOrder(s, error);
 }
 
 } // namespace flamia

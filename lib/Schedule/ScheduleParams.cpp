@@ -19,6 +19,32 @@ CostModel VarlenScheduleParams::costModel() const {
   return model;
 }
 
+const char *scheduleOrderName(ScheduleOrder order) {
+  switch (order) {
+  case ScheduleOrder::LongestFirst:
+    return "lpt";
+  case ScheduleOrder::DocumentOrder:
+    return "document";
+  case ScheduleOrder::L2Sections:
+    return "l2-sections";
+  }
+  return "?";
+}
+
+bool parseScheduleOrder(const std::string &name, ScheduleOrder &order,
+                        std::string &error) {
+  for (ScheduleOrder o :
+       {ScheduleOrder::LongestFirst, ScheduleOrder::DocumentOrder,
+        ScheduleOrder::L2Sections})
+    if (name == scheduleOrderName(o)) {
+      order = o;
+      return true;
+    }
+  error = "unknown schedule order '" + name +
+          "' (expected lpt, document or l2-sections)";
+  return false;
+}
+
 namespace {
 bool checkMultipleOf32(const char *name, int32_t value, std::string &error) {
   if (value > 0 && value % kVarlenScaleBlock == 0)
@@ -61,6 +87,13 @@ bool validateScheduleParams(const VarlenScheduleParams &p, std::string &error) {
       p.headDim != 256) {
     error = "head dim must be 64, 128, 192 or 256, got " +
             std::to_string(p.headDim);
+    return false;
+  }
+  if (p.l2SectionBytes <= 0 || p.sectionBytesPerToken < 0) {
+    error = "L2 section bytes must be positive and bytes per token "
+            "non-negative, got " +
+            std::to_string(p.l2SectionBytes) + " and " +
+            std::to_string(p.sectionBytesPerToken);
     return false;
   }
   return checkMultipleOf32("query tile size (block_m)", p.blockM, error) &&

@@ -53,9 +53,14 @@ kernel:
   --block-n N            key tile columns, multiple of 32 (default 128)
   --safe-block N         bf16 safe block, multiple of 32 (default 128)
   --sms N                persistent CTAs, one per SM (default 132)
-  --order O              lpt (longest first, the kernel's order) | document
-                         (as the tokens lie: a baseline to compare with);
-                         default lpt
+  --order O              lpt (longest first) | l2-sections (longest first
+                         inside sections of (document, kv head) pairs whose
+                         K/V fit --l2-section-bytes) | document (as the
+                         tokens lie: a baseline to compare with); default lpt
+  --l2-section-bytes N   with l2-sections: bytes of K and V per section
+                         (default 33554432, 32 MiB)
+  --kv-bytes-per-token N with l2-sections: K and V bytes per token and kv
+                         head (default 4 x head dim: the sm_90a bf16 copies)
 cost weights:
   --target T             sm_100a (bf16 tile 2) | sm_90a (bf16 tile 1);
                          default sm_100a
@@ -146,6 +151,8 @@ int runScheduleCommand(int argc, char **argv) {
       .addRealAtLeast("--item-overhead", "F", 0.0)
       .addRealAtLeast("--bf16-weight", "F", 0.0)
       .addString("--order", "ORDER")
+      .addInteger("--l2-section-bytes", "N", 1, int64_t{1} << 40)
+      .addInteger("--kv-bytes-per-token", "N", 1, int64_t{1} << 20)
       .addString("--dump-items", "PATH")
       .addString("--dump-metadata", "PATH")
       .addString("--write-cu-seqlens", "PATH")
@@ -226,13 +233,17 @@ int runScheduleCommand(int argc, char **argv) {
   params.blockN = static_cast<int32_t>(blockN);
   params.safeBlock = static_cast<int32_t>(safeBlock);
   params.weights = costWeightsForTarget(target);
-  if (std::optional<std::string> order = cl.value("--order")) {
-    if (*order == "document")
-      params.order = ScheduleOrder::DocumentOrder;
-    else if (*order != "lpt")
-      return badInput("unknown order '" + *order +
-                      "' (expected lpt or document)");
-  }
+  if (std::optional<std::string> order = cl.value("--order"))
+    if (!parseScheduleOrder(*order, params.order, error))
+      return badInput(error);
+  if ((cl.given("--l2-section-bytes") || cl.given("--kv-bytes-per-token")) &&
+      params.order != ScheduleOrder::L2Sections)
+    return badInput("--l2-section-bytes and --kv-bytes-per-token need "
+                    "--order l2-sections");
+  if (!cl.getInteger("--l2-section-bytes", params.l2SectionBytes, error) ||
+      !cl.getInteger("--kv-bytes-per-token", params.sectionBytesPerToken,
+                     error))
+    return badInput(error);
   if (!cl.getReal("--item-overhead", params.weights.itemOverhead, error) ||
       !cl.getReal("--bf16-weight", params.weights.bf16Tile, error))
     return badInput(error);
@@ -305,9 +316,14 @@ int runScheduleCommand(int argc, char **argv) {
                   sim.cta[k], formatNumber(sim.start[k]).c_str());
     }
   }
-  std::printf("order: %s\n", params.order == ScheduleOrder::LongestFirst
-                                 ? "longest first"
-                                 : "document order");
+  std::printf("order: %s", scheduleOrderName(params.order));
+  if (params.order == ScheduleOrder::L2Sections)
+    std::printf(" (%zu sections of at most %lld bytes, %lld per token and "
+                "kv head)",
+                schedule.sectionBegins.size(),
+                static_cast<long long>(params.l2SectionBytes),
+                static_cast<long long>(params.bytesPerSectionToken()));
+  std::printf("\n");
   std::printf("sms: %lld\n", static_cast<long long>(sms));
   std::printf("items: %zu\n", schedule.items.size());
   std::printf("total work: %s\n", formatNumber(sim.totalWork).c_str());

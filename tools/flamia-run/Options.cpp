@@ -2,6 +2,7 @@
 
 #include "Options.h"
 
+#include "flamia/CAPI/Runtime.h"
 #include "flamia/Support/CommandLine.h"
 #include "flamia/Support/Validation.h"
 
@@ -82,6 +83,9 @@ cli::CommandLine declareOptions() {
                   "medians; TFLOP/s with the causal FLOP count")
       .addInteger("--warmup", "N", 0, 1000,
                   "untimed iterations before --bench (default 3)")
+      .addString("--schedule-order", "O",
+                 "lpt | l2-sections: the order of the work lists instead\n"
+                 "of the manifest's (A/B runs of one kernel set)")
       .addString("--quantize-match", "S",
                  "kernels whose name contains S are the quantization\n"
                  "(default \"quant\")")
@@ -195,6 +199,18 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
       (!parseDouble(text("--ref-budget"), o.refBudget) || o.refBudget <= 0)) {
     error = "--ref-budget expects a positive number";
     return false;
+  }
+  if (cl.given("--schedule-order")) {
+    const std::string order = text("--schedule-order");
+    if (order == "lpt")
+      o.scheduleOrder = FLAMIA_SCHEDULE_ORDER_LPT;
+    else if (order == "l2-sections")
+      o.scheduleOrder = FLAMIA_SCHEDULE_ORDER_L2_SECTIONS;
+    else {
+      error =
+          "--schedule-order expects lpt or l2-sections, got '" + order + "'";
+      return false;
+    }
   }
   if (cl.given("--quantize-match"))
     o.quantizeMatch = text("--quantize-match");

@@ -42,6 +42,9 @@ struct RunOptions {
   double refBudget = 1.5e11;
   /// Kernels timed as "quantization": names containing this.
   std::string quantizeMatch = "quant";
+  /// --schedule-order: flamia_runtime_options.schedule_order (0: the
+  /// manifest's).
+  int scheduleOrder = 0;
   std::string qNpy, kNpy, vNpy, cuNpy; // .npy inputs instead of random
   std::string gradONpy;                // --backward: grad_o from .npy
   std::string dumpDir;

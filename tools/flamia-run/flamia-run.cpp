@@ -193,6 +193,15 @@ int main(int argc, char **argv) {
          static_cast<long long>(batch.Hkv), static_cast<long long>(batch.D),
          static_cast<unsigned long long>(options.seed),
          options.outliers ? ", outliers" : "", inputSeconds);
+  if (manifest.schedule.present) {
+    ScheduleOrder order = manifest.schedule.order;
+    if (options.scheduleOrder == FLAMIA_SCHEDULE_ORDER_LPT)
+      order = ScheduleOrder::LongestFirst;
+    else if (options.scheduleOrder == FLAMIA_SCHEDULE_ORDER_L2_SECTIONS)
+      order = ScheduleOrder::L2Sections;
+    printf("  schedule order: %s%s\n", scheduleOrderName(order),
+           options.scheduleOrder ? " (--schedule-order)" : "");
+  }
   if (options.verbose)
     for (const runtime::ManifestKernel &k : manifest.kernels)
       printf("  kernel %s: grid [%s, %s, %s], block [%u, %u, %u], cluster "

@@ -306,6 +306,29 @@ TEST_F(CAPIOnFakeDriver, Options) {
                                                &options, &rt, err, sizeof err),
             FLAMIA_STATUS_INVALID_ARGUMENT);
   EXPECT_CONTAINS(err, "flamia_runtime_options.struct_size is 4");
+
+  // Version 1 (before schedule_order) is accepted; the order then reads 0.
+  flamia_runtime_options_init(&options);
+  EXPECT_EQ(options.schedule_order, 0);
+  options.schedule_order = 7;
+  options.struct_size = FLAMIA_RUNTIME_OPTIONS_SIZE_V1;
+  ASSERT_EQ(flamia_runtime_create_with_options(makeArtifactDir().c_str(), 0,
+                                               &options, &rt, err, sizeof err),
+            FLAMIA_STATUS_OK)
+      << err;
+  flamia_runtime_destroy(rt);
+  options.struct_size = sizeof options;
+  EXPECT_EQ(flamia_runtime_create_with_options(makeArtifactDir().c_str(), 0,
+                                               &options, &rt, err, sizeof err),
+            FLAMIA_STATUS_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(err, "flamia_runtime_options.schedule_order is 7");
+  options.schedule_order = FLAMIA_SCHEDULE_ORDER_L2_SECTIONS;
+  ASSERT_EQ(flamia_runtime_create_with_options(makeArtifactDir().c_str(), 0,
+                                               &options, &rt, err, sizeof err),
+            FLAMIA_STATUS_OK)
+      << err;
+  ASSERT_EQ(flamia_attention_forward(rt, &a, nullptr), FLAMIA_STATUS_OK);
+  flamia_runtime_destroy(rt);
 }
 
 TEST(CAPI, SharedLibraryExportsTheCApiOnly) {

@@ -124,6 +124,34 @@ TEST(Manifest, CustomCostModel) {
   EXPECT_EQ(m.schedule.weights.bf16Tile, 3.0);
 }
 
+TEST(Manifest, ScheduleOrder) {
+  const std::string lpt = R"("cost_model": "sm_90a")";
+  EXPECT_EQ(parseOk(standardManifest()).schedule.order,
+            flamia::ScheduleOrder::LongestFirst);
+  bool found;
+  Manifest m = parseOk(replaceOnce(
+      standardManifest(), lpt,
+      R"("cost_model": "sm_90a", "order": "l2-sections", "l2_section_bytes": 1048576)",
+      &found));
+  ASSERT_TRUE(found);
+  EXPECT_EQ(m.schedule.order, flamia::ScheduleOrder::L2Sections);
+  EXPECT_EQ(m.schedule.l2SectionBytes, 1048576);
+  m = parseOk(replaceOnce(standardManifest(), lpt,
+                          R"("cost_model": "sm_90a", "order": "l2-sections")"));
+  EXPECT_EQ(m.schedule.l2SectionBytes, int64_t{32} << 20);
+  EXPECT_CONTAINS(
+      errorAfter(lpt, R"("cost_model": "sm_90a", "order": "document")"),
+      "schedule.order: unknown order 'document' (expected lpt or "
+      "l2-sections)");
+  EXPECT_CONTAINS(
+      errorAfter(lpt, R"("cost_model": "sm_90a", "l2_section_bytes": 4096)"),
+      "schedule.l2_section_bytes: only allowed with \"order\": "
+      "\"l2-sections\"");
+  EXPECT_CONTAINS(errorAfter(lpt, R"("cost_model": "sm_90a", "order": )"
+                                  R"("l2-sections", "l2_section_bytes": 0)"),
+                  "schedule.l2_section_bytes: ");
+}
+
 TEST(Manifest, ErrorsPointAtTheValue) {
   // Line 2, column 30 is the value 2 of the version.
   EXPECT_EQ(errorAfter("\"flamia_manifest_version\": 2",

@@ -412,6 +412,19 @@ TEST(ManifestWriter, CustomCostModelAndNvfp4RoundTrip) {
   expectEqual(m, parseOk(text));
 }
 
+TEST(ManifestWriter, ScheduleOrderRoundTrips) {
+  Manifest m = everyKind();
+  ASSERT_TRUE(m.schedule.present);
+  EXPECT_EQ(writeManifestJson(m).find("\"order\""), std::string::npos);
+  m.schedule.order = flamia::ScheduleOrder::L2Sections;
+  m.schedule.l2SectionBytes = 12345678;
+  const std::string text = writeManifestJson(m);
+  EXPECT_NE(text.find("\"order\": \"l2-sections\""), std::string::npos);
+  Manifest back = parseOk(text);
+  EXPECT_EQ(back.schedule.order, flamia::ScheduleOrder::L2Sections);
+  EXPECT_EQ(back.schedule.l2SectionBytes, 12345678);
+}
+
 TEST(ManifestWriter, NumbersReadBackExactly) {
   Manifest m = everyKind();
   for (float scale : {0.125f, 0.1f, 1e-30f, 3.4e38f, 0.0883883461f}) {

@@ -129,6 +129,37 @@ TEST(ScheduleBuffers, GqaHeadsAndBlockBases) {
   }
 }
 
+// The manifest's order, or the caller's; sm_90a sections count the bf16 K
+// and V copies (4 x 128 bytes per token and kv head).
+TEST(ScheduleBuffers, ScheduleOrder) {
+  Manifest m = standard();
+  EXPECT_EQ(sectionBytesPerToken(m, false, 1), 512);
+  EXPECT_EQ(sectionBytesPerToken(m, true, 4), 2048);
+  m.schedule.order = ScheduleOrder::L2Sections;
+  m.schedule.l2SectionBytes = 600 * 512;
+  // Documents of 300 and 400 tokens (3 and 4 query tiles), 2 heads, 600
+  // tokens per section: {(400, h0)}, {(400, h1)} (800 would not fit), then
+  // {(300, h0), (300, h1)}, each longest first.
+  ScheduleContents c;
+  ASSERT_TRUE(buildScheduleContents(m, {0, 300, 700}, 2, 2, true, c).ok());
+  ASSERT_EQ(c.items.size(), 14u);
+  for (size_t k = 0; k < 8; ++k) {
+    EXPECT_EQ(c.items[k].doc_start, 300);
+    EXPECT_EQ(c.items[k].q_head, k < 4 ? 0 : 1);
+    EXPECT_EQ(c.items[k].q_tile_in_doc, 3 - int(k % 4));
+  }
+  expectItem(c.items[8], 256, 44, 0, 300, 0, 0, 0, 2);
+  expectItem(c.items[13], 0, 128, 0, 300, 1, 1, 0, 0);
+  // The caller's order wins.
+  ASSERT_TRUE(buildScheduleContents(m, {0, 300, 700}, 2, 2, true, c,
+                                    ScheduleOrder::LongestFirst)
+                  .ok());
+  for (size_t k = 1; k < c.costs.size(); ++k)
+    EXPECT_GE(c.costs[k - 1], c.costs[k]);
+  EXPECT_EQ(c.items[1].doc_start, 300);
+  EXPECT_EQ(c.items[1].q_head, 1);
+}
+
 TEST(ScheduleBuffers, NoScheduleSectionMeansNoItems) {
   Manifest m;
   ASSERT_TRUE(

@@ -87,7 +87,19 @@ typedef struct flamia_runtime_options {
   /** Check pointers with cuPointerGetAttribute (device memory of this device,
    *  allocation large enough). Default 1. */
   int check_device_pointers;
+  /* Since version 2 (struct_size > FLAMIA_RUNTIME_OPTIONS_SIZE_V1). */
+  /** The order of the work lists, overriding the manifest's schedule.order
+   *  (A/B runs; every order computes the same result): 0 the manifest's,
+   *  FLAMIA_SCHEDULE_ORDER_LPT or FLAMIA_SCHEDULE_ORDER_L2_SECTIONS. */
+  int schedule_order;
 } flamia_runtime_options;
+
+/** The struct_size of flamia_runtime_options before schedule_order;
+ *  accepted, which then reads as 0. */
+#define FLAMIA_RUNTIME_OPTIONS_SIZE_V1                                         \
+  (offsetof(flamia_runtime_options, schedule_order))
+#define FLAMIA_SCHEDULE_ORDER_LPT 1
+#define FLAMIA_SCHEDULE_ORDER_L2_SECTIONS 2
 
 typedef struct flamia_attention_args {
   size_t struct_size;

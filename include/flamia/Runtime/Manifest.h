@@ -22,6 +22,7 @@
 #include "flamia/Runtime/Expression.h"
 #include "flamia/Runtime/Status.h"
 #include "flamia/Schedule/CostModel.h"
+#include "flamia/Schedule/ScheduleParams.h"
 
 #include <cstdint>
 #include <string>
@@ -182,6 +183,11 @@ struct ManifestSchedule {
   int32_t safeBlock = 128;
   std::string costModel; // preset name, or "custom" for an object
   CostWeights weights;
+  /// The order of the work lists ("order": "lpt" when absent or
+  /// "l2-sections"; "document" is a baseline and not accepted here) and the
+  /// section budget ("l2_section_bytes", only with l2-sections).
+  ScheduleOrder order = ScheduleOrder::LongestFirst;
+  int64_t l2SectionBytes = VarlenScheduleParams().l2SectionBytes;
 };
 
 /// An architecture target "sm_<major><minor>[a|f]".

@@ -59,6 +59,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,9 @@ struct RuntimeOptions {
   /// Check with cuPointerGetAttribute that every pointer is device memory of
   /// this device and that its allocation holds the whole tensor.
   bool checkDevicePointers = true;
+  /// The order of the work lists, overriding the manifest's schedule.order
+  /// (for A/B runs of one kernel set; every order computes the same result).
+  std::optional<ScheduleOrder> scheduleOrder;
 };
 
 /// The bytes of each argument tensor (0 for T = 0), for validation.

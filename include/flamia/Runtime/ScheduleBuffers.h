@@ -29,6 +29,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace flamia::runtime {
@@ -65,10 +66,24 @@ struct ScheduleContents {
 /// independent checks (coverage, document bounds, scale-block bases, LPT
 /// order; checkKvTileSchedule for the key-tile items) run on the result; a
 /// failure is an Internal error.
+///
+/// The order of both work lists is the manifest's (schedule.order), or
+/// `order` when given. With L2Sections a section holds
+/// manifest.schedule.l2SectionBytes of what the kernel reads per (document,
+/// kv head): K and V for the forward's items, Q and dO of the kv head's
+/// query heads for the key-tile items (sectionBytesPerToken).
 Status buildScheduleContents(const Manifest &manifest,
                              const std::vector<int32_t> &cuSeqlens,
                              int32_t numQHeads, int32_t numKVHeads,
-                             bool checkInvariants, ScheduleContents &out);
+                             bool checkInvariants, ScheduleContents &out,
+                             std::optional<ScheduleOrder> order = std::nullopt);
+
+/// The bytes one token of one kv head brings into a section: the operand
+/// copies the target's kernels read (sm_90a: bf16, 2 bytes per element;
+/// sm_100a: E4M3 payloads and their E8M0 scales, 33/32 bytes), of K and V
+/// (forward items) or of the group's Q and dO (key-tile items).
+int64_t sectionBytesPerToken(const Manifest &manifest, bool keyTileItems,
+                             int32_t queryHeadsPerKVHead);
 
 } // namespace flamia::runtime
 

@@ -54,15 +54,22 @@ bool checkScaleBlockBases(const int32_t *cuSeqlens, size_t count,
 /// Costs are non-increasing (LPT order).
 bool checkLptOrder(const std::vector<double> &costs, std::string &error);
 
-/// All of the above on a built schedule (the LPT check only for the
-/// LongestFirst order).
+/// The L2Sections order: sections start at item 0 and are non-empty; costs
+/// are non-increasing inside each; every (document, kv head) pair's items
+/// lie in one section; a section of more than one pair holds at most
+/// params.l2SectionBytes (pair bytes: document length x
+/// bytesPerSectionToken()).
+bool checkL2Sections(const VarlenSchedule &schedule, std::string &error);
+
+/// All of the above on a built schedule (the LPT check for the LongestFirst
+/// order, the section check for L2Sections).
 bool checkVarlenSchedule(const VarlenSchedule &schedule, std::string &error);
 
 /// The key-tile items of buildKvTileSchedule against their cu_seqlens:
 /// every (non-empty document, kv head, key tile of block_n keys) exactly once
 /// and nothing else; each item's keys exactly its tile, clipped at doc_end;
 /// q_head the group's first query head (kv_head * Hq / Hkv); the scale-block
-/// bases as above; and (LongestFirst) non-increasing costs.
+/// bases as above; and the order's check (LPT or L2 sections).
 bool checkKvTileSchedule(const VarlenSchedule &schedule, std::string &error);
 
 } // namespace flamia

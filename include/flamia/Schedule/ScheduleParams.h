@@ -22,7 +22,21 @@ enum class ScheduleOrder {
   /// (document, query tile, head) ascending, i.e. as the tokens lie: the
   /// baseline a non-scheduling varlen kernel runs, for comparison only.
   DocumentOrder,
+  /// Longest first inside L2 sections: the (document, kv head) pairs,
+  /// longest document first, are cut into consecutive sections whose
+  /// operand bytes (VarlenScheduleParams::sectionBytesPerToken) fit
+  /// l2SectionBytes; the sections run one after another, each in LPT order.
+  /// The CTAs running at one time then read the K/V (or Q/dO) of a few
+  /// pairs, which stay in L2, instead of one pair each.
+  L2Sections,
 };
+
+/// "lpt", "document", "l2-sections".
+const char *scheduleOrderName(ScheduleOrder order);
+/// The inverse of scheduleOrderName; on an unknown name returns false with a
+/// message listing the names.
+bool parseScheduleOrder(const std::string &name, ScheduleOrder &order,
+                        std::string &error);
 
 struct VarlenScheduleParams {
   int32_t numQHeads = 0;  // Hq
@@ -34,12 +48,24 @@ struct VarlenScheduleParams {
   int32_t safeBlock = 128; // a positive multiple of 32
   CostWeights weights = costWeightsForTarget(ScheduleTarget::Sm100a);
   ScheduleOrder order = ScheduleOrder::LongestFirst;
+  /// L2Sections: the most operand bytes one section holds (a single pair
+  /// larger than this is a section of its own), and the bytes one token of
+  /// one kv head contributes. The defaults are the sm_90a forward's: 32 MiB
+  /// of the H200's 50 MiB L2 (the rest holds the streamed Q and O), and the
+  /// bf16 K and V copies it reads, 2 x 2 bytes x head dim.
+  int64_t l2SectionBytes = int64_t{32} << 20;
+  int64_t sectionBytesPerToken = 0; // 0: 4 x headDim
 
   /// The query heads that share one KV head: Hq / Hkv.
   int32_t queryHeadsPerKVHead() const { return numQHeads / numKVHeads; }
   /// GQA: query head h reads KV head h / (Hq / Hkv).
   int32_t kvHeadOf(int32_t qHead) const {
     return qHead / queryHeadsPerKVHead();
+  }
+  /// sectionBytesPerToken, or its default 4 x headDim when it is 0.
+  int64_t bytesPerSectionToken() const {
+    return sectionBytesPerToken > 0 ? sectionBytesPerToken
+                                    : int64_t{4} * headDim;
   }
   /// The cost model of this configuration.
   CostModel costModel() const;

@@ -11,6 +11,15 @@
 // tiles, which then come from L2. (ScheduleOrder::DocumentOrder keeps the
 // tokens' order instead, as a baseline to compare with.)
 //
+// ScheduleOrder::L2Sections cuts the (document, kv head) pairs, longest
+// document first, into sections of at most params.l2SectionBytes of the
+// pairs' operands (K and V for the forward) and runs the sections one after
+// another, each in LPT order (ties by document, tile, head). LPT alone runs
+// the same tile index of every pair together, so each pair's K/V is read
+// again from DRAM for each of its tiles once the pairs outgrow L2; in a
+// section the tiles of a few pairs run together and share it from L2. The
+// last section holds the shortest documents, so the tail stays short.
+//
 // Cost: O(D + G log G + N) for D documents, G (document, tile) pairs and
 // N = G * Hq items: prefix sums over cu_seqlens once (DocumentLayout), one
 // sort of the G pairs, one pass writing the items. Nothing scans cu_seqlens
@@ -40,6 +49,10 @@ struct VarlenSchedule {
   /// costs[k]: the cost of items[k]; non-increasing in the LongestFirst
   /// order.
   std::vector<double> costs;
+  /// L2Sections: the index of each section's first item, ascending, the
+  /// first 0 (empty for the other orders and for no items). Costs are
+  /// non-increasing inside each section.
+  std::vector<size_t> sectionBegins;
 
   double totalWork() const;
   double largestItem() const;
