@@ -436,6 +436,13 @@ bool buildManifest(ModuleOp module, const AttentionSpec &spec,
       if (!parseScheduleTarget(s.costModel, target, why))
         return fail(why);
       s.weights = costWeightsForTarget(target);
+      // Absent in IR written before the schedule named its order: LPT.
+      if (auto order = sched.getAs<StringAttr>("order")) {
+        if (!parseScheduleOrder(order.str(), s.order, why) ||
+            s.order == ScheduleOrder::DocumentOrder)
+          return fail("schedule order '" + order.str() +
+                      "' (expected lpt or l2-sections)");
+      }
     }
 
   // Buffers: the host function's arguments, then its workspaces.

@@ -19,6 +19,11 @@ CostModel VarlenScheduleParams::costModel() const {
   return model;
 }
 
+ScheduleOrder defaultScheduleOrder(ScheduleTarget target) {
+  return target == ScheduleTarget::Sm90a ? ScheduleOrder::L2Sections
+                                         : ScheduleOrder::LongestFirst;
+}
+
 const char *scheduleOrderName(ScheduleOrder order) {
   switch (order) {
   case ScheduleOrder::LongestFirst:

@@ -23,8 +23,9 @@
 //===----------------------------------------------------------------------===//
 #include "flamia/Dialect/GemmRoles.h"
 #include "flamia/Numerics/RecipeRegistry.h"
-#include "flamia/Transforms/Passes.h"
+#include "flamia/Schedule/ScheduleParams.h"
 #include "flamia/Transforms/PassOrder.h"
+#include "flamia/Transforms/Passes.h"
 #include "flamia/Transforms/RecipeLayouts.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -173,6 +174,8 @@ struct ForwardPlan {
   /// A debug build: the forward and the dQ kernel write S of the first key
   /// tile (s_fwd, s_dq: f32 [T, Hq, block_n]).
   bool debugScores = false;
+  /// The work order the schedule attribute names (scheduleOrderName).
+  std::string order;
   GlobalType debugScoresType() const {
     return GlobalType::get(ctx, {ShapedType::kDynamic, qType.getNumHeads(), blockN},
                            Float32Type::get(ctx));
@@ -527,13 +530,15 @@ KernelOp buildForwardKernel(OpBuilder &mb, const ForwardPlan &plan,
     sig.add("s_fwd", plan.debugScoresType());
   KernelOp ak = sig.create(mb, loc, plan.base + "_attention_fwd",
                            plan.targetAttr, LaunchKind::persistent, /*threads=*/128);
-  ak->setAttr("schedule",
-              mb.getDictionaryAttr(
-                  {mb.getNamedAttr("block_m", mb.getI64IntegerAttr(plan.blockM)),
-                   mb.getNamedAttr("block_n", mb.getI64IntegerAttr(plan.blockN)),
-                   mb.getNamedAttr("safe_block", mb.getI64IntegerAttr(
-                                                     fwd.getRecipe().getSafeBlock())),
-                   mb.getNamedAttr("cost_model", mb.getStringAttr(plan.target))}));
+  ak->setAttr(
+      "schedule",
+      mb.getDictionaryAttr(
+          {mb.getNamedAttr("block_m", mb.getI64IntegerAttr(plan.blockM)),
+           mb.getNamedAttr("block_n", mb.getI64IntegerAttr(plan.blockN)),
+           mb.getNamedAttr("safe_block", mb.getI64IntegerAttr(
+                                             fwd.getRecipe().getSafeBlock())),
+           mb.getNamedAttr("cost_model", mb.getStringAttr(plan.target)),
+           mb.getNamedAttr("order", mb.getStringAttr(plan.order))}));
   setPhase(ak, "forward");
   auto p = [&](StringRef n) { return KernelSignature::param(ak, n); };
   SmallVector<Value> safeOps;
@@ -1029,6 +1034,15 @@ struct VarlenSchedulePass
         func, fwd, bwd, target, scaleTiles, blockM, blockN);
     if (failed(plan) || failed(plan->checkSignature()))
       return failure();
+    // The target's default order, or the option's.
+    ScheduleOrder scheduleOrder = defaultScheduleOrder(
+        plan->hopper ? ScheduleTarget::Sm90a : ScheduleTarget::Sm100a);
+    std::string why;
+    if (!order.empty() && (!parseScheduleOrder(order, scheduleOrder, why) ||
+                           scheduleOrder == ScheduleOrder::DocumentOrder))
+      return fwd.emitOpError() << "flamia-varlen-schedule: unknown order '"
+                               << order << "' (expected lpt or l2-sections)";
+    plan->order = scheduleOrderName(scheduleOrder);
     if (debugScores && (!bwd || !plan->hopper))
       return fwd.emitOpError()
              << "flamia-varlen-schedule: debug-scores compares the forward's "

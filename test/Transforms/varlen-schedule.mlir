@@ -1,5 +1,7 @@
 // RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule=target=sm_90a | FileCheck %s --check-prefix=SM90
 // RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule=target=sm_100a | FileCheck %s --check-prefix=SM100
+// RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a order=lpt" | FileCheck %s --check-prefix=LPT
+// RUN: not flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a order=document" 2>&1 | FileCheck %s --check-prefix=BADORDER
 
 // What flamia-graph-pipeline leaves for a causal forward over packed
 // documents, turned into a quantization kernel, a persistent attention
@@ -36,7 +38,12 @@ func.func @attn(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x?
 
 // The persistent kernel: a work loop over scheduled items.
 // SM90-LABEL: flamia.kernel @attn_attention_fwd
-// SM90-SAME: launch = #flamia.launch<persistent>, schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_90a", safe_block = 128 : i64}
+// SM90-SAME: launch = #flamia.launch<persistent>, schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_90a", order = "l2-sections", safe_block = 128 : i64}
+// The order the host hands out the items in: sm_90a's default above, the
+// option's here; the document order is a baseline, not a kernel's order.
+// LPT-LABEL: flamia.kernel @attn_attention_fwd
+// LPT-SAME: cost_model = "sm_90a", order = "lpt"
+// BADORDER: error: 'flamia.attention_fwd' op flamia-varlen-schedule: unknown order 'document' (expected lpt or l2-sections)
 // SM90: %[[QUEUE:.*]] = flamia.queue.create %arg10, %arg9
 // SM90: scf.while
 // SM90: flamia.queue.next fetch %[[QUEUE]]
@@ -66,7 +73,7 @@ func.func @attn(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x?
 // SM100-SAME: {flamia.param = "q_pt"}, %arg1: !flamia.global<?x8x512xi8> {flamia.param = "q_sf"}
 // SM100-SAME: {flamia.param = "k_tb"}, %arg3: !flamia.global<?x2x512xi8> {flamia.param = "k_sf"}
 // SM100-SAME: {flamia.param = "v_tb"}, %arg5: !flamia.global<?x2x512xi8> {flamia.param = "v_sf"}
-// SM100-SAME: cost_model = "sm_100a"
+// SM100-SAME: cost_model = "sm_100a", order = "lpt"
 // SM100: flamia.attention_tile %arg11[%{{.*}}] q(%arg0, %arg1) k(%arg2, %arg3) v(%arg4, %arg5) safe(%arg6, %arg7, %arg8)
 // One 512-byte tile slot per (token block, head):
 // SM100: flamia.workspace workspace "q_sf" dims ["NB", "8", "512"] : !flamia.global<?x8x512xi8>

@@ -138,7 +138,7 @@ TEST(Manifest, ScheduleOrder) {
   EXPECT_EQ(m.schedule.l2SectionBytes, 1048576);
   m = parseOk(replaceOnce(standardManifest(), lpt,
                           R"("cost_model": "sm_90a", "order": "l2-sections")"));
-  EXPECT_EQ(m.schedule.l2SectionBytes, int64_t{32} << 20);
+  EXPECT_EQ(m.schedule.l2SectionBytes, int64_t{16} << 20);
   EXPECT_CONTAINS(
       errorAfter(lpt, R"("cost_model": "sm_90a", "order": "document")"),
       "schedule.order: unknown order 'document' (expected lpt or "

@@ -84,8 +84,9 @@ TEST(L2Sections, QueryHeadsOfAKvHeadStayTogether) {
 }
 
 // One pair larger than the budget is a section of its own; the sm_90a
-// default (bf16 K and V, 4 x 128 bytes per token, 32 MiB) puts 2 of the 16
-// heads of a 32k document in a section and 32 (doc, head) pairs of 2k.
+// default (bf16 K and V, 4 x 128 bytes per token, 16 MiB) puts one of the 16
+// heads of a 32k document (16 MiB) in a section and 16 (doc, head) pairs of
+// 2k (1 MiB each).
 TEST(L2Sections, DefaultBudget) {
   VarlenScheduleParams p = sectioned(16, 16);
   p.l2SectionBytes = 1000;
@@ -98,11 +99,12 @@ TEST(L2Sections, DefaultBudget) {
   std::string err;
   ASSERT_TRUE(
       makeStandardWorkload(StandardWorkload::Single32k, 32768, cu, err));
-  EXPECT_EQ(build(cu, p).sectionBegins.size(), 8u);
+  EXPECT_EQ(p.l2SectionBytes, int64_t{16} << 20);
+  EXPECT_EQ(build(cu, p).sectionBegins.size(), 16u);
   ASSERT_TRUE(makeStandardWorkload(StandardWorkload::Fixed2k, 32768, cu, err));
   VarlenSchedule fixed = build(cu, p);
-  ASSERT_EQ(fixed.sectionBegins.size(), 8u);
-  EXPECT_EQ(pairsIn(fixed, 0, fixed.sectionBegins[1]).size(), 32u);
+  ASSERT_EQ(fixed.sectionBegins.size(), 16u);
+  EXPECT_EQ(pairsIn(fixed, 0, fixed.sectionBegins[1]).size(), 16u);
 }
 
 // The simulator ignores memory, so sections can only lose against LPT in

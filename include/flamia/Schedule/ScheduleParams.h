@@ -31,6 +31,12 @@ enum class ScheduleOrder {
   L2Sections,
 };
 
+/// The order a target's kernels are scheduled in unless told otherwise:
+/// L2Sections on sm_90a (faster than LongestFirst on the H200's packed
+/// workloads, docs/performance.md run 39), LongestFirst on sm_100a (no
+/// Blackwell GPU has measured either).
+ScheduleOrder defaultScheduleOrder(ScheduleTarget target);
+
 /// "lpt", "document", "l2-sections".
 const char *scheduleOrderName(ScheduleOrder order);
 /// The inverse of scheduleOrderName; on an unknown name returns false with a
@@ -50,10 +56,13 @@ struct VarlenScheduleParams {
   ScheduleOrder order = ScheduleOrder::LongestFirst;
   /// L2Sections: the most operand bytes one section holds (a single pair
   /// larger than this is a section of its own), and the bytes one token of
-  /// one kv head contributes. The defaults are the sm_90a forward's: 32 MiB
-  /// of the H200's 50 MiB L2 (the rest holds the streamed Q and O), and the
-  /// bf16 K and V copies it reads, 2 x 2 bytes x head dim.
-  int64_t l2SectionBytes = int64_t{32} << 20;
+  /// one kv head contributes. The defaults are the sm_90a forward's: 16 MiB
+  /// of the H200's 50 MiB L2, so that the sections running at one time
+  /// (a section's tail overlaps the next one's head) and the streamed Q and
+  /// O fit (8 and 16 MiB measured the same, 4 and 32 MiB 1-2% slower on
+  /// fixed2k: run 39), and the bf16 K and V copies it reads, 2 x 2 bytes x
+  /// head dim.
+  int64_t l2SectionBytes = int64_t{16} << 20;
   int64_t sectionBytesPerToken = 0; // 0: 4 x headDim
 
   /// The query heads that share one KV head: Hq / Hkv.

@@ -126,6 +126,11 @@ def FlamiaVarlenSchedule : Pass<"flamia-varlen-schedule", "::mlir::ModuleOp"> {
            "Target whose operand forms and cost model to use (sm_90a, sm_100a)">,
     Option<"blockM", "block-m", "int64_t", /*default=*/"128", "Query tile rows">,
     Option<"blockN", "block-n", "int64_t", /*default=*/"128", "Key tile columns">,
+    Option<"order", "order", "std::string", /*default=*/"\"\"",
+           "The order the host hands out the work items in (the schedule "
+           "attribute's `order`, the manifest's schedule.order): lpt or "
+           "l2-sections; empty: the target's default (l2-sections on "
+           "sm_90a, lpt on sm_100a)">,
     Option<"scaleTiles", "scale-tiles", "bool", /*default=*/"false",
            "On sm_90a too, let the quantizer write the scale-factor tiles "
            "sm_100a's MMA reads (q_sf, k_sf, v_sf), so that their layout can "

@@ -31,6 +31,13 @@ expect(m["head_dim"] == a.head_dim and m.get("heads") == a.heads and m.get("kv_h
 NVFP4 = a.recipe == "nvfp4-mixed"
 expect(m["recipe"] == {"kind": a.recipe, "safe_block": 128, "strict": False}, "recipe")
 expect(m["schedule"]["block_m"] == 128 and m["schedule"]["cost_model"] == a.target, "schedule")
+# The work order: sm_90a's default is l2-sections with 16 MiB sections
+# (performance.md run 39); sm_100a keeps LPT, written by leaving it out.
+if a.target == "sm_90a":
+    expect(m["schedule"].get("order") == "l2-sections"
+           and m["schedule"].get("l2_section_bytes") == 16 << 20, "schedule order")
+else:
+    expect("order" not in m["schedule"], "schedule order (lpt: absent)")
 buffers = {b["name"]: b for b in m["buffers"]}
 H, HKV = ("Hq", "Hkv") if a.runtime_heads else (str(a.heads), str(a.kv_heads))
 D, C = str(a.head_dim), str(a.head_dim // 32)
