@@ -643,6 +643,28 @@ def Flamia_RuntimeValueOp : Flamia_Op<"runtime_value", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Flamia_PrefetchRowsOp : Flamia_Op<"prefetch_rows"> {
+  let summary = "ask the L2 cache for rows a later op of the kernel reads";
+  let description = [{
+    Thread `t < length` of the CTA asks the L2 cache to fetch row
+    `start + t` of head `head` of `source` (`[T, H, D]`, one contiguous row
+    of `D` elements), with `cp.async.bulk.prefetch.L2` (sm_90 and later). A
+    hint: it returns nothing, waits for nothing and changes no value, so a
+    later load of the same bytes by this CTA finds them in L2 rather than
+    waiting on DRAM. The quantization kernel issues it for K and V before it
+    quantizes Q, so that the three tensors' reads overlap. `length <= 128`
+    (the kernel's threads); a row's bytes are a multiple of 16, as the bulk
+    copy requires. `heads` as for `flamia.quantize_block`.
+  }];
+  let arguments = (ins Flamia_GlobalType:$source, I32:$start, I32:$length,
+                       I32:$head, Optional<I32>:$heads);
+  let assemblyFormat = [{
+    $source `rows` `(` $start `,` $length `)` `head` $head
+    (`heads` $heads^)? attr-dict `:` qualified(type($source)) (`,` type($heads)^)?
+  }];
+  let hasVerifier = 1;
+}
+
 def Flamia_BlockInfoLoadOp : Flamia_Op<"block_info.load", [Pure]> {
   let summary = "start token and length of a document-local token block";
   let description = [{

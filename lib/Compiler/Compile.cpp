@@ -747,6 +747,7 @@ bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
   pipeline.scaleTiles = spec.scaleTiles;
   pipeline.debugScores = spec.debugScores;
   pipeline.overlapSoftmax = spec.overlapSoftmax;
+  pipeline.prefetchKv = spec.prefetchKv;
   if (!run([&](OpPassManager &pm) { buildGraphToKernelsPipeline(pm, pipeline); },
            "graph passes and scheduling"))
     return false;

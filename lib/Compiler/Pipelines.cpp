@@ -21,6 +21,7 @@ void buildGraphToKernelsPipeline(OpPassManager &pm,
   schedule.target = options.target;
   schedule.scaleTiles = options.scaleTiles;
   schedule.debugScores = options.debugScores;
+  schedule.prefetchKv = options.prefetchKv;
   pm.addPass(createFlamiaVarlenSchedule(schedule));
 }
 
@@ -64,6 +65,11 @@ struct ToPtxOptions : public PassPipelineOptions<ToPtxOptions> {
       *this, "overlap-softmax",
       llvm::cl::desc("sm_90a, D = 128: overlap the softmax with the MMAs"),
       llvm::cl::init(PipelineOptions().overlapSoftmax)};
+  Option<bool> prefetchKv{
+      *this, "prefetch-kv",
+      llvm::cl::desc("the quantization kernel prefetches K and V into L2 "
+                     "before quantizing Q"),
+      llvm::cl::init(PipelineOptions().prefetchKv)};
 
   PipelineOptions get() const {
     PipelineOptions options;
@@ -71,6 +77,7 @@ struct ToPtxOptions : public PassPipelineOptions<ToPtxOptions> {
     options.scaleTiles = scaleTiles;
     options.debugScores = debugScores;
     options.overlapSoftmax = overlapSoftmax;
+    options.prefetchKv = prefetchKv;
     return options;
   }
 };
@@ -80,7 +87,7 @@ void registerFlamiaPipelines() {
   PassPipelineRegistration<ToPtxOptions>(
       "flamia-to-ptx",
       "Graph-level attention to PTX: flamia-graph-pipeline, "
-      "flamia-varlen-schedule{target, scale-tiles, debug-scores}, "
+      "flamia-varlen-schedule{target, scale-tiles, debug-scores, prefetch-kv}, "
       "flamia-tile{overlap-softmax}, convert-flamia-to-nvvm, "
       "convert-nvvm-to-llvm, gpu-module-to-binary{format=isa}",
       [](OpPassManager &pm, const ToPtxOptions &options) {

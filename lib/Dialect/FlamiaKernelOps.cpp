@@ -574,6 +574,21 @@ LogicalResult FragQuantizeOp::verify() {
   return success();
 }
 
+LogicalResult PrefetchRowsOp::verify() {
+  GlobalType src = getSource().getType();
+  if (!isPackedTensor(src))
+    return emitOpError() << "the source must be a [T, H, D] tensor with "
+                            "static D, got "
+                         << src;
+  int64_t rowBytes =
+      src.getShape()[2] * (src.getElementType().getIntOrFloatBitWidth() / 8);
+  if (rowBytes == 0 || rowBytes % 16 != 0)
+    return emitOpError() << "a row of " << src << " is " << rowBytes
+                         << " bytes; the bulk prefetch needs a positive "
+                            "multiple of 16";
+  return verifyHeadsOperand(*this, src, getHeads(), "the source");
+}
+
 LogicalResult QuantizeBlockOp::verify() {
   if (!getPerTokenData() && !getTokenBlockData())
     return emitOpError() << "writes no copy: give per_token(...) and/or "

@@ -174,6 +174,8 @@ struct ForwardPlan {
   /// A debug build: the forward and the dQ kernel write S of the first key
   /// tile (s_fwd, s_dq: f32 [T, Hq, block_n]).
   bool debugScores = false;
+  /// The quantizer prefetches K and V into L2 before quantizing Q.
+  bool prefetchKv = true;
   /// The work order the schedule attribute names (scheduleOrderName).
   std::string order;
   GlobalType debugScoresType() const {
@@ -442,6 +444,21 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
       b, loc, i32, gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
   auto info = BlockInfoLoadOp::create(b, loc, i32, i32, p("block_info"), block);
   Value start = info.getStart(), length = info.getLength();
+  // K and V: only the key/value heads.
+  Value kvHeads = plan.runtimeHeads()
+                      ? p("Hkv")
+                      : constI32(b, loc, plan.kType.getNumHeads());
+  Value isKv =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, head, kvHeads);
+  // The CTA's K and V rows are asked of L2 before Q is quantized, so that
+  // their DRAM reads overlap Q's instead of following them (the kernel
+  // waits on its loads: docs/performance.md, runs 38 and 40).
+  if (plan.prefetchKv) {
+    auto prefetch = scf::IfOp::create(b, loc, isKv, /*withElse=*/false);
+    OpBuilder pb = prefetch.getThenBodyBuilder();
+    for (StringRef src : {"k", "v"})
+      PrefetchRowsOp::create(pb, loc, p(src), start, length, head, p("Hkv"));
+  }
   // Q: per token (S = Q K^T) and 32x32 (dK = dS^T Q), every query head.
   // Absent parameters (static head counts) are null values: no operand.
   QuantizeBlockOp::create(b, loc, p("q"), start, length, block, head, p("Hq"),
@@ -450,12 +467,7 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
                           p("q_tb_scales"),
                           hopper && plan.backward() ? p("q_tb_deq") : Value(),
                           tiles ? p("q_sf") : Value(), Value(), StringAttr());
-  // K and V: 32x32, only the key/value heads.
-  Value kvHeads = plan.runtimeHeads()
-                      ? p("Hkv")
-                      : constI32(b, loc, plan.kType.getNumHeads());
-  Value isKv = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, head,
-                                     kvHeads);
+  // K and V: 32x32.
   auto ifOp = scf::IfOp::create(b, loc, isKv, /*withElse=*/false);
   OpBuilder tb = ifOp.getThenBodyBuilder();
   // (mxfp8-strict, nvfp4-mixed: K per token instead, for S = Q K^T, and
@@ -1048,6 +1060,7 @@ struct VarlenSchedulePass
              << "flamia-varlen-schedule: debug-scores compares the forward's "
                 "S with the dQ kernel's: it needs a training step on sm_90a";
     plan->debugScores = debugScores;
+    plan->prefetchKv = prefetchKv;
     OpBuilder mb(func);
     KernelSignature qsig, asig;
     KernelOp qk = buildQuantizeKernel(mb, *plan, qsig);

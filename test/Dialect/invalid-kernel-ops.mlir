@@ -1321,3 +1321,28 @@ func.func @f(%x: !src, %i: i32, %pt: !pay, %pts: !sc) {
   flamia.quantize_block %x rows(%i, %i) block %i head %i heads %i per_token(%pt, %pts) : (!src, i32, i32, i32, i32, i32, !pay, !sc) -> ()
   return
 }
+
+//===----------------------------------------------------------------------===//
+// flamia.prefetch_rows
+//===----------------------------------------------------------------------===//
+
+// -----
+func.func @f(%x: !flamia.global<?x4x?xbf16>, %i: i32) {
+  // expected-error @below {{'flamia.prefetch_rows' op the source must be a [T, H, D] tensor with static D, got '!flamia.global<?x4x?xbf16>'}}
+  flamia.prefetch_rows %x rows(%i, %i) head %i : !flamia.global<?x4x?xbf16>
+  return
+}
+
+// -----
+func.func @f(%x: !flamia.global<?x4x8xf8E4M3FN>, %i: i32) {
+  // expected-error @below {{'flamia.prefetch_rows' op a row of '!flamia.global<?x4x8xf8E4M3FN>' is 8 bytes; the bulk prefetch needs a positive multiple of 16}}
+  flamia.prefetch_rows %x rows(%i, %i) head %i : !flamia.global<?x4x8xf8E4M3FN>
+  return
+}
+
+// -----
+func.func @f(%x: !flamia.global<?x?x128xbf16>, %i: i32) {
+  // expected-error @below {{'flamia.prefetch_rows' op the source has a runtime head count ('!flamia.global<?x?x128xbf16>'): give it as the `heads` operand}}
+  flamia.prefetch_rows %x rows(%i, %i) head %i : !flamia.global<?x?x128xbf16>
+  return
+}

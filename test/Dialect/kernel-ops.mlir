@@ -360,3 +360,18 @@ flamia.kernel @quoted(%c: !flamia.global<1xi32>, %n: i32, %it: i32) attributes {
 // CHECK: flamia.pipeline.acquire producer
 // CHECK: flamia.queue.next receive
 // CHECK: flamia.pipeline.acquire consumer
+
+// -----
+
+// L2 prefetch of the rows a later op reads (the quantization kernel's K
+// and V), with a static and a runtime head count.
+flamia.kernel @prefetch(%k: !flamia.global<?x4x128xbf16> {flamia.param = "k"}, %v: !flamia.global<?x?x64xbf16> {flamia.param = "v"}, %hkv: i32 {flamia.param = "Hkv"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  flamia.prefetch_rows %k rows(%c0, %c32) head %c0 : !flamia.global<?x4x128xbf16>
+  flamia.prefetch_rows %v rows(%c0, %c32) head %c0 heads %hkv : !flamia.global<?x?x64xbf16>, i32
+  flamia.return
+}
+// CHECK-LABEL: flamia.kernel @prefetch(
+// CHECK: flamia.prefetch_rows %arg0 rows(%{{.*}}, %{{.*}}) head %{{.*}} : !flamia.global<?x4x128xbf16>{{$}}
+// CHECK: flamia.prefetch_rows %arg1 rows(%{{.*}}, %{{.*}}) head %{{.*}} heads %arg2 : !flamia.global<?x?x64xbf16>, i32{{$}}

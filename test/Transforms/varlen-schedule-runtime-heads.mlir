@@ -23,8 +23,11 @@ func.func @train(%arg0: tensor<?x?x64xbf16>, %arg1: tensor<?x?x64xbf16>, %arg2: 
 // also bounds the CTAs (query heads) that quantize K and V.
 // CHECK-LABEL: flamia.kernel @train_quantize(
 // CHECK-SAME: %arg16: i32 {flamia.param = "Hq"}, %arg17: i32 {flamia.param = "Hkv"})
-// CHECK: flamia.quantize_block %arg0 rows({{.*}}) block %{{.*}} head %[[H:.*]] heads %arg16 per_token(
-// CHECK: %[[KV:.*]] = arith.cmpi slt, %[[H]], %arg17 : i32
+// CHECK: %[[KV:.*]] = arith.cmpi slt, %[[H:.*]], %arg17 : i32
+// CHECK: scf.if %[[KV]]
+// CHECK-NEXT: flamia.prefetch_rows %arg1 rows({{.*}}) head %[[H]] heads %arg17
+// CHECK-NEXT: flamia.prefetch_rows %arg2 rows({{.*}}) head %[[H]] heads %arg17
+// CHECK: flamia.quantize_block %arg0 rows({{.*}}) block %{{.*}} head %[[H]] heads %arg16 per_token(
 // CHECK: scf.if %[[KV]]
 // CHECK: flamia.quantize_block %arg1 {{.*}} heads %arg17 token_block(
 // CHECK: flamia.quantize_block %arg2 {{.*}} heads %arg17 token_block(

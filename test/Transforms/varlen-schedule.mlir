@@ -2,6 +2,7 @@
 // RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule=target=sm_100a | FileCheck %s --check-prefix=SM100
 // RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a order=lpt" | FileCheck %s --check-prefix=LPT
 // RUN: not flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a order=document" 2>&1 | FileCheck %s --check-prefix=BADORDER
+// RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a prefetch-kv=false" | FileCheck %s --check-prefix=NOPF
 
 // What flamia-graph-pipeline leaves for a causal forward over packed
 // documents, turned into a quantization kernel, a persistent attention
@@ -29,10 +30,19 @@ func.func @attn(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x?
 // SM90: %[[B:.*]] = arith.index_cast %block_id_x
 // SM90: %[[H:.*]] = arith.index_cast %block_id_y
 // SM90: %[[START:.*]], %[[LEN:.*]] = flamia.block_info.load %{{.*}}[%[[B]]]
-// SM90: flamia.quantize_block %arg0 rows(%[[START]], %[[LEN]]) block %[[B]] head %[[H]] per_token(%arg4, %arg5) per_token_dequant(%arg12) token_block(%arg6, %arg7)
+// K and V of the CTA's block are asked of L2 first, so that their reads
+// overlap Q's quantization.
 // SM90: %[[KVH:.*]] = arith.constant 2 : i32
-// SM90: arith.cmpi slt, %[[H]], %[[KVH]]
-// SM90: scf.if
+// SM90: %[[ISKV:.*]] = arith.cmpi slt, %[[H]], %[[KVH]]
+// SM90: scf.if %[[ISKV]]
+// Without the prefetch (prefetch-kv=false, to compare):
+// NOPF-LABEL: flamia.kernel @attn_quantize
+// NOPF-NOT: flamia.prefetch_rows
+// NOPF: flamia.quantize_block %arg0
+// SM90-NEXT: flamia.prefetch_rows %arg1 rows(%[[START]], %[[LEN]]) head %[[H]] : !flamia.global<?x2x128xbf16>
+// SM90-NEXT: flamia.prefetch_rows %arg2 rows(%[[START]], %[[LEN]]) head %[[H]] : !flamia.global<?x2x128xbf16>
+// SM90: flamia.quantize_block %arg0 rows(%[[START]], %[[LEN]]) block %[[B]] head %[[H]] per_token(%arg4, %arg5) per_token_dequant(%arg12) token_block(%arg6, %arg7)
+// SM90: scf.if %[[ISKV]]
 // SM90: flamia.quantize_block %arg1 {{.*}} token_block(%arg8, %arg9) token_block_dequant(%arg13)
 // SM90: flamia.quantize_block %arg2 {{.*}} token_block(%arg10, %arg11) token_block_dequant(%arg14)
 

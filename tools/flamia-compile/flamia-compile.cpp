@@ -86,6 +86,11 @@ static cl::opt<bool> overlapSoftmax(
              "previous P V execute (default on; =false for the serial "
              "consumer, to compare)"),
     cl::init(true), cl::cat(compileCategory));
+static cl::opt<bool> prefetchKv(
+    "prefetch-kv",
+    cl::desc("the quantization kernel asks L2 for its K and V rows before it "
+             "quantizes Q (default on; =false to compare)"),
+    cl::init(true), cl::cat(compileCategory));
 static cl::opt<bool> backward(
     "backward",
     cl::desc("A training step: also the backward kernels (dO in; dQ, dK, dV "
@@ -216,6 +221,7 @@ int main(int argc, char **argv) {
     named.spec.scaleTiles = scaleTiles;
     named.spec.debugScores = debugScores;
     named.spec.overlapSoftmax = overlapSoftmax;
+    named.spec.prefetchKv = prefetchKv;
     // One kernel set goes to DIR itself, several to DIR/<function>.
     std::string dir = specs.size() == 1 ? std::string(outDir)
                                         : outDir + "/" + named.name;

@@ -53,6 +53,9 @@ struct AttentionSpec {
   /// sm_90a: overlap the softmax with the next S and the previous P V MMAs
   /// (flamia-tile's overlap-softmax); false gives the serial consumer.
   bool overlapSoftmax = true;
+  /// The quantization kernel prefetches K and V into L2 before quantizing
+  /// Q (flamia-varlen-schedule's prefetch-kv); false to compare.
+  bool prefetchKv = true;
   /// A training step: the forward and its backward (dO in; dQ, dK, dV out),
   /// five kernels (docs/runtime-abi.md).
   bool backward = false;

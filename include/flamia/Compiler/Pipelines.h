@@ -28,6 +28,8 @@ struct PipelineOptions {
   /// sm_90a, D = 128: the overlapped softmax consumer
   /// (flamia-tile{overlap-softmax}).
   bool overlapSoftmax = true;
+  /// flamia-varlen-schedule{prefetch-kv}.
+  bool prefetchKv = true;
 };
 
 /// flamia-graph-pipeline, then flamia-varlen-schedule{target, scale-tiles}:

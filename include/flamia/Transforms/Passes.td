@@ -131,6 +131,10 @@ def FlamiaVarlenSchedule : Pass<"flamia-varlen-schedule", "::mlir::ModuleOp"> {
            "attribute's `order`, the manifest's schedule.order): lpt or "
            "l2-sections; empty: the target's default (l2-sections on "
            "sm_90a, lpt on sm_100a)">,
+    Option<"prefetchKv", "prefetch-kv", "bool", /*default=*/"true",
+           "The quantization kernel asks L2 for its K and V rows "
+           "(flamia.prefetch_rows) before it quantizes Q, so that the three "
+           "tensors' reads overlap">,
     Option<"scaleTiles", "scale-tiles", "bool", /*default=*/"false",
            "On sm_90a too, let the quantizer write the scale-factor tiles "
            "sm_100a's MMA reads (q_sf, k_sf, v_sf), so that their layout can "

@@ -282,6 +282,40 @@ struct BlockInfoLoadLowering : OpConversionPattern<BlockInfoLoadOp> {
   }
 };
 
+/// Thread t < length prefetches row start + t of `head` into L2 with one
+/// cp.async.bulk.prefetch.L2 of the row's bytes (a multiple of 16: the
+/// verifier). The bulk prefetch takes a global-space address, so the
+/// generic pointer is cast to address space 1.
+struct PrefetchRowsLowering : OpConversionPattern<PrefetchRowsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PrefetchRowsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    GlobalType src = op.getSource().getType();
+    int64_t d = src.getShape()[2];
+    int64_t elemBytes = src.getElementType().getIntOrFloatBitWidth() / 8;
+    Value heads = e.headCount(adaptor.getHeads(), src.getShape()[1]);
+    Value tid = e.tid();
+    auto ifOp = scf::IfOp::create(
+        rewriter, loc,
+        e.icmp(LLVM::ICmpPredicate::slt, tid, adaptor.getLength()),
+        /*withElse=*/false);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    Emitter te(tb, loc);
+    Value index = te.packedIndex(te.add(adaptor.getStart(), tid),
+                                 adaptor.getHead(), te.i32c(0), heads, d);
+    Value row = te.elementPtr(adaptor.getSource(), index, elemBytes);
+    Value global = LLVM::AddrSpaceCastOp::create(
+        tb, loc, te.ptr(AddressSpace::Global), row);
+    NVVM::CpAsyncBulkPrefetchOp::create(tb, loc, global, te.i32c(d * elemBytes),
+                                        Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct ReturnLowering : OpConversionPattern<ReturnOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -419,13 +453,12 @@ struct AttentionTileRejection : OpConversionPattern<AttentionTileOp> {
 
 void flamia::populateFlamiaMemoryPatterns(
     const FlamiaTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<SmemAllocLowering, SmemZeroRowsLowering,
+  patterns.add<SmemAllocLowering, SmemZeroRowsLowering, PrefetchRowsLowering,
                BarrierBlockLowering<PipelineCreateOp>,
                BarrierBlockLowering<QueueCreateOp>, PipelineAcquireLowering,
                PipelineExpectLowering, PipelineReleaseLowering,
                PipelineArriveLowering, BulkLoadLowering, TmaLoadLowering,
                QueueNextLowering, ItemLoadLowering, BlockInfoLoadLowering,
                ReturnLowering, BlockIdLowering, TurnLowering,
-               AttentionTileRejection>(converter,
-                                                       patterns.getContext());
+               AttentionTileRejection>(converter, patterns.getContext());
 }
