@@ -26,6 +26,11 @@ Value Emitter::shflXor(Value v, int64_t mask) {
                               i32c(31), NVVM::ShflKind::bfly, UnitAttr());
 }
 
+Value Emitter::shflIdx(Value v, Value srcLane) {
+  return NVVM::ShflOp::create(b, loc, v.getType(), i32c(-1), v, srcLane,
+                              i32c(31), NVVM::ShflKind::idx, UnitAttr());
+}
+
 Value Emitter::smemBase() {
   Value addr = LLVM::AddressOfOp::create(b, loc, ptr(Shared), kDynamicSmemSymbol);
   return addr;

@@ -108,6 +108,8 @@ public:
   Value lane() { return NVVM::LaneIdOp::create(b, loc, i32()); }
   /// Butterfly shuffle across the warp (all lanes participate).
   Value shflXor(Value v, int64_t mask);
+  /// v of lane `srcLane` (all lanes participate).
+  Value shflIdx(Value v, Value srcLane);
 
   // Memory.
   /// A pointer `base + bytes` (byte offset) in `base`'s address space.

@@ -41,6 +41,46 @@ bool isNvfp4PerToken(QuantizeBlockOp op) {
                      cast<GlobalType>(data.getType()).getElementType());
 }
 
+/// The 4 threads cb = 0..3 of a row (consecutive lanes) each hold 4 chunks
+/// of 4 words, chunk k of thread j being chunk 4 j + k of the row. Returns,
+/// for thread cb, the chunks 4 q + cb (q = 0..3): a 4x4 transpose in four
+/// shuffle steps. At step s every thread sends its chunk (cb - s) mod 4 and
+/// receives from lane (cb + s) mod 4 of its row the chunk that lane holds at
+/// index cb, i.e. row chunk 4 ((cb + s) mod 4) + cb; the result for q is
+/// then step (q - cb) mod 4. All lanes must execute it.
+SmallVector<Value> transposeRowChunks(Emitter &e, ArrayRef<Value> words,
+                                      Value cb) {
+  auto pick = [&](ArrayRef<Value> options, Value index) {
+    Value v = options.back();
+    for (int64_t k = static_cast<int64_t>(options.size()) - 2; k >= 0; --k)
+      v = e.select(e.icmp(LLVM::ICmpPredicate::eq, index, e.i32c(k)),
+                   options[k], v);
+    return v;
+  };
+  Value lane = e.urem(e.tid(), e.i32c(32));
+  Value rowLane0 = e.sub(lane, cb);
+  // received[s][w]: word w of the chunk received at step s.
+  SmallVector<SmallVector<Value>> received(4);
+  for (int64_t s = 0; s < 4; ++s) {
+    Value send = e.band(e.sub(e.add(cb, e.i32c(4)), e.i32c(s)), e.i32c(3));
+    Value src = e.add(rowLane0, e.band(e.add(cb, e.i32c(s)), e.i32c(3)));
+    for (int64_t w = 0; w < 4; ++w) {
+      Value word = pick({words[w], words[4 + w], words[8 + w], words[12 + w]},
+                        send);
+      received[s].push_back(e.shflIdx(word, src));
+    }
+  }
+  SmallVector<Value> out;
+  for (int64_t q = 0; q < 4; ++q) {
+    Value step = e.band(e.sub(e.i32c(q + 4), cb), e.i32c(3));
+    for (int64_t w = 0; w < 4; ++w)
+      out.push_back(pick({received[0][w], received[1][w], received[2][w],
+                          received[3][w]},
+                         step));
+  }
+  return out;
+}
+
 struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -112,6 +152,18 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
           deqWords.push_back(e.select(s.nonFinite, e.i32c(0x7FC07FC0), packed));
         }
       }
+      // At D = 128 the 4 threads of a row hold 16-byte chunks 4 cb .. 4 cb + 3
+      // of the row's 256 dequantized bytes; stored as they are, each store
+      // instruction writes half of every 32-byte sector it touches, and
+      // every sector takes two L2 writes. Transposed among the row's threads
+      // (chunk 4 q + cb is stored by thread cb at step q), each instruction
+      // writes 64 contiguous bytes per row: whole sectors.
+      const bool transposeDeq = dequant && c == 4;
+      Value rowDeqIndex;
+      if (transposeDeq) {
+        deqWords = transposeRowChunks(e, deqWords, cb);
+        rowDeqIndex = e.packedIndex(token, adaptor.getHead(), e.i32c(0), heads, d);
+      }
       auto ifOp = scf::IfOp::create(rewriter, loc, valid, /*withElse=*/false);
       OpBuilder tb = ifOp.getThenBodyBuilder();
       Emitter te(tb, loc);
@@ -126,13 +178,18 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
         te.store(vec, te.gep(dataPtr, 16 * q), 16);
       }
       if (dequant) {
-        Value deqPtr = te.elementPtr(dequant, elem, 2);
+        Value deqPtr = transposeDeq ? te.elementPtr(dequant, rowDeqIndex, 2)
+                                    : te.elementPtr(dequant, elem, 2);
         for (int64_t q = 0; q < 4; ++q) {
           Value vec = te.undef(v4);
           for (int64_t j = 0; j < 4; ++j)
             vec = LLVM::InsertElementOp::create(tb, loc, vec, deqWords[4 * q + j],
                                                 te.i32c(j));
-          te.store(vec, te.gep(deqPtr, 16 * q), 16);
+          // Transposed: chunk 4 q + cb of the row; else the thread's q-th.
+          Value offset = transposeDeq
+                             ? te.mul(te.add(te.i32c(4 * q), cb), te.i32c(16))
+                             : te.i32c(16 * q);
+          te.store(vec, te.gep(deqPtr, te.zext(te.i64(), offset)), 16);
         }
       }
     };
