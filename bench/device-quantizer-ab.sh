@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# On the GPU machine (issue 16, run 41): quantization-kernel variants of
-# one forward spec (sm_90a, mxfp8, D = 128, runtime heads), each a kernel
-# set under .device/, in one session:
+# On the GPU machine (issue 16, runs 41 and 42): quantization-kernel
+# variants (forward-only kernel sets under .device/, sm_90a, runtime heads),
+# in one session:
 #   1. every variant's copies bit for bit and O against the reference
 #      (--check) on a varlen batch with documents ending inside a block and
 #      GQA, and the training set's (t-d128) as well;
@@ -9,6 +9,9 @@
 #      lognormal1k / one document, two interleaved rounds;
 #   3. ncu on each variant's quantizer (fixed2k).
 # Usage: bench/device-quantizer-ab.sh VARIANT...   (e.g. f-d128-nopf f-d128-pf f-d128)
+# TRAIN="t-d128 ..." lists training sets to check (--backward --check; the
+# first also with --leakcheck; default t-d128), MEMCHECK="f-d128 ..." the
+# sets compute-sanitizer memcheck runs on (default: the first variant).
 set -uo pipefail
 OUT=${OUT:-$PWD/out/h200-quantizer}
 source bench/device-common.sh
@@ -16,8 +19,15 @@ SMALL=docs:300,1000,77,129,0,1,2048,640
 for v in "$@"; do
   step check-$v $RUN --artifacts .device/$v --workload $SMALL --heads 4 --kv-heads 2 --check
 done
-step check-train $RUN --artifacts .device/t-d128 --backward --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck
-step memcheck compute-sanitizer --tool memcheck $RUN --artifacts .device/${1} --workload docs:300,200,77 --heads 2 --check --sanitize-friendly
+leak=--leakcheck
+for t in ${TRAIN:-t-d128}; do
+  step check-$t $RUN --artifacts .device/$t --backward --workload $SMALL --heads 4 --kv-heads 2 --check $leak
+  leak=
+done
+for m in ${MEMCHECK:-$1}; do
+  bwd=; [ -f .device/$m/manifest.json ] && grep -q '"phase": "backward"' .device/$m/manifest.json && bwd=--backward
+  step memcheck-$m compute-sanitizer --tool memcheck $RUN --artifacts .device/$m $bwd --workload docs:300,200,77 --heads 2 --check --sanitize-friendly
+done
 for round in 1 2; do
   for v in "$@"; do
     for w in fixed2k lognormal1k single; do

@@ -81,6 +81,34 @@ SmallVector<Value> transposeRowChunks(Emitter &e, ArrayRef<Value> words,
   return out;
 }
 
+/// The c threads cb = 0..c-1 of a row (consecutive lanes; c = 2 or 4) each
+/// hold `localChunks` chunks of 4 words, chunk k of thread j being chunk
+/// localChunks * j + k of the row. Returns, for thread cb, the row chunks
+/// c * q + cb (q = 0..localChunks-1), so that store q of the row's threads
+/// covers c consecutive chunks. For each q, every local chunk is shuffled
+/// from the lane that holds the target and the right one picked:
+/// localChunks^2 * 4 shuffles (transposeRowChunks does the 4x4 case in 16).
+/// All lanes must execute it.
+SmallVector<Value> gatherRowChunks(Emitter &e, ArrayRef<Value> words,
+                                   int64_t localChunks, int64_t c, Value cb) {
+  Value lane = e.urem(e.tid(), e.i32c(32));
+  Value rowLane0 = e.sub(lane, cb);
+  SmallVector<Value> out;
+  for (int64_t q = 0; q < localChunks; ++q) {
+    Value target = e.add(e.i32c(c * q), cb);
+    Value src = e.add(rowLane0, e.udiv(target, e.i32c(localChunks)));
+    Value local = e.urem(target, e.i32c(localChunks));
+    for (int64_t w = 0; w < 4; ++w) {
+      Value v = e.shflIdx(words[4 * (localChunks - 1) + w], src);
+      for (int64_t k = localChunks - 2; k >= 0; --k)
+        v = e.select(e.icmp(LLVM::ICmpPredicate::eq, local, e.i32c(k)),
+                     e.shflIdx(words[4 * k + w], src), v);
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
 struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -152,46 +180,53 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
           deqWords.push_back(e.select(s.nonFinite, e.i32c(0x7FC07FC0), packed));
         }
       }
-      // At D = 128 the 4 threads of a row hold 16-byte chunks 4 cb .. 4 cb + 3
-      // of the row's 256 dequantized bytes; stored as they are, each store
-      // instruction writes half of every 32-byte sector it touches, and
-      // every sector takes two L2 writes. Transposed among the row's threads
-      // (chunk 4 q + cb is stored by thread cb at step q), each instruction
-      // writes 64 contiguous bytes per row: whole sectors.
-      const bool transposeDeq = dequant && c == 4;
-      Value rowDeqIndex;
-      if (transposeDeq) {
-        deqWords = transposeRowChunks(e, deqWords, cb);
-        rowDeqIndex = e.packedIndex(token, adaptor.getHead(), e.i32c(0), heads, d);
+      // The C = D / 32 threads of a row hold 32 channels each: 32 payload
+      // bytes (2 chunks of 16) and 64 dequantized bytes (4 chunks). Stored
+      // as they are, each store instruction writes half of every 32-byte
+      // sector it touches, so every sector takes two L2 writes. With C = 2
+      // or 4 the row's threads first exchange chunks (shuffles), so that
+      // store q of thread cb writes row chunk C q + cb: whole sectors
+      // (run 41 in docs/performance.md). Other C (D = 32, 96) store as is.
+      SmallVector<Value> payload;
+      for (int64_t q = 0; q < 2; ++q)
+        for (int64_t j = 0; j < 4; ++j)
+          payload.push_back(e.bor(words[8 * q + 2 * j],
+                                  e.shl(words[8 * q + 2 * j + 1], e.i32c(16))));
+      const bool wholeSectors = c == 2 || c == 4;
+      Value rowIndex;
+      if (wholeSectors) {
+        payload = gatherRowChunks(e, payload, 2, c, cb);
+        if (dequant)
+          deqWords = c == 4 ? transposeRowChunks(e, deqWords, cb)
+                            : gatherRowChunks(e, deqWords, 4, c, cb);
+        rowIndex = e.packedIndex(token, adaptor.getHead(), e.i32c(0), heads, d);
       }
       auto ifOp = scf::IfOp::create(rewriter, loc, valid, /*withElse=*/false);
       OpBuilder tb = ifOp.getThenBodyBuilder();
       Emitter te(tb, loc);
-      Value dataPtr = te.gep(data, elem);
-      for (int64_t q = 0; q < 2; ++q) {
-        Value vec = te.undef(v4);
-        for (int64_t j = 0; j < 4; ++j) {
-          Value w = te.bor(words[8 * q + 2 * j],
-                           te.shl(words[8 * q + 2 * j + 1], te.i32c(16)));
-          vec = LLVM::InsertElementOp::create(tb, loc, vec, w, te.i32c(j));
-        }
-        te.store(vec, te.gep(dataPtr, 16 * q), 16);
-      }
-      if (dequant) {
-        Value deqPtr = transposeDeq ? te.elementPtr(dequant, rowDeqIndex, 2)
-                                    : te.elementPtr(dequant, elem, 2);
-        for (int64_t q = 0; q < 4; ++q) {
+      // Byte offset of store q from the pointer: the thread's q-th chunk,
+      // or row chunk C q + cb.
+      auto chunkOffset = [&](int64_t q) {
+        return wholeSectors
+                   ? te.zext(te.i64(), te.mul(te.add(te.i32c(c * q), cb),
+                                              te.i32c(16)))
+                   : te.i64c(16 * q);
+      };
+      auto storeChunks = [&](Value base, ArrayRef<Value> chunkWords) {
+        for (int64_t q = 0; q < static_cast<int64_t>(chunkWords.size()) / 4;
+             ++q) {
           Value vec = te.undef(v4);
           for (int64_t j = 0; j < 4; ++j)
-            vec = LLVM::InsertElementOp::create(tb, loc, vec, deqWords[4 * q + j],
+            vec = LLVM::InsertElementOp::create(tb, loc, vec,
+                                                chunkWords[4 * q + j],
                                                 te.i32c(j));
-          // Transposed: chunk 4 q + cb of the row; else the thread's q-th.
-          Value offset = transposeDeq
-                             ? te.mul(te.add(te.i32c(4 * q), cb), te.i32c(16))
-                             : te.i32c(16 * q);
-          te.store(vec, te.gep(deqPtr, te.zext(te.i64(), offset)), 16);
+          te.store(vec, te.gep(base, chunkOffset(q)), 16);
         }
-      }
+      };
+      storeChunks(te.gep(data, wholeSectors ? rowIndex : elem), payload);
+      if (dequant)
+        storeChunks(te.elementPtr(dequant, wholeSectors ? rowIndex : elem, 2),
+                    deqWords);
     };
 
     // Scale-factor tiles (ScaleFactorLayout.h): the tile of the 128 rows
