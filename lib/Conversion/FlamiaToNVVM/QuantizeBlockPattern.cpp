@@ -81,7 +81,7 @@ SmallVector<Value> transposeRowChunks(Emitter &e, ArrayRef<Value> words,
   return out;
 }
 
-/// The c threads cb = 0..c-1 of a row (consecutive lanes; c = 2 or 4) each
+/// The c threads cb = 0..c-1 of a row (consecutive lanes; c divides 32) each
 /// hold `localChunks` chunks of 4 words, chunk k of thread j being chunk
 /// localChunks * j + k of the row. Returns, for thread cb, the row chunks
 /// c * q + cb (q = 0..localChunks-1), so that store q of the row's threads
@@ -183,16 +183,19 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
       // The C = D / 32 threads of a row hold 32 channels each: 32 payload
       // bytes (2 chunks of 16) and 64 dequantized bytes (4 chunks). Stored
       // as they are, each store instruction writes half of every 32-byte
-      // sector it touches, so every sector takes two L2 writes. With C = 2
-      // or 4 the row's threads first exchange chunks (shuffles), so that
-      // store q of thread cb writes row chunk C q + cb: whole sectors
-      // (run 41 in docs/performance.md). Other C (D = 32, 96) store as is.
+      // sector it touches, so every sector takes two L2 writes. At D = 128
+      // (C = 4) the row's threads first exchange chunks (shuffles), so that
+      // store q of thread cb writes row chunk C q + cb: whole sectors (runs
+      // 41 and 42 in docs/performance.md: 2.41 -> 3.1 TB/s). At D = 64 the
+      // same exchange (gatherRowChunks with C = 2) cost more than it saved
+      // (72 -> 96 registers, 2.45 -> 2.2-2.35 TB/s in run 42), so the other
+      // head dims store as they are.
       SmallVector<Value> payload;
       for (int64_t q = 0; q < 2; ++q)
         for (int64_t j = 0; j < 4; ++j)
           payload.push_back(e.bor(words[8 * q + 2 * j],
                                   e.shl(words[8 * q + 2 * j + 1], e.i32c(16))));
-      const bool wholeSectors = c == 2 || c == 4;
+      const bool wholeSectors = c == 4;
       Value rowIndex;
       if (wholeSectors) {
         payload = gatherRowChunks(e, payload, 2, c, cb);
