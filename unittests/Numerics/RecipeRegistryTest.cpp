@@ -88,6 +88,31 @@ TEST(RecipeRegistry, Nvfp4MixedQuantizesEachGemmByItsContractionAxis) {
   }
 }
 
+// The contraction axis of every operand use, by hand: the two GEMMs that
+// contract over the head dim read both operands K-major (Q K^T, dO V^T);
+// the other four contract over tokens and read theirs MN-major. The recipe
+// checks (NVFP4 only on head-dim-contracted operands) rest on this table.
+TEST(RecipeConfig, ContractionAxisOfEveryOperandUse) {
+  struct Expected {
+    OperandUse use;
+    const char *name;
+    bool overHeadDim;
+  } table[] = {{OperandUse::QInQK, "Q in QK^T", true},
+               {OperandUse::KInQK, "K in QK^T", true},
+               {OperandUse::VInPV, "V in PV", false},
+               {OperandUse::DOInDOV, "dO in dO V^T", true},
+               {OperandUse::VInDOV, "V in dO V^T", true},
+               {OperandUse::KInDSK, "K in dS K", false},
+               {OperandUse::QInDSQ, "Q in dS^T Q", false},
+               {OperandUse::DOInPDO, "dO in P^T dO", false}};
+  static_assert(sizeof(table) / sizeof(table[0]) == kNumOperandUses,
+                "one row per operand use");
+  for (const Expected &e : table) {
+    EXPECT_STREQ(operandUseName(e.use), e.name);
+    EXPECT_EQ(contractsOverHeadDim(e.use), e.overHeadDim) << e.name;
+  }
+}
+
 TEST(RecipeConfig, Ue4m3ScalesNeedE2M1InBlocksOf16) {
   RecipeConfig r;
   ASSERT_TRUE(recipeFromName("nvfp4-mixed", r));
