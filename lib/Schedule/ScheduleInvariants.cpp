@@ -184,17 +184,28 @@ bool checkScaleBlockBases(const int32_t *cu, size_t count,
   return true;
 }
 
-bool checkLptOrder(const std::vector<double> &costs, std::string &error) {
-  for (size_t k = 1; k < costs.size(); ++k) {
+namespace {
+// Costs [begin, end) do not increase; else names the first item that costs
+// more than its predecessor, after `what` ("section 3 is ").
+bool checkNonIncreasing(const std::vector<double> &costs, size_t begin,
+                        size_t end, const std::string &what,
+                        std::string &error) {
+  for (size_t k = begin + 1; k < end; ++k) {
     if (costs[k] > costs[k - 1]) {
       char text[96];
       std::snprintf(text, sizeof(text), "%g, more than item %zu (%g)", costs[k],
                     k - 1, costs[k - 1]);
-      error = "not in LPT order: item " + std::to_string(k) + " costs " + text;
+      error = what + "not in LPT order: item " + std::to_string(k) + " costs " +
+              text;
       return false;
     }
   }
   return true;
+}
+} // namespace
+
+bool checkLptOrder(const std::vector<double> &costs, std::string &error) {
+  return checkNonIncreasing(costs, 0, costs.size(), "", error);
 }
 
 bool checkL2Sections(const VarlenSchedule &s, std::string &error) {
@@ -247,17 +258,9 @@ bool checkL2Sections(const VarlenSchedule &s, std::string &error) {
     }
   }
   for (size_t sec = 0; sec < begins.size(); ++sec) {
-    for (size_t k = begins[sec] + 1; k < sectionEnd(sec); ++k) {
-      if (s.costs[k] > s.costs[k - 1]) {
-        char text[96];
-        std::snprintf(text, sizeof(text), "%g, more than item %zu (%g)",
-                      s.costs[k], k - 1, s.costs[k - 1]);
-        error = "section " + std::to_string(sec) +
-                " is not in LPT order: item " + std::to_string(k) + " costs " +
-                text;
-        return false;
-      }
-    }
+    if (!checkNonIncreasing(s.costs, begins[sec], sectionEnd(sec),
+                            "section " + std::to_string(sec) + " is ", error))
+      return false;
     if (pairs[sec] > 1 && bytes[sec] > p.l2SectionBytes) {
       error = "section " + std::to_string(sec) + " holds " +
               std::to_string(bytes[sec]) + " bytes in " +
