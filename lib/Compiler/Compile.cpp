@@ -438,10 +438,8 @@ bool buildManifest(ModuleOp module, const AttentionSpec &spec,
       s.weights = costWeightsForTarget(target);
       // Absent in IR written before the schedule named its order: LPT.
       if (auto order = sched.getAs<StringAttr>("order")) {
-        if (!parseScheduleOrder(order.str(), s.order, why) ||
-            s.order == ScheduleOrder::DocumentOrder)
-          return fail("schedule order '" + order.str() +
-                      "' (expected lpt or l2-sections)");
+        if (!parseKernelScheduleOrder(order.str(), s.order, why))
+          return fail("schedule: " + why);
       }
     }
 

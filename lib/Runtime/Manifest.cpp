@@ -674,10 +674,8 @@ Status ManifestReader::readSchedule(const JsonValue &v, Manifest &m) {
   if ((x = v.find("order"))) {
     std::string name, error;
     FLAMIA_RETURN_IF_ERROR(readString(*x, "schedule.order", name));
-    if (!parseScheduleOrder(name, s.order, error) ||
-        s.order == ScheduleOrder::DocumentOrder)
-      return fail(*x, "schedule.order",
-                  "unknown order '" + name + "' (expected lpt or l2-sections)");
+    if (!parseKernelScheduleOrder(name, s.order, error))
+      return fail(*x, "schedule.order", error);
   }
   if ((x = v.find("l2_section_bytes"))) {
     if (s.order != ScheduleOrder::L2Sections)

@@ -50,6 +50,18 @@ bool parseScheduleOrder(const std::string &name, ScheduleOrder &order,
   return false;
 }
 
+bool parseKernelScheduleOrder(const std::string &name, ScheduleOrder &order,
+                              std::string &error) {
+  ScheduleOrder parsed;
+  if (!parseScheduleOrder(name, parsed, error) ||
+      parsed == ScheduleOrder::DocumentOrder) {
+    error = "unknown order '" + name + "' (expected lpt or l2-sections)";
+    return false;
+  }
+  order = parsed;
+  return true;
+}
+
 namespace {
 bool checkMultipleOf32(const char *name, int32_t value, std::string &error) {
   if (value > 0 && value % kVarlenScaleBlock == 0)

@@ -1050,10 +1050,8 @@ struct VarlenSchedulePass
     ScheduleOrder scheduleOrder = defaultScheduleOrder(
         plan->hopper ? ScheduleTarget::Sm90a : ScheduleTarget::Sm100a);
     std::string why;
-    if (!order.empty() && (!parseScheduleOrder(order, scheduleOrder, why) ||
-                           scheduleOrder == ScheduleOrder::DocumentOrder))
-      return fwd.emitOpError() << "flamia-varlen-schedule: unknown order '"
-                               << order << "' (expected lpt or l2-sections)";
+    if (!order.empty() && !parseKernelScheduleOrder(order, scheduleOrder, why))
+      return fwd.emitOpError() << "flamia-varlen-schedule: " << why;
     plan->order = scheduleOrderName(scheduleOrder);
     if (debugScores && (!bwd || !plan->hopper))
       return fwd.emitOpError()

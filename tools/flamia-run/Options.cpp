@@ -2,7 +2,7 @@
 
 #include "Options.h"
 
-#include "flamia/CAPI/Runtime.h"
+#include "flamia/Schedule/ScheduleParams.h"
 #include "flamia/Support/CommandLine.h"
 #include "flamia/Support/Validation.h"
 
@@ -202,15 +202,14 @@ bool parseOptions(int argc, char **argv, RunOptions &o, bool &help,
   }
   if (cl.given("--schedule-order")) {
     const std::string order = text("--schedule-order");
-    if (order == "lpt")
-      o.scheduleOrder = FLAMIA_SCHEDULE_ORDER_LPT;
-    else if (order == "l2-sections")
-      o.scheduleOrder = FLAMIA_SCHEDULE_ORDER_L2_SECTIONS;
-    else {
+    ScheduleOrder parsed;
+    std::string why;
+    if (!parseKernelScheduleOrder(order, parsed, why)) {
       error =
           "--schedule-order expects lpt or l2-sections, got '" + order + "'";
       return false;
     }
+    o.scheduleOrder = parsed;
   }
   if (cl.given("--quantize-match"))
     o.quantizeMatch = text("--quantize-match");

@@ -2,7 +2,10 @@
 #ifndef FLAMIA_TOOLS_FLAMIARUN_OPTIONS_H
 #define FLAMIA_TOOLS_FLAMIARUN_OPTIONS_H
 
+#include "flamia/Schedule/ScheduleParams.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,9 +45,8 @@ struct RunOptions {
   double refBudget = 1.5e11;
   /// Kernels timed as "quantization": names containing this.
   std::string quantizeMatch = "quant";
-  /// --schedule-order: flamia_runtime_options.schedule_order (0: the
-  /// manifest's).
-  int scheduleOrder = 0;
+  /// --schedule-order (unset: the manifest's order).
+  std::optional<ScheduleOrder> scheduleOrder;
   std::string qNpy, kNpy, vNpy, cuNpy; // .npy inputs instead of random
   std::string gradONpy;                // --backward: grad_o from .npy
   std::string dumpDir;

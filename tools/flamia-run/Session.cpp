@@ -26,7 +26,10 @@ Status Session::open(const RunOptions &options, HostBatch &batch) {
   ro.zero_workspace = options.sanitizeFriendly;
   ro.sync_after_each_kernel = options.sanitizeFriendly;
   ro.check_schedule = options.check || options.leakcheck;
-  ro.schedule_order = options.scheduleOrder;
+  if (options.scheduleOrder)
+    ro.schedule_order = *options.scheduleOrder == ScheduleOrder::L2Sections
+                            ? FLAMIA_SCHEDULE_ORDER_L2_SECTIONS
+                            : FLAMIA_SCHEDULE_ORDER_LPT;
   char err[4096];
   flamia_status s = flamia_runtime_create_with_options(
       options.artifacts.c_str(), options.device, &ro, &rt_, err, sizeof err);

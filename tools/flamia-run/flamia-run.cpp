@@ -194,11 +194,8 @@ int main(int argc, char **argv) {
          static_cast<unsigned long long>(options.seed),
          options.outliers ? ", outliers" : "", inputSeconds);
   if (manifest.schedule.present) {
-    ScheduleOrder order = manifest.schedule.order;
-    if (options.scheduleOrder == FLAMIA_SCHEDULE_ORDER_LPT)
-      order = ScheduleOrder::LongestFirst;
-    else if (options.scheduleOrder == FLAMIA_SCHEDULE_ORDER_L2_SECTIONS)
-      order = ScheduleOrder::L2Sections;
+    ScheduleOrder order =
+        options.scheduleOrder.value_or(manifest.schedule.order);
     printf("  schedule order: %s%s\n", scheduleOrderName(order),
            options.scheduleOrder ? " (--schedule-order)" : "");
   }

@@ -192,6 +192,11 @@ TEST(L2Sections, BadParameters) {
   EXPECT_EQ(
       err,
       "unknown schedule order 'l2' (expected lpt, document or l2-sections)");
+  // A kernel set runs in lpt or l2-sections order, never the baseline.
+  EXPECT_FALSE(parseKernelScheduleOrder("document", o, err));
+  EXPECT_EQ(err, "unknown order 'document' (expected lpt or l2-sections)");
+  ASSERT_TRUE(parseKernelScheduleOrder("lpt", o, err));
+  EXPECT_EQ(o, ScheduleOrder::LongestFirst);
   ASSERT_TRUE(parseScheduleOrder("l2-sections", o, err));
   EXPECT_EQ(o, ScheduleOrder::L2Sections);
   EXPECT_STREQ(scheduleOrderName(ScheduleOrder::LongestFirst), "lpt");

@@ -43,6 +43,12 @@ const char *scheduleOrderName(ScheduleOrder order);
 /// message listing the names.
 bool parseScheduleOrder(const std::string &name, ScheduleOrder &order,
                         std::string &error);
+/// parseScheduleOrder for the orders a kernel set runs in (manifests, the
+/// pass option, runtime overrides): lpt or l2-sections, not the document
+/// baseline. The message is "unknown order 'NAME' (expected lpt or
+/// l2-sections)".
+bool parseKernelScheduleOrder(const std::string &name, ScheduleOrder &order,
+                              std::string &error);
 
 struct VarlenScheduleParams {
   int32_t numQHeads = 0;  // Hq
