@@ -534,6 +534,15 @@ def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegmen
     block also fills the tile positions past the last block with scale 1.
     A tile holds at most 128 channels: tiles need `D <= 128`.
 
+    A copy's payload may be left out, its scales and dequantized copy
+    kept: `per_token_scales(...)` and `token_block_scales(...)` instead of
+    `per_token(payload, scales)` and `token_block(payload, scales)`. sm_90a
+    does that by default, because its kernels read only the bf16
+    dequantized copies (flamia-varlen-schedule{payloads}): the codes are
+    still determined (a code is its dequantized value divided by its
+    block's scale, exactly) without writing them. The copy's
+    format is then its scales' type's: E8M0 for MXFP8, E4M3 for NVFP4.
+
     `heads` is the source's `H` when it is a runtime value (every tensor
     of type `?x?x...`: one kernel serves every head count) and absent when
     it is static.
@@ -552,10 +561,9 @@ def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegmen
   let assemblyFormat = [{
     $source `rows` `(` $start `,` $length `)` `block` $block `head` $head
     (`heads` $heads^)?
-    (`per_token` `(` $per_token_data^ `,` $per_token_scales `)`)?
-    (`per_token_dequant` `(` $per_token_dequant^ `)`)?
-    (`token_block` `(` $token_block_data^ `,` $token_block_scales `)`)?
-    (`token_block_dequant` `(` $token_block_dequant^ `)`)?
+    custom<QuantizedCopies>($per_token_data, $per_token_scales,
+                            $per_token_dequant, $token_block_data,
+                            $token_block_scales, $token_block_dequant)
     (`per_token_tiles` `(` $per_token_tiles^ `)`)?
     (`token_block_tiles` `(` $token_block_tiles^ `)`)?
     attr-dict `:` functional-type(operands, results)

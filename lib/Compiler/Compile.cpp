@@ -746,6 +746,7 @@ bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
   pipeline.debugScores = spec.debugScores;
   pipeline.overlapSoftmax = spec.overlapSoftmax;
   pipeline.prefetchKv = spec.prefetchKv;
+  pipeline.payloads = spec.payloads;
   if (!run([&](OpPassManager &pm) { buildGraphToKernelsPipeline(pm, pipeline); },
            "graph passes and scheduling"))
     return false;

@@ -22,6 +22,7 @@ void buildGraphToKernelsPipeline(OpPassManager &pm,
   schedule.scaleTiles = options.scaleTiles;
   schedule.debugScores = options.debugScores;
   schedule.prefetchKv = options.prefetchKv;
+  schedule.payloads = options.payloads;
   pm.addPass(createFlamiaVarlenSchedule(schedule));
 }
 
@@ -70,6 +71,11 @@ struct ToPtxOptions : public PassPipelineOptions<ToPtxOptions> {
       llvm::cl::desc("the quantization kernel prefetches K and V into L2 "
                      "before quantizing Q"),
       llvm::cl::init(PipelineOptions().prefetchKv)};
+  Option<bool> payloads{
+      *this, "payloads",
+      llvm::cl::desc("sm_90a: also write the E4M3/E2M1 payloads, which no "
+                     "sm_90a kernel reads"),
+      llvm::cl::init(PipelineOptions().payloads)};
 
   PipelineOptions get() const {
     PipelineOptions options;
@@ -78,6 +84,7 @@ struct ToPtxOptions : public PassPipelineOptions<ToPtxOptions> {
     options.debugScores = debugScores;
     options.overlapSoftmax = overlapSoftmax;
     options.prefetchKv = prefetchKv;
+    options.payloads = payloads;
     return options;
   }
 };
@@ -87,7 +94,8 @@ void registerFlamiaPipelines() {
   PassPipelineRegistration<ToPtxOptions>(
       "flamia-to-ptx",
       "Graph-level attention to PTX: flamia-graph-pipeline, "
-      "flamia-varlen-schedule{target, scale-tiles, debug-scores, prefetch-kv}, "
+      "flamia-varlen-schedule{target, scale-tiles, debug-scores, prefetch-kv, "
+      "payloads}, "
       "flamia-tile{overlap-softmax}, convert-flamia-to-nvvm, "
       "convert-nvvm-to-llvm, gpu-module-to-binary{format=isa}",
       [](OpPassManager &pm, const ToPtxOptions &options) {

@@ -590,13 +590,20 @@ LogicalResult PrefetchRowsOp::verify() {
 }
 
 LogicalResult QuantizeBlockOp::verify() {
-  if (!getPerTokenData() && !getTokenBlockData())
-    return emitOpError() << "writes no copy: give per_token(...) and/or "
-                            "token_block(...)";
-  if (getPerTokenDequant() && !getPerTokenData())
+  // A copy is its scales, with or without its payload (sm_90a's kernels
+  // read only the dequantized copies).
+  if (getPerTokenData() && !getPerTokenScales())
+    return emitOpError() << "a per-token payload needs its scales";
+  if (getTokenBlockData() && !getTokenBlockScales())
+    return emitOpError() << "a token-block payload needs its scales";
+  if (!getPerTokenScales() && !getTokenBlockScales())
+    return emitOpError() << "writes no copy: give per_token(...) or "
+                            "per_token_scales(...) and/or token_block(...) or "
+                            "token_block_scales(...)";
+  if (getPerTokenDequant() && !getPerTokenScales())
     return emitOpError() << "a per-token dequantized copy needs the per-token "
                             "quantization";
-  if (getTokenBlockDequant() && !getTokenBlockData())
+  if (getTokenBlockDequant() && !getTokenBlockScales())
     return emitOpError() << "a token-block dequantized copy needs the "
                             "token-block quantization";
   GlobalType src = getSource().getType();
@@ -629,9 +636,12 @@ LogicalResult QuantizeBlockOp::verify() {
   // The per-token copy is MXFP8 (E4M3, E8M0 per 32 channels) or NVFP4
   // (E2M1, unsigned E4M3 per 16 channels), as its payload's type says.
   auto isE2M1 = [](Type t) { return isa<Float4E2M1FNType>(t); };
+  // Without a payload, the scales' type says: E4M3 (unsigned) is NVFP4's.
   bool nvfp4 = false;
   if (Value data = getPerTokenData())
     nvfp4 = isE2M1(cast<GlobalType>(data.getType()).getElementType());
+  else if (Value scales = getPerTokenScales())
+    nvfp4 = isE4M3(cast<GlobalType>(scales.getType()).getElementType());
   if (failed(check(getPerTokenData(), "the per-token payload", d,
                    nvfp4 ? isE2M1 : isE4M3, nvfp4 ? "f4E2M1FN" : "f8E4M3FN")) ||
       failed(check(getPerTokenScales(), "the per-token scales",
@@ -646,10 +656,10 @@ LogicalResult QuantizeBlockOp::verify() {
       failed(check(getTokenBlockDequant(), "the token-block dequantized copy",
                    d, isBF16, "bf16")))
     return failure();
-  if (getPerTokenTiles() && !getPerTokenData())
+  if (getPerTokenTiles() && !getPerTokenScales())
     return emitOpError() << "per-token scale tiles need the per-token "
                             "quantization";
-  if (getTokenBlockTiles() && !getTokenBlockData())
+  if (getTokenBlockTiles() && !getTokenBlockScales())
     return emitOpError() << "token-block scale tiles need the token-block "
                             "quantization";
   if (getTokenBlockTiles() != Value() && !getTokenBlockTileRows())

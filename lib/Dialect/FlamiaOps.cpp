@@ -17,6 +17,75 @@
 using namespace mlir;
 using namespace flamia;
 
+//===----------------------------------------------------------------------===//
+// flamia.quantize_block's copy clauses
+//===----------------------------------------------------------------------===//
+
+using OptionalOperand = std::optional<OpAsmParser::UnresolvedOperand>;
+
+/// `KEY(payload, scales)`, `KEY_scales(scales)` (a copy whose payload is
+/// not written) or nothing; then `KEY_dequant(values)` or nothing.
+static ParseResult parseQuantizedCopy(OpAsmParser &parser, StringRef key,
+                                      OptionalOperand &data,
+                                      OptionalOperand &scales,
+                                      OptionalOperand &dequant) {
+  auto parseOne = [&](OptionalOperand &into) -> ParseResult {
+    into.emplace();
+    return parser.parseOperand(*into);
+  };
+  if (succeeded(parser.parseOptionalKeyword(key))) {
+    if (parser.parseLParen() || parseOne(data) || parser.parseComma() ||
+        parseOne(scales) || parser.parseRParen())
+      return failure();
+  } else if (succeeded(parser.parseOptionalKeyword((key + "_scales").str()))) {
+    if (parser.parseLParen() || parseOne(scales) || parser.parseRParen())
+      return failure();
+  }
+  if (succeeded(parser.parseOptionalKeyword((key + "_dequant").str())))
+    if (parser.parseLParen() || parseOne(dequant) || parser.parseRParen())
+      return failure();
+  return success();
+}
+
+/// flamia.quantize_block's two copies: per token, then in token blocks.
+static ParseResult
+parseQuantizedCopies(OpAsmParser &parser, OptionalOperand &ptData,
+                     OptionalOperand &ptScales, OptionalOperand &ptDequant,
+                     OptionalOperand &tbData, OptionalOperand &tbScales,
+                     OptionalOperand &tbDequant) {
+  if (parseQuantizedCopy(parser, "per_token", ptData, ptScales, ptDequant))
+    return failure();
+  return parseQuantizedCopy(parser, "token_block", tbData, tbScales, tbDequant);
+}
+
+static void printQuantizedCopies(OpAsmPrinter &p, Operation *, Value ptData,
+                                 Value ptScales, Value ptDequant, Value tbData,
+                                 Value tbScales, Value tbDequant) {
+  SmallVector<std::string> clauses;
+  auto clause = [&](StringRef key, ArrayRef<Value> operands) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << key << '(';
+    llvm::interleaveComma(operands, os,
+                          [&](Value v) { p.printOperand(v, os); });
+    os << ')';
+    clauses.push_back(text);
+  };
+  auto copy = [&](StringRef key, Value data, Value scales, Value dequant) {
+    if (data && scales)
+      clause(key, {data, scales});
+    else if (scales)
+      clause((key + "_scales").str(), {scales});
+    else if (data) // Invalid (the verifier says why), but printable.
+      clause(key, {data});
+    if (dequant)
+      clause((key + "_dequant").str(), {dequant});
+  };
+  copy("per_token", ptData, ptScales, ptDequant);
+  copy("token_block", tbData, tbScales, tbDequant);
+  p << llvm::join(clauses, " ");
+}
+
 #define GET_OP_CLASSES
 #include "Flamia/FlamiaOps.cpp.inc"
 

@@ -143,6 +143,10 @@ struct ForwardPlan {
   /// The scale-factor tiles of sm_100a's MMA are written (always on
   /// sm_100a; on sm_90a on request, to check them).
   bool tiles;
+  /// The quantizers write the E4M3 (E2M1) payloads: always on sm_100a,
+  /// whose MMAs read them; on sm_90a, whose kernels read only the scales'
+  /// bf16 dequantized copies, on request (for inspection and checks).
+  bool payloads;
   bool safe;
   int64_t blockM, blockN;
   /// The function arguments that are Q, K, V.
@@ -171,6 +175,9 @@ struct ForwardPlan {
   QTensorType kTbType, vPtType, gradOTbType;
 
   bool backward() const { return static_cast<bool>(bwd); }
+  /// Q's 32x32 copy (dK = dS^T Q's operand): written with a backward, and
+  /// with every payload (as the recipe defines the copies).
+  bool writesQueryBlocks() const { return backward() || payloads; }
   /// A debug build: the forward and the dQ kernel write S of the first key
   /// tile (s_fwd, s_dq: f32 [T, Hq, block_n]).
   bool debugScores = false;
@@ -197,8 +204,8 @@ struct ForwardPlan {
 
   static FailureOr<ForwardPlan> get(func::FuncOp func, AttentionFwdOp fwd,
                                     AttentionBwdOp bwd, StringRef target,
-                                    bool scaleTiles, int64_t blockM,
-                                    int64_t blockN) {
+                                    bool scaleTiles, bool payloads,
+                                    int64_t blockM, int64_t blockN) {
     MLIRContext *ctx = func.getContext();
     auto chip = symbolizeChip(target);
     if (!chip)
@@ -208,6 +215,7 @@ struct ForwardPlan {
                   TargetAttr::get(ctx, *chip, 1)};
     p.hopper = *chip == Chip::sm_90a;
     p.tiles = !p.hopper || scaleTiles;
+    p.payloads = !p.hopper || payloads;
     p.safe = fwd.getRecipe().hasSafeBlock();
     p.blockM = blockM;
     p.blockN = blockN;
@@ -310,23 +318,25 @@ struct ForwardPlan {
   /// Every buffer the quantizer writes, in the order of its parameters
   /// (and of the launch plan's workspaces).
   SmallVector<std::pair<StringRef, GlobalType>> quantizedCopies() const {
-    SmallVector<std::pair<StringRef, GlobalType>> copies = {
-        {"q_pt", payloadOf(qType)},
-        {"q_pt_scales", scalesOf(qType)},
-        {"q_tb", payloadOf(qTbType)},
-        {"q_tb_scales", scalesOf(qTbType)}};
+    SmallVector<std::pair<StringRef, GlobalType>> copies;
+    // A copy: its payload (when written) and its scales.
+    auto copy = [&](StringRef payload, StringRef scales, QTensorType type) {
+      if (payloads)
+        copies.push_back({payload, payloadOf(type)});
+      copies.push_back({scales, scalesOf(type)});
+    };
+    copy("q_pt", "q_pt_scales", qType);
+    if (writesQueryBlocks())
+      copy("q_tb", "q_tb_scales", qTbType);
     if (kPerToken())
-      copies.append(
-          {{"k_pt", payloadOf(kType)}, {"k_pt_scales", scalesOf(kType)}});
+      copy("k_pt", "k_pt_scales", kType);
     // K in 32x32 token blocks: S's copy, or dS K's when S's is per token.
     QTensorType kTb = kPerToken() ? kTbType : kType;
     if (kTb)
-      copies.append({{"k_tb", payloadOf(kTb)}, {"k_tb_scales", scalesOf(kTb)}});
-    copies.append(
-        {{"v_tb", payloadOf(vType)}, {"v_tb_scales", scalesOf(vType)}});
+      copy("k_tb", "k_tb_scales", kTb);
+    copy("v_tb", "v_tb_scales", vType);
     if (vPtType)
-      copies.append(
-          {{"v_pt", payloadOf(vPtType)}, {"v_pt_scales", scalesOf(vPtType)}});
+      copy("v_pt", "v_pt_scales", vPtType);
     if (hopper)
       copies.append({{"q_deq", bf16Copy(qType)},
                      {"k_deq", bf16Copy(kType)},
@@ -354,10 +364,14 @@ struct ForwardPlan {
   SmallVector<std::pair<StringRef, GlobalType>> gradientCopies() const {
     QTensorType tb = gradOTbType ? gradOTbType : gradOType;
     SmallVector<std::pair<StringRef, GlobalType>> copies;
-    if (gradOTbType)
-      copies.append({{"do_pt", payloadOf(gradOType)},
-                     {"do_pt_scales", scalesOf(gradOType)}});
-    copies.append({{"do_tb", payloadOf(tb)}, {"do_tb_scales", scalesOf(tb)}});
+    if (gradOTbType) {
+      if (payloads)
+        copies.push_back({"do_pt", payloadOf(gradOType)});
+      copies.push_back({"do_pt_scales", scalesOf(gradOType)});
+    }
+    if (payloads)
+      copies.push_back({"do_tb", payloadOf(tb)});
+    copies.push_back({"do_tb_scales", scalesOf(tb)});
     if (hopper) {
       copies.push_back({"do_deq", bf16Copy(gradOType)});
       if (gradOTbType)
@@ -1043,7 +1057,7 @@ struct VarlenSchedulePass
         (bwd && failed(checkSupported(bwd, fwd))))
       return failure();
     FailureOr<ForwardPlan> plan = ForwardPlan::get(
-        func, fwd, bwd, target, scaleTiles, blockM, blockN);
+        func, fwd, bwd, target, scaleTiles, payloads, blockM, blockN);
     if (failed(plan) || failed(plan->checkSignature()))
       return failure();
     // The target's default order, or the option's.

@@ -109,7 +109,8 @@ def test_training_on_sm100a_is_an_error(cache):
 @needs_ptxas
 def test_nvfp4_mixed_forward_set(cache):
     """Recipe nvfp4-mixed has sm_90a forward kernels: NVFP4 per-token Q and K
-    (E2M1 two a byte, E4M3 scales per 16 channels) in the manifest."""
+    (E4M3 scales per 16 channels, and the bf16 dequantized copies the
+    kernels read; no E2M1 payloads, which no sm_90a kernel reads)."""
     spec = _kernels.KernelSpec(target="sm_90a", head_dim=128,
                                recipe="nvfp4-mixed")
     d = _kernels.get(spec)
@@ -118,16 +119,16 @@ def test_nvfp4_mixed_forward_set(cache):
     assert [k["name"] for k in m["kernels"]] == ["flamia_quantize",
                                                  "flamia_attention_fwd"]
     buffers = {b["name"]: b for b in m["buffers"]}
-    assert buffers["k_pt"]["shape"] == ["T", "Hkv", "64"]
-    assert buffers["k_pt"]["holds"]["format"] == "e2m1"
+    assert "k_pt" not in buffers
+    assert buffers["k_deq"]["holds"]["layout"] == "per_token"
     assert buffers["k_pt_scales"]["shape"] == ["T", "Hkv", "8"]
     assert buffers["k_pt_scales"]["holds"]["format"] == "e4m3"
 
 
 @needs_ptxas
-@pytest.mark.parametrize("recipe,strict,per_token", [
-    ("nvfp4-mixed", False, "e2m1"), ("mxfp8-strict", True, "e4m3")])
-def test_second_copy_training_sets(cache, recipe, strict, per_token):
+@pytest.mark.parametrize("recipe,strict,per_token_scales", [
+    ("nvfp4-mixed", False, "e4m3"), ("mxfp8-strict", True, "e8m0")])
+def test_second_copy_training_sets(cache, recipe, strict, per_token_scales):
     """The training sets of nvfp4-mixed and mxfp8-strict: K, V and dO per
     token for S = Q K^T and dP = dO V^T, and in 32x32 token blocks for the
     token-contracted GEMMs; the backward kernels read both copies."""
@@ -139,9 +140,9 @@ def test_second_copy_training_sets(cache, recipe, strict, per_token):
     assert m["recipe"]["strict"] is strict
     assert len(m["kernels"]) == 5
     buffers = {b["name"]: b for b in m["buffers"]}
-    for name in ("k_pt", "v_pt", "do_pt"):
+    for name in ("k_pt_scales", "v_pt_scales", "do_pt_scales"):
         assert buffers[name]["holds"]["layout"] == "per_token"
-        assert buffers[name]["holds"]["format"] == per_token
+        assert buffers[name]["holds"]["format"] == per_token_scales
     for name in ("k_tb_deq", "do_tb_deq"):
         assert buffers[name]["holds"]["layout"] == "token_block"
     params = {k["name"]: [p["name"] for p in k["params"]]

@@ -936,8 +936,42 @@ func.func @f(%acc: !flamia.frag<64x128xf32>, %m: !flamia.rows<64 x f32>, %o: !fl
 // -----
 !src = !flamia.global<?x4x128xbf16>
 func.func @f(%x: !src, %i: i32) {
-  // expected-error @below {{'flamia.quantize_block' op writes no copy: give per_token(...) and/or token_block(...)}}
+  // expected-error @below {{'flamia.quantize_block' op writes no copy: give per_token(...) or per_token_scales(...) and/or token_block(...) or token_block_scales(...)}}
   flamia.quantize_block %x rows(%i, %i) block %i head %i : (!src, i32, i32, i32, i32) -> ()
+  return
+}
+
+// -----
+// A copy without its payload takes its format from its scales: not E4M3
+// (NVFP4), so MXFP8's E8M0.
+!src = !flamia.global<?x4x128xbf16>
+!sc = !flamia.global<?x4x4xf8E5M2>
+func.func @f(%x: !src, %i: i32, %pts: !sc, %deq: !src) {
+  // expected-error @below {{'flamia.quantize_block' op the per-token scales must be [N, 4, 4] of f8E8M0FNU, got '!flamia.global<?x4x4xf8E5M2>'}}
+  flamia.quantize_block %x rows(%i, %i) block %i head %i per_token_scales(%pts) per_token_dequant(%deq)
+      : (!src, i32, i32, i32, i32, !sc, !src) -> ()
+  return
+}
+
+// -----
+// ... and E4M3 scales without a payload are NVFP4's: one per 16 channels.
+!src = !flamia.global<?x4x128xbf16>
+!sc = !flamia.global<?x4x4xf8E4M3FN>
+func.func @f(%x: !src, %i: i32, %pts: !sc, %deq: !src) {
+  // expected-error @below {{'flamia.quantize_block' op the per-token scales must be [N, 4, 8] of f8E4M3FN (unsigned E4M3, NVFP4), got '!flamia.global<?x4x4xf8E4M3FN>'}}
+  flamia.quantize_block %x rows(%i, %i) block %i head %i per_token_scales(%pts) per_token_dequant(%deq)
+      : (!src, i32, i32, i32, i32, !sc, !src) -> ()
+  return
+}
+
+// -----
+// The generic form can name a payload without its scales.
+!src = !flamia.global<?x4x128xbf16>
+!pay = !flamia.global<?x4x128xf8E4M3FN>
+func.func @f(%x: !src, %i: i32, %tb: !pay) {
+  // expected-error @below {{'flamia.quantize_block' op a token-block payload needs its scales}}
+  "flamia.quantize_block"(%x, %i, %i, %i, %i, %tb) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0>}>
+      : (!src, i32, i32, i32, i32, !pay) -> ()
   return
 }
 

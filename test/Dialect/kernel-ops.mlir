@@ -201,6 +201,12 @@ flamia.kernel @quantize(%x: !flamia.global<?x4x128xbf16>, %info: !flamia.global<
       token_block_dequant(%tbd)
       : (!flamia.global<?x4x128xbf16>, i32, i32, i32, i32, !flamia.global<?x4x128xf8E4M3FN>,
          !flamia.global<?x4x4xf8E8M0FNU>, !flamia.global<?x4x128xbf16>) -> ()
+  // sm_90a's default: scales and dequantized copies, no payloads.
+  flamia.quantize_block %x rows(%start, %length) block %b head %h per_token_scales(%pts)
+      per_token_dequant(%ptd) token_block_scales(%tbs) token_block_dequant(%tbd)
+      : (!flamia.global<?x4x128xbf16>, i32, i32, i32, i32,
+         !flamia.global<?x4x4xf8E8M0FNU>, !flamia.global<?x4x128xbf16>,
+         !flamia.global<?x4x4xf8E8M0FNU>, !flamia.global<?x4x128xbf16>) -> ()
   flamia.return
 }
 
@@ -212,6 +218,7 @@ flamia.kernel @quantize(%x: !flamia.global<?x4x128xbf16>, %info: !flamia.global<
 // CHECK-NEXT: flamia.quantize_block %arg0 rows(%[[START]], %[[LEN]]) block %[[B]] head %[[H]] per_token(%arg2, %arg3) per_token_dequant(%arg4) token_block(%arg5, %arg6) token_block_dequant(%arg7) : (!flamia.global<?x4x128xbf16>, i32, i32, i32, i32, !flamia.global<?x4x128xf8E4M3FN>, !flamia.global<?x4x4xf8E8M0FNU>, !flamia.global<?x4x128xbf16>, !flamia.global<?x4x128xf8E4M3FN>, !flamia.global<?x4x4xf8E8M0FNU>, !flamia.global<?x4x128xbf16>) -> (){{$}}
 // CHECK-NEXT: flamia.quantize_block %arg0 rows(%[[START]], %[[LEN]]) block %[[B]] head %[[H]] per_token(%arg2, %arg3) : (!flamia.global<?x4x128xbf16>, i32, i32, i32, i32, !flamia.global<?x4x128xf8E4M3FN>, !flamia.global<?x4x4xf8E8M0FNU>) -> (){{$}}
 // CHECK-NEXT: flamia.quantize_block %arg0 rows(%[[START]], %[[LEN]]) block %[[B]] head %[[H]] token_block(%arg5, %arg6) token_block_dequant(%arg7) : (!flamia.global<?x4x128xbf16>, i32, i32, i32, i32, !flamia.global<?x4x128xf8E4M3FN>, !flamia.global<?x4x4xf8E8M0FNU>, !flamia.global<?x4x128xbf16>) -> (){{$}}
+// CHECK-NEXT: flamia.quantize_block %arg0 rows(%[[START]], %[[LEN]]) block %[[B]] head %[[H]] per_token_scales(%arg3) per_token_dequant(%arg4) token_block_scales(%arg6) token_block_dequant(%arg7) : (!flamia.global<?x4x128xbf16>, i32, i32, i32, i32, !flamia.global<?x4x4xf8E8M0FNU>, !flamia.global<?x4x128xbf16>, !flamia.global<?x4x4xf8E8M0FNU>, !flamia.global<?x4x128xbf16>) -> (){{$}}
 // CHECK-NEXT: flamia.return
 
 // -----

@@ -1,4 +1,5 @@
-// RUN: flamia-opt %s --flamia-varlen-schedule=target=sm_90a | FileCheck %s
+// RUN: flamia-opt %s '--flamia-varlen-schedule=target=sm_90a payloads=true' | FileCheck %s
+// RUN: flamia-opt %s --flamia-varlen-schedule=target=sm_90a | FileCheck %s --check-prefix=LEAN
 // RUN: flamia-opt %s --flamia-varlen-schedule=target=sm_90a --flamia-tile=target=sm_90a | FileCheck %s --check-prefix=TILE
 // A strict training step (recipe mxfp8-strict; nvfp4-mixed has the same
 // structure with NVFP4 per-token copies): S = Q K^T and dP = dO V^T read
@@ -40,6 +41,11 @@ func.func @train(%arg0: tensor<?x4x64xbf16>, %arg1: tensor<?x2x64xbf16>, %arg2: 
 // CHECK-SAME: {flamia.param = "do_pt"}, {{.*}} {flamia.param = "do_pt_scales"}, {{.*}} {flamia.param = "do_tb"}, {{.*}} {flamia.param = "do_tb_scales"}, %[[DODEQ:arg[0-9]+]]: {{.*}} {flamia.param = "do_deq"}, %[[DOTBDEQ:arg[0-9]+]]: {{.*}} {flamia.param = "do_tb_deq"}, {{.*}} {flamia.param = "delta"}
 // CHECK: flamia.quantize_block %arg0 {{.*}} per_token(%arg3, %arg4) per_token_dequant(%[[DODEQ]]) token_block(%arg5, %arg6) token_block_dequant(%[[DOTBDEQ]])
 // CHECK-NEXT: flamia.row_dot
+// sm_90a's default: both copies of dO as scales and dequantized values.
+// LEAN-LABEL: flamia.kernel @train_quantize_grad(
+// LEAN-NOT: "do_pt"
+// LEAN-NOT: "do_tb"
+// LEAN: flamia.quantize_block %arg0 {{.*}} per_token_scales(%arg3) per_token_dequant(%arg5) token_block_scales(%arg4) token_block_dequant(%arg6) :
 
 // dQ: V's per-token copy in dP, K's token blocks in dS K.
 // CHECK-LABEL: flamia.kernel @train_attention_dq(

@@ -1,4 +1,5 @@
 // RUN: flamia-opt %s --flamia-varlen-schedule=target=sm_90a | FileCheck %s
+// RUN: flamia-opt %s --flamia-varlen-schedule="target=sm_90a payloads=true" | FileCheck %s --check-prefix=PAYLOADS
 // A training step (the output of flamia-graph-pipeline on a function with
 // flamia.attention and its flamia.attention_grad; GQA 4 query / 2 kv heads,
 // D = 64) becomes five kernels: the forward's two, then the gradient
@@ -16,20 +17,26 @@ func.func @train(%arg0: tensor<?x4x64xbf16>, %arg1: tensor<?x2x64xbf16>, %arg2: 
   return %o, %lse, %grad_q, %grad_k, %grad_v : tensor<?x4x64xbf16>, tensor<4x?xf32>, tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>
 }
 
-// The forward's quantizer also writes Q's 32x32 dequantized copy (dK).
+// The forward's quantizer also writes Q's 32x32 dequantized copy (dK):
+// scales and dequantized values, no payloads (no sm_90a kernel reads them).
 // CHECK-LABEL: flamia.kernel @train_quantize(
-// CHECK-SAME: %arg15: !flamia.global<?x4x64xbf16> {flamia.param = "q_tb_deq"})
+// CHECK-SAME: %arg11: !flamia.global<?x4x64xbf16> {flamia.param = "q_tb_deq"})
 // CHECK-SAME: flamia.phase = "forward"
-// CHECK: flamia.quantize_block %arg0 {{.*}} token_block(%arg6, %arg7) token_block_dequant(%arg15)
+// CHECK: flamia.quantize_block %arg0 {{.*}} per_token_scales(%arg4) per_token_dequant(%arg8) token_block_scales(%arg5) token_block_dequant(%arg11) :
+// PAYLOADS-LABEL: flamia.kernel @train_quantize(
+// PAYLOADS: flamia.quantize_block %arg0 {{.*}} per_token(%arg4, %arg5) per_token_dequant(%arg12) token_block(%arg6, %arg7) token_block_dequant(%arg15) :
 // CHECK-LABEL: flamia.kernel @train_attention_fwd(
 // CHECK-SAME: flamia.phase = "forward"
 
 // dO in 32x32 token blocks and D = rowsum(dO O).
 // CHECK-LABEL: flamia.kernel @train_quantize_grad(
-// CHECK-SAME: %arg0: !flamia.global<?x4x64xbf16> {flamia.param = "grad_o"}, %arg1: !flamia.global<?x4x64xbf16> {flamia.param = "o"}, %arg2: !flamia.global<?x2xi32> {flamia.param = "block_info"}, %arg3: !flamia.global<?x4x64xf8E4M3FN> {flamia.param = "do_tb"}, %arg4: !flamia.global<?x4x2xf8E8M0FNU> {flamia.param = "do_tb_scales"}, %arg5: !flamia.global<?x4x64xbf16> {flamia.param = "do_deq"}, %arg6: !flamia.global<4x?xf32> {flamia.param = "delta"}, %arg7: i32 {flamia.param = "T"})
+// CHECK-SAME: %arg0: !flamia.global<?x4x64xbf16> {flamia.param = "grad_o"}, %arg1: !flamia.global<?x4x64xbf16> {flamia.param = "o"}, %arg2: !flamia.global<?x2xi32> {flamia.param = "block_info"}, %arg3: !flamia.global<?x4x2xf8E8M0FNU> {flamia.param = "do_tb_scales"}, %arg4: !flamia.global<?x4x64xbf16> {flamia.param = "do_deq"}, %arg5: !flamia.global<4x?xf32> {flamia.param = "delta"}, %arg6: i32 {flamia.param = "T"})
 // CHECK-SAME: attributes {flamia.phase = "backward", launch = #flamia.launch<grid>
-// CHECK: flamia.quantize_block %arg0 rows(%[[START:.*]], %[[LEN:.*]]) block %{{.*}} head %[[H:.*]] token_block(%arg3, %arg4) token_block_dequant(%arg5)
-// CHECK-NEXT: flamia.row_dot %arg0, %arg1 rows(%[[START]], %[[LEN]]) head %[[H]] to %arg6 tokens %arg7
+// CHECK: flamia.quantize_block %arg0 rows(%[[START:.*]], %[[LEN:.*]]) block %{{.*}} head %[[H:.*]] token_block_scales(%arg3) token_block_dequant(%arg4) :
+// CHECK-NEXT: flamia.row_dot %arg0, %arg1 rows(%[[START]], %[[LEN]]) head %[[H]] to %arg5 tokens %arg6
+// PAYLOADS-LABEL: flamia.kernel @train_quantize_grad(
+// PAYLOADS-SAME: %arg3: !flamia.global<?x4x64xf8E4M3FN> {flamia.param = "do_tb"}, %arg4: !flamia.global<?x4x2xf8E8M0FNU> {flamia.param = "do_tb_scales"}
+// PAYLOADS: flamia.quantize_block %arg0 {{.*}} token_block(%arg3, %arg4) token_block_dequant(%arg5) :
 
 // dQ: the forward's items, the dequantized copies and the bf16 originals.
 // CHECK-LABEL: flamia.kernel @train_attention_dq(
@@ -52,8 +59,10 @@ func.func @train(%arg0: tensor<?x4x64xbf16>, %arg1: tensor<?x2x64xbf16>, %arg2: 
 // CHECK-SAME: {flamia.buffer = "dq", flamia.dims = ["T", "4", "64"], flamia.output}
 // CHECK-SAME: {flamia.buffer = "dk", flamia.dims = ["T", "2", "64"], flamia.output}
 // CHECK-SAME: {flamia.buffer = "dv", flamia.dims = ["T", "2", "64"], flamia.output}
+// CHECK-NOT: workspace "q_pt"
+// CHECK-NOT: workspace "do_tb"
 // CHECK: flamia.workspace workspace "q_tb_deq" dims ["T", "4", "64"]
-// CHECK: flamia.workspace workspace "do_tb" dims ["T", "4", "64"]
+// CHECK-NOT: workspace "do_tb"
 // CHECK: flamia.workspace workspace "do_tb_scales" dims ["NB", "4", "2"]
 // CHECK: flamia.workspace workspace "do_deq" dims ["T", "4", "64"]
 // CHECK: flamia.workspace workspace "delta" dims ["4", "T"]

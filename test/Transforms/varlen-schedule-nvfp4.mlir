@@ -1,7 +1,8 @@
-// RUN: flamia-opt %s --flamia-varlen-schedule=target=sm_90a | FileCheck %s
+// RUN: flamia-opt %s '--flamia-varlen-schedule=target=sm_90a payloads=true' | FileCheck %s
+// RUN: flamia-opt %s --flamia-varlen-schedule=target=sm_90a | FileCheck %s --check-prefix=LEAN
 // RUN: not flamia-opt %s --flamia-varlen-schedule=target=sm_100a 2>&1 | FileCheck %s --check-prefix=SM100
 // Strict mode (L3) changes none of nvfp4-mixed's layouts: the same kernels.
-// RUN: sed 's/safe_block = 128>/safe_block = 128, strict>/' %s | flamia-opt --flamia-varlen-schedule=target=sm_90a | FileCheck %s
+// RUN: sed 's/safe_block = 128>/safe_block = 128, strict>/' %s | flamia-opt '--flamia-varlen-schedule=target=sm_90a payloads=true' | FileCheck %s
 // sm_100a's scale-factor tiles on the H200 (to check their layout there): Q
 // and K per token in NVFP4, one 512-byte tile per 64 channels in a slot.
 // RUN: flamia-opt %s '--flamia-varlen-schedule=target=sm_90a scale-tiles=true' | FileCheck %s --check-prefix=TILES
@@ -49,12 +50,25 @@ func.func @nvfp4(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x
 // CHECK: flamia.workspace workspace "k_pt_scales" dims ["T", "2", "4"]
 // CHECK: flamia.workspace workspace "k_deq" dims ["T", "2", "64"] : !flamia.global<?x2x64xbf16>
 
+// By default (LEAN) sm_90a writes no payloads, as no kernel of it reads
+// them: the NVFP4 copies are their UE4M3 scales and dequantized values.
+// LEAN-LABEL: flamia.kernel @nvfp4_quantize
+// LEAN-NOT: "q_pt"
+// LEAN-NOT: "k_pt"
+// LEAN: flamia.quantize_block %arg0 {{.*}} per_token_scales(%arg4) per_token_dequant(%arg7) :
+// LEAN-SAME: !flamia.global<?x8x4xf8E4M3FN>, !flamia.global<?x8x64xbf16>) -> ()
+// LEAN: flamia.quantize_block %arg1 {{.*}} per_token_scales(%arg5) per_token_dequant(%arg8) :
+// LEAN: flamia.quantize_block %arg2 {{.*}} token_block_scales(%arg6) token_block_dequant(%arg9) :
+// LEAN-LABEL: func.func @nvfp4
+// LEAN-NOT: workspace "q_pt"
+// LEAN: flamia.workspace workspace "q_pt_scales" dims ["T", "8", "4"] : !flamia.global<?x8x4xf8E4M3FN>
+
 // SM100: error: 'flamia.attention_fwd' op flamia-varlen-schedule: no sm_100a kernels implement recipe nvfp4-mixed yet (they implement mxfp8)
 
 // TILES-LABEL: flamia.kernel @nvfp4_quantize
-// TILES: flamia.quantize_block %arg0 {{.*}} per_token(%{{.*}}) per_token_dequant(%{{.*}}) token_block(%{{.*}}) per_token_tiles(%{{.*}}) :
+// TILES: flamia.quantize_block %arg0 {{.*}} per_token_scales(%{{.*}}) per_token_dequant(%{{.*}}) per_token_tiles(%{{.*}}) :
 // TILES-SAME: !flamia.global<?x8x512xi8>
-// TILES: flamia.quantize_block %arg1 {{.*}} per_token(%{{.*}}) per_token_dequant(%{{.*}}) per_token_tiles(%{{.*}}) :
+// TILES: flamia.quantize_block %arg1 {{.*}} per_token_scales(%{{.*}}) per_token_dequant(%{{.*}}) per_token_tiles(%{{.*}}) :
 // TILES-SAME: !flamia.global<?x2x4xf8E4M3FN>, !flamia.global<?x2x64xbf16>, !flamia.global<?x2x512xi8>
 // TILES: flamia.quantize_block %arg2 {{.*}} token_block_tiles(%{{.*}}) {token_block_tile_rows = "channels"}
 // TILES-LABEL: func.func @nvfp4

@@ -22,24 +22,24 @@ func.func @train(%arg0: tensor<?x?x64xbf16>, %arg1: tensor<?x?x64xbf16>, %arg2: 
 // The quantizer: Q's copies indexed with Hq, K's and V's with Hkv, which
 // also bounds the CTAs (query heads) that quantize K and V.
 // CHECK-LABEL: flamia.kernel @train_quantize(
-// CHECK-SAME: %arg16: i32 {flamia.param = "Hq"}, %arg17: i32 {flamia.param = "Hkv"})
-// CHECK: %[[KV:.*]] = arith.cmpi slt, %[[H:.*]], %arg17 : i32
+// CHECK-SAME: %arg12: i32 {flamia.param = "Hq"}, %arg13: i32 {flamia.param = "Hkv"})
+// CHECK: %[[KV:.*]] = arith.cmpi slt, %[[H:.*]], %arg13 : i32
 // CHECK: scf.if %[[KV]]
-// CHECK-NEXT: flamia.prefetch_rows %arg1 rows({{.*}}) head %[[H]] heads %arg17
-// CHECK-NEXT: flamia.prefetch_rows %arg2 rows({{.*}}) head %[[H]] heads %arg17
-// CHECK: flamia.quantize_block %arg0 rows({{.*}}) block %{{.*}} head %[[H]] heads %arg16 per_token(
+// CHECK-NEXT: flamia.prefetch_rows %arg1 rows({{.*}}) head %[[H]] heads %arg13
+// CHECK-NEXT: flamia.prefetch_rows %arg2 rows({{.*}}) head %[[H]] heads %arg13
+// CHECK: flamia.quantize_block %arg0 rows({{.*}}) block %{{.*}} head %[[H]] heads %arg12 per_token_scales(
 // CHECK: scf.if %[[KV]]
-// CHECK: flamia.quantize_block %arg1 {{.*}} heads %arg17 token_block(
-// CHECK: flamia.quantize_block %arg2 {{.*}} heads %arg17 token_block(
+// CHECK: flamia.quantize_block %arg1 {{.*}} heads %arg13 token_block_scales(
+// CHECK: flamia.quantize_block %arg2 {{.*}} heads %arg13 token_block_scales(
 
 // CHECK-LABEL: flamia.kernel @train_attention_fwd(
 // CHECK-SAME: %arg12: i32 {flamia.param = "T"}, %arg13: i32 {flamia.param = "Hq"}, %arg14: i32 {flamia.param = "Hkv"})
 // CHECK: flamia.attention_tile {{.*}} tokens %arg12 heads(%arg13, %arg14)
 
 // CHECK-LABEL: flamia.kernel @train_quantize_grad(
-// CHECK-SAME: %arg7: i32 {flamia.param = "T"}, %arg8: i32 {flamia.param = "Hq"}, %arg9: i32 {flamia.param = "Hkv"})
-// CHECK: flamia.quantize_block %arg0 {{.*}} heads %arg8 token_block(
-// CHECK: flamia.row_dot %arg0, %arg1 {{.*}} tokens %arg7 heads %arg8 :
+// CHECK-SAME: %arg6: i32 {flamia.param = "T"}, %arg7: i32 {flamia.param = "Hq"}, %arg8: i32 {flamia.param = "Hkv"})
+// CHECK: flamia.quantize_block %arg0 {{.*}} heads %arg7 token_block_scales(
+// CHECK: flamia.row_dot %arg0, %arg1 {{.*}} tokens %arg6 heads %arg7 :
 
 // CHECK-LABEL: flamia.kernel @train_attention_dq(
 // CHECK: flamia.attention_dq_tile {{.*}} tokens %arg16 heads(%arg17, %arg18)

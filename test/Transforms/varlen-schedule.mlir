@@ -3,6 +3,7 @@
 // RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a order=lpt" | FileCheck %s --check-prefix=LPT
 // RUN: not flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a order=document" 2>&1 | FileCheck %s --check-prefix=BADORDER
 // RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a prefetch-kv=false" | FileCheck %s --check-prefix=NOPF
+// RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a payloads=true" | FileCheck %s --check-prefix=PAYLOADS
 
 // What flamia-graph-pipeline leaves for a causal forward over packed
 // documents, turned into a quantization kernel, a persistent attention
@@ -41,10 +42,21 @@ func.func @attn(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x?
 // NOPF: flamia.quantize_block %arg0
 // SM90-NEXT: flamia.prefetch_rows %arg1 rows(%[[START]], %[[LEN]]) head %[[H]] : !flamia.global<?x2x128xbf16>
 // SM90-NEXT: flamia.prefetch_rows %arg2 rows(%[[START]], %[[LEN]]) head %[[H]] : !flamia.global<?x2x128xbf16>
-// SM90: flamia.quantize_block %arg0 rows(%[[START]], %[[LEN]]) block %[[B]] head %[[H]] per_token(%arg4, %arg5) per_token_dequant(%arg12) token_block(%arg6, %arg7)
+// No sm_90a kernel reads the E4M3 payloads (the MMAs take the bf16
+// dequantized copies), so only the scales and the dequantized copies are
+// written; a forward alone needs no 32x32 copy of Q.
+// SM90: flamia.quantize_block %arg0 rows(%[[START]], %[[LEN]]) block %[[B]] head %[[H]] per_token_scales(%arg4) per_token_dequant(%arg7) : (
 // SM90: scf.if %[[ISKV]]
-// SM90: flamia.quantize_block %arg1 {{.*}} token_block(%arg8, %arg9) token_block_dequant(%arg13)
-// SM90: flamia.quantize_block %arg2 {{.*}} token_block(%arg10, %arg11) token_block_dequant(%arg14)
+// SM90: flamia.quantize_block %arg1 {{.*}} head %[[H]] token_block_scales(%arg5) token_block_dequant(%arg8) : (
+// SM90: flamia.quantize_block %arg2 {{.*}} head %[[H]] token_block_scales(%arg6) token_block_dequant(%arg9) : (
+// With payloads=true, every copy of the recipe, payloads included (for
+// inspection and flamia-run --check's comparison of the codes):
+// PAYLOADS-LABEL: flamia.kernel @attn_quantize
+// PAYLOADS: flamia.quantize_block %arg0 {{.*}} per_token(%arg4, %arg5) per_token_dequant(%arg12) token_block(%arg6, %arg7) :
+// PAYLOADS: flamia.quantize_block %arg1 {{.*}} token_block(%arg8, %arg9) token_block_dequant(%arg13) :
+// PAYLOADS: flamia.quantize_block %arg2 {{.*}} token_block(%arg10, %arg11) token_block_dequant(%arg14) :
+// PAYLOADS-LABEL: func.func @attn
+// PAYLOADS: flamia.workspace workspace "q_pt" dims ["T", "8", "128"] : !flamia.global<?x8x128xf8E4M3FN>
 
 // The persistent kernel: a work loop over scheduled items.
 // SM90-LABEL: flamia.kernel @attn_attention_fwd
@@ -64,6 +76,9 @@ func.func @attn(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x?
 // SM90-SAME: {flamia.buffer = "q", flamia.dims = ["T", "8", "128"]}
 // SM90-SAME: {flamia.buffer = "cu_seqlens", flamia.dims = ["NUM_DOCS + 1"]}
 // SM90-SAME: {flamia.buffer = "lse", flamia.dims = ["8", "T"], flamia.output}
+// SM90-NOT: workspace "q_pt"
+// SM90-NOT: workspace "q_tb"
+// SM90-NOT: workspace "k_tb"
 // SM90: flamia.workspace workspace "k_tb_scales" dims ["NB", "2", "4"]
 // SM90: flamia.workspace schedule "items" dims ["NUM_ITEMS", "8"]
 // SM90: flamia.launch @attn_quantize({{.*}}) grid ["NB", "Hq", "1"]

@@ -91,6 +91,13 @@ static cl::opt<bool> prefetchKv(
     cl::desc("the quantization kernel asks L2 for its K and V rows before it "
              "quantizes Q (default on; =false to compare)"),
     cl::init(true), cl::cat(compileCategory));
+static cl::opt<bool> payloads(
+    "payloads",
+    cl::desc("sm_90a: the quantizers also write the E4M3 (E2M1) payloads of "
+             "every copy (q_pt, k_tb, v_tb, do_tb, ...), which no sm_90a "
+             "kernel reads; by default only their scales and bf16 dequantized "
+             "copies are written. sm_100a always writes them"),
+    cl::cat(compileCategory));
 static cl::opt<bool> backward(
     "backward",
     cl::desc("A training step: also the backward kernels (dO in; dQ, dK, dV "
@@ -222,6 +229,7 @@ int main(int argc, char **argv) {
     named.spec.debugScores = debugScores;
     named.spec.overlapSoftmax = overlapSoftmax;
     named.spec.prefetchKv = prefetchKv;
+    named.spec.payloads = payloads;
     // One kernel set goes to DIR itself, several to DIR/<function>.
     std::string dir = specs.size() == 1 ? std::string(outDir)
                                         : outDir + "/" + named.name;

@@ -237,8 +237,9 @@ FLAMIA_CAPI_EXPORT size_t flamia_runtime_num_buffers(const flamia_runtime *rt);
 FLAMIA_CAPI_EXPORT const char *
 flamia_runtime_buffer_name(const flamia_runtime *rt, size_t index);
 /** A buffer of the last prepared call by name (workspace copies for tests:
- *  "q_pt", "q_pt_scales", ...). NOT_FOUND for an unknown name or when no call
- *  was prepared. Set out->struct_size first (or zero the struct and set it). */
+ *  "q_pt", "q_pt_scales", "q_deq", ...). NOT_FOUND for an unknown name, a
+ *  buffer the kernel set does not have (sm_90a sets have no payloads such as
+ *  "q_pt" unless compiled with --payloads) or when no call was prepared. Set out->struct_size first (or zero the struct and set it). */
 FLAMIA_CAPI_EXPORT flamia_status flamia_runtime_get_buffer(
     const flamia_runtime *rt, const char *name, flamia_buffer_info *out);
 FLAMIA_CAPI_EXPORT flamia_status flamia_runtime_get_device_info(

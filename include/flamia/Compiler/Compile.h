@@ -56,6 +56,11 @@ struct AttentionSpec {
   /// The quantization kernel prefetches K and V into L2 before quantizing
   /// Q (flamia-varlen-schedule's prefetch-kv); false to compare.
   bool prefetchKv = true;
+  /// sm_90a: the quantizers also write the E4M3 (E2M1) payloads, which no
+  /// sm_90a kernel reads (they read the bf16 dequantized copies), for
+  /// inspection and flamia-run --check's comparison of the codes. sm_100a
+  /// always writes them.
+  bool payloads = false;
   /// A training step: the forward and its backward (dO in; dQ, dK, dV out),
   /// five kernels (docs/runtime-abi.md).
   bool backward = false;

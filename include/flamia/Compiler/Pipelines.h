@@ -30,6 +30,9 @@ struct PipelineOptions {
   bool overlapSoftmax = true;
   /// flamia-varlen-schedule{prefetch-kv}.
   bool prefetchKv = true;
+  /// sm_90a: also write the payloads no sm_90a kernel reads
+  /// (flamia-varlen-schedule{payloads}).
+  bool payloads = false;
 };
 
 /// flamia-graph-pipeline, then flamia-varlen-schedule{target, scale-tiles}:

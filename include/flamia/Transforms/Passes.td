@@ -104,8 +104,10 @@ def FlamiaVarlenSchedule : Pass<"flamia-varlen-schedule", "::mlir::ModuleOp"> {
 
     - `flamia.kernel @<fn>_quantize`: a grid over (document-local 32-token
       block, query head) that reads bf16 Q, K, V once and writes every copy
-      the recipe needs (Q per token, Q, K, V in 32x32 token blocks; on
-      sm_90a also the dequantized bf16 operands of the Hopper MMAs);
+      the kernels read: on sm_100a the payloads and scales (Q per token, Q,
+      K, V in 32x32 token blocks) and the MMA's scale-factor tiles; on
+      sm_90a the scales and the dequantized bf16 operands of the Hopper
+      MMAs (the payloads too with `payloads`);
     - `flamia.kernel @<fn>_attention_fwd`: a persistent kernel whose work
       loop takes items (document, query head, query tile) in
       longest-processing-time order from a device counter and runs
@@ -135,6 +137,13 @@ def FlamiaVarlenSchedule : Pass<"flamia-varlen-schedule", "::mlir::ModuleOp"> {
            "The quantization kernel asks L2 for its K and V rows "
            "(flamia.prefetch_rows) before it quantizes Q, so that the three "
            "tensors' reads overlap">,
+    Option<"payloads", "payloads", "bool", /*default=*/"false",
+           "On sm_90a too, let the quantizers write the E4M3 (E2M1) payloads "
+           "of every copy (q_pt, q_tb, k_tb, v_tb, do_tb, ...), and Q's "
+           "token-block copy of a forward-only set. No sm_90a kernel reads "
+           "them: by default only the scales and the bf16 dequantized copies "
+           "the kernels read are written. sm_100a's MMAs read the payloads, "
+           "which it always writes">,
     Option<"scaleTiles", "scale-tiles", "bool", /*default=*/"false",
            "On sm_90a too, let the quantizer write the scale-factor tiles "
            "sm_100a's MMA reads (q_sf, k_sf, v_sf), so that their layout can "

@@ -15,6 +15,8 @@
 // of each 16-channel half instead: a UE4M3 scale each (nvfp4ScaleOf), the
 // elements E2M1 RNE of x / s; the token-block amax is the larger of the two
 // halves', so the block copy is the same as without it.
+// A copy without its payload operand (sm_90a by default) writes only its
+// scales and its dequantized values.
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
@@ -36,9 +38,13 @@ namespace {
 /// Whether the op's per-token copy is NVFP4 (E2M1 payload; the verifier
 /// checks the rest).
 bool isNvfp4PerToken(QuantizeBlockOp op) {
-  Value data = op.getPerTokenData();
-  return data && isa<Float4E2M1FNType>(
-                     cast<GlobalType>(data.getType()).getElementType());
+  if (Value data = op.getPerTokenData())
+    return isa<Float4E2M1FNType>(
+        cast<GlobalType>(data.getType()).getElementType());
+  // A copy without its payload: NVFP4's scales are (unsigned) E4M3.
+  Value scales = op.getPerTokenScales();
+  return scales && isa<Float8E4M3FNType>(
+                       cast<GlobalType>(scales.getType()).getElementType());
 }
 
 /// The 4 threads cb = 0..3 of a row (consecutive lanes) each hold 4 chunks
@@ -171,9 +177,10 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
       for (int64_t i = 0; i < 32; i += 2) {
         Value lo = e.fmul(x[i], s.inverse), hi = e.fmul(x[i + 1], s.inverse);
         Value f8 = e.cvtToE4M3x2(hi, lo);
-        Value half = e.zext(e.i32(), e.bitcast(e.i16(), f8));
-        half = e.select(s.nonFinite, e.i32c(0x7F7F), half);
-        words.push_back(half);
+        if (data) {
+          Value half = e.zext(e.i32(), e.bitcast(e.i16(), f8));
+          words.push_back(e.select(s.nonFinite, e.i32c(0x7F7F), half));
+        }
         if (dequant) {
           auto [flo, fhi] = e.cvtE4M3x2ToF32(f8);
           Value packed = e.cvtToBF16x2(e.fmul(fhi, s.factor), e.fmul(flo, s.factor));
@@ -191,14 +198,17 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
       // (72 -> 96 registers, 2.45 -> 2.2-2.35 TB/s in run 42), so the other
       // head dims store as they are.
       SmallVector<Value> payload;
-      for (int64_t q = 0; q < 2; ++q)
-        for (int64_t j = 0; j < 4; ++j)
-          payload.push_back(e.bor(words[8 * q + 2 * j],
-                                  e.shl(words[8 * q + 2 * j + 1], e.i32c(16))));
+      if (data)
+        for (int64_t q = 0; q < 2; ++q)
+          for (int64_t j = 0; j < 4; ++j)
+            payload.push_back(
+                e.bor(words[8 * q + 2 * j],
+                      e.shl(words[8 * q + 2 * j + 1], e.i32c(16))));
       const bool wholeSectors = c == 4;
       Value rowIndex;
       if (wholeSectors) {
-        payload = gatherRowChunks(e, payload, 2, c, cb);
+        if (data)
+          payload = gatherRowChunks(e, payload, 2, c, cb);
         if (dequant)
           deqWords = c == 4 ? transposeRowChunks(e, deqWords, cb)
                             : gatherRowChunks(e, deqWords, 4, c, cb);
@@ -226,7 +236,8 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
           te.store(vec, te.gep(base, chunkOffset(q)), 16);
         }
       };
-      storeChunks(te.gep(data, wholeSectors ? rowIndex : elem), payload);
+      if (data)
+        storeChunks(te.gep(data, wholeSectors ? rowIndex : elem), payload);
       if (dequant)
         storeChunks(te.elementPtr(dequant, wholeSectors ? rowIndex : elem, 2),
                     deqWords);
@@ -388,8 +399,10 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
         for (int64_t i = 16 * g; i < 16 * g + 16; i += 2) {
           auto [lo, loDeq] = e2m1Quantize(e, x[i], s);
           auto [hi, hiDeq] = e2m1Quantize(e, x[i + 1], s);
-          Value byte = e.bor(lo, e.shl(hi, e.i32c(4)));
-          bytes.push_back(e.select(s.nonFinite, e.i32c(0), byte));
+          if (data) {
+            Value byte = e.bor(lo, e.shl(hi, e.i32c(4)));
+            bytes.push_back(e.select(s.nonFinite, e.i32c(0), byte));
+          }
           if (dequant)
             deqWords.push_back(e.select(s.nonFinite, e.i32c(0x7FC07FC0),
                                         e.cvtToBF16x2(hiDeq, loDeq)));
@@ -398,14 +411,16 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
       auto ifOp = scf::IfOp::create(rewriter, loc, valid, /*withElse=*/false);
       OpBuilder tb = ifOp.getThenBodyBuilder();
       Emitter te(tb, loc);
-      Value vec = te.undef(v4);
-      for (int64_t j = 0; j < 4; ++j) {
-        Value w = bytes[4 * j];
-        for (int64_t k = 1; k < 4; ++k)
-          w = te.bor(w, te.shl(bytes[4 * j + k], te.i32c(8 * k)));
-        vec = LLVM::InsertElementOp::create(tb, loc, vec, w, te.i32c(j));
+      if (data) {
+        Value vec = te.undef(v4);
+        for (int64_t j = 0; j < 4; ++j) {
+          Value w = bytes[4 * j];
+          for (int64_t k = 1; k < 4; ++k)
+            w = te.bor(w, te.shl(bytes[4 * j + k], te.i32c(8 * k)));
+          vec = LLVM::InsertElementOp::create(tb, loc, vec, w, te.i32c(j));
+        }
+        te.store(vec, te.gep(data, te.lshr(elem, te.i64c(1))), 16);
       }
-      te.store(vec, te.gep(data, te.lshr(elem, te.i64c(1))), 16);
       if (dequant) {
         Value deqPtr = te.elementPtr(dequant, elem, 2);
         for (int64_t q = 0; q < 4; ++q) {
@@ -429,14 +444,15 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
                                                 e.i32c(8)))));
     };
 
+    // A copy is written when its scales are; its payload (data) may be
+    // absent (sm_90a's kernels read only the dequantized copies).
     Value perTokenData = adaptor.getPerTokenData();
-    if (perTokenData && isNvfp4PerToken(op)) {
+    if (adaptor.getPerTokenScales() && isNvfp4PerToken(op)) {
       storeNvfp4Copy(perTokenData, adaptor.getPerTokenScales(),
                      adaptor.getPerTokenDequant(), adaptor.getPerTokenTiles());
-    } else if (perTokenData) {
-      Value data = perTokenData;
+    } else if (adaptor.getPerTokenScales()) {
       MxScale s = mxScaleOf(e, amax);
-      storeCopy(s, data, adaptor.getPerTokenDequant());
+      storeCopy(s, perTokenData, adaptor.getPerTokenDequant());
       if (Value tiles = adaptor.getPerTokenTiles())
         writeTiles(tiles, s.byte, /*channelRows=*/false);
       auto ifOp = scf::IfOp::create(rewriter, loc, valid, /*withElse=*/false);
@@ -446,7 +462,8 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
       te.store(s.byte, te.elementPtr(adaptor.getPerTokenScales(), idx, 1), 1);
     }
 
-    if (Value data = adaptor.getTokenBlockData()) {
+    if (adaptor.getTokenBlockScales()) {
+      Value data = adaptor.getTokenBlockData();
       // amax over the 32 x 32 block: threads with the same channel block.
       Value blockMax = amax;
       for (int64_t m = c; m < 32; m *= 2)
