@@ -11,7 +11,7 @@
 #      too; memcheck on the new quantizers;
 #   2. the A/B: quantization and forward (forward sets) or every kernel
 #      (training sets) of X and X-pl, T = 32768, H = 16, two interleaved
-#      rounds; ncu on the forward quantizers (fixed2k);
+#      rounds (ROUNDS overrides); ncu on the forward quantizers (fixed2k);
 #   3. bench/bench.sh on the shipped sets and bench/anchors_h200.py (FA4's
 #      backward too): the table against the baselines.
 set -uo pipefail
@@ -29,7 +29,7 @@ step check-t-d64-pl $RUN --artifacts .device/t-d64-pl --backward --workload $SMA
 step check-t-d128-16h $RUN --artifacts .device/t-d128 --backward --workload lognormal1k --tokens 8192 --heads 16 --check
 step memcheck-f-d128 compute-sanitizer --tool memcheck $RUN --artifacts .device/f-d128 --workload docs:300,200,77 --heads 2 --check --sanitize-friendly
 step memcheck-t-d64 compute-sanitizer --tool memcheck $RUN --artifacts .device/t-d64 --backward --workload docs:300,200,77 --heads 2 --check --sanitize-friendly
-for round in 1 2; do
+for round in ${ROUNDS:-1 2}; do
   for v in f-d128 f-d128-pl f-d64 f-d64-pl; do
     for w in fixed2k lognormal1k single; do
       echo "== round $round $v $w" | tee -a $OUT/ab.txt
