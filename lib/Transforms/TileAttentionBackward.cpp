@@ -3,9 +3,12 @@
 // The two backward programs of sm_90a (docs/lowering.md, "The backward"):
 //
 //   dQ (flamia.attention_dq_tile, the forward's query-tile items):
-//     producer (warpgroup 0, one thread): Q and dO of the item's query tile
-//       (quantized and bf16 copies), then K and V of each key tile (and
-//       K's token-block copy when S reads K per token: `k_tb`);
+//     producer (warpgroup 0, one thread): K and V of each key tile (and
+//       K's token-block copy when S reads K per token: `k_tb`), and Q and
+//       dO of the item's query tile in the form the key tile needs
+//       (quantized or, in the safe block, bf16; at D = 128 one form at a
+//       time, reloaded where it switches, so that the key ring has two
+//       stages);
 //     consumers (warpgroups 1-2, 64 query rows each), per key tile:
 //       S = Q K^T, dP = dO V^T, mask, P = exp2(S log2(e) - LSE),
 //       dS = P (dP - D) quantized in 32-key blocks, dQ += dS K;
@@ -161,15 +164,24 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
   clearBody(kernel);
   kernel.setThreads(384);
   OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
-  // Q and dO of the item (quantized and safe copies: a query tile meets
-  // both kinds of key tiles), K and V of each key tile. At D = 128 the four
-  // query-side tiles take 128 KiB, so the key ring has one stage (of 64
-  // KiB, 96 KiB with K's second copy: 224 KiB in all).
-  const int64_t stages = d == 64 ? 3 : 1;
+  // Q and dO of the item, K and V of each key tile. A query tile meets both
+  // kinds of key tiles when the recipe has a safe block: the four
+  // query-side tiles (both forms of Q and dO) would take 128 KiB at D = 128
+  // and leave room for one 64 KiB key stage, so the producer could not load
+  // the next K and V while the consumers compute. Instead the query-side
+  // buffers hold one form at a time, reloaded where the key tiles switch
+  // between safe and quantized (once per causal item, at its diagonal), and
+  // the key ring has two stages. With K's second copy (96 KiB a stage) one
+  // stage is all that fits either way, so both forms stay resident.
+  const bool switchForms = safe && d == 128 && !kTb;
+  const bool bothForms = safe && !switchForms;
+  const int64_t stages = d == 64 ? 3 : (kTb ? 1 : 2);
   Value qd = SmemAllocOp::create(b, loc, tileType(1));
-  Value qs = safe ? SmemAllocOp::create(b, loc, tileType(1)).getResult() : Value();
+  Value qs =
+      bothForms ? SmemAllocOp::create(b, loc, tileType(1)).getResult() : Value();
   Value god = SmemAllocOp::create(b, loc, tileType(1));
-  Value gos = safe ? SmemAllocOp::create(b, loc, tileType(1)).getResult() : Value();
+  Value gos =
+      bothForms ? SmemAllocOp::create(b, loc, tileType(1)).getResult() : Value();
   Value ks = SmemAllocOp::create(b, loc, tileType(stages));
   Value vs = SmemAllocOp::create(b, loc, tileType(stages));
   Value ksTb =
@@ -180,30 +192,46 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
                                        consumerThreads);
   auto queue = QueueCreateOp::create(b, loc, QueueType::get(ctx), counter,
                                      numItems, consumerThreads);
+  // switchForms: true where key tile `kt` takes the other form of Q and dO
+  // than tile kt - 1 (always at kt = 0, the item's first load).
+  auto formSwitches = [&](I32Builder &ib, Value kt, const ItemInfo &item) {
+    Value prev = isSafeTile(ib, ib.sub(kt, ib.c(1)), item, safeBlock, bn);
+    Value differs = arith::XOrIOp::create(
+        ib.b, loc, isSafeTile(ib, kt, item, safeBlock, bn), prev);
+    return arith::OrIOp::create(
+        ib.b, loc, ib.cmp(arith::CmpIPredicate::eq, kt, ib.c(0)), differs);
+  };
 
   // ---- producer -----------------------------------------------------------
   {
     OpBuilder rb = createRole(b, loc, "producer", 0, 1, kProducerRegisters,
                                 /*singleThread=*/true);
-    workLoop(rb, loc, queue, numItems, QueueSide::fetch,
-             ValueRange{I32Builder{rb, loc}.c(0)},
+    // Carried: the key ring's iteration, and with switchForms the query
+    // pipeline's (one per form switch instead of one per item).
+    SmallVector<Value> init{I32Builder{rb, loc}.c(0)};
+    if (switchForms)
+      init.push_back(I32Builder{rb, loc}.c(0));
+    workLoop(rb, loc, queue, numItems, QueueSide::fetch, init,
              [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
                  -> SmallVector<Value> {
       I32Builder eb{ab, loc};
       ItemInfo item = loadItem(eb, items, index, causal, bn);
-      Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
-                                            PipelineSide::producer);
-      PipelineExpectOp::create(ab, loc, qp, qst, (safe ? 4 : 2) * tileBytes);
       Value qCol = eb.mul(item.qHead, eb.c(d));
-      TmaLoadOp::create(ab, loc, q, item.qStart, qCol, qd, qst, qp);
-      TmaLoadOp::create(ab, loc, gradO, item.qStart, qCol, god, qst, qp);
-      if (safe) {
-        TmaLoadOp::create(ab, loc, qSafe, item.qStart, qCol, qs, qst, qp);
-        TmaLoadOp::create(ab, loc, gSafe, item.qStart, qCol, gos, qst, qp);
+      if (!switchForms) {
+        Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
+                                              PipelineSide::producer);
+        PipelineExpectOp::create(ab, loc, qp, qst,
+                                 (bothForms ? 4 : 2) * tileBytes);
+        TmaLoadOp::create(ab, loc, q, item.qStart, qCol, qd, qst, qp);
+        TmaLoadOp::create(ab, loc, gradO, item.qStart, qCol, god, qst, qp);
+        if (bothForms) {
+          TmaLoadOp::create(ab, loc, qSafe, item.qStart, qCol, qs, qst, qp);
+          TmaLoadOp::create(ab, loc, gSafe, item.qStart, qCol, gos, qst, qp);
+        }
       }
       Value kvCol = eb.mul(item.kvHead, eb.c(d));
       auto forOp = scf::ForOp::create(ab, loc, eb.c(0), item.numKeyTiles,
-                                      eb.c(1), ValueRange{carried[0]});
+                                      eb.c(1), carried);
       {
         OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
         I32Builder fib{fb, loc};
@@ -220,9 +248,31 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
         // twice: one expect count for every tile).
         if (kTb)
           loadEither(fb, loc, isSafe, kSafe, kTb, row, kvCol, ksTb, st, kvp);
-        scf::YieldOp::create(fb, loc, fib.add(kv, fib.c(1)));
+        SmallVector<Value> next{fib.add(kv, fib.c(1))};
+        if (switchForms) {
+          // After this tile's K and V (their stage frees early), so that
+          // only the query tiles wait for the consumers to finish tile
+          // kt - 1.
+          Value qc = forOp.getRegionIterArgs()[1];
+          auto ifOp = scf::IfOp::create(fb, loc, TypeRange{i32},
+                                        formSwitches(fib, kt, item),
+                                        /*withElseRegion=*/true);
+          OpBuilder tb = ifOp.getThenBodyBuilder();
+          I32Builder tib{tb, loc};
+          Value qst = PipelineAcquireOp::create(tb, loc, i32, qp, qc,
+                                                PipelineSide::producer);
+          PipelineExpectOp::create(tb, loc, qp, qst, 2 * tileBytes);
+          loadEither(tb, loc, isSafe, qSafe, q, item.qStart, qCol, qd, qst, qp);
+          loadEither(tb, loc, isSafe, gSafe, gradO, item.qStart, qCol, god, qst,
+                     qp);
+          scf::YieldOp::create(tb, loc, tib.add(qc, tib.c(1)));
+          OpBuilder elseb = ifOp.getElseBodyBuilder();
+          scf::YieldOp::create(elseb, loc, qc);
+          next.push_back(ifOp.getResult(0));
+        }
+        scf::YieldOp::create(fb, loc, next);
       }
-      return {forOp.getResult(0)};
+      return SmallVector<Value>(forOp.getResults());
     });
     ReturnOp::create(rb, loc);
   }
@@ -232,25 +282,61 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
     OpBuilder rb = createRole(b, loc, "consumer", 1, 3, kConsumerRegisters,
                                 /*singleThread=*/false);
     Value wg = WarpgroupIdOp::create(rb, loc, i32);
-    workLoop(rb, loc, queue, numItems, QueueSide::receive,
-             ValueRange{I32Builder{rb, loc}.c(0)},
+    SmallVector<Value> init{I32Builder{rb, loc}.c(0)};
+    if (switchForms)
+      init.push_back(I32Builder{rb, loc}.c(0));
+    workLoop(rb, loc, queue, numItems, QueueSide::receive, init,
              [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
                  -> SmallVector<Value> {
       I32Builder eb{ab, loc};
       ItemInfo item = loadItem(eb, items, index, causal, bn);
-      Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
-                                            PipelineSide::consumer);
       Value rowBase = eb.mul(wg, eb.c(64));
       Value queryBase = eb.add(eb.mul(item.qTile, eb.c(bm)), rowBase);
       Value dq0 = FragZeroOp::create(ab, loc, accType);
+      // Carried through the key tiles: the key ring's iteration, dQ, and
+      // with switchForms the query pipeline's iteration (its one stage is
+      // stage 0).
+      SmallVector<Value> loopInit{carried[0], dq0};
+      Value qstItem;
+      if (switchForms) {
+        loopInit.push_back(carried[1]);
+        qstItem = eb.c(0);
+      } else {
+        qstItem = PipelineAcquireOp::create(ab, loc, i32, qp, it,
+                                            PipelineSide::consumer);
+      }
       auto forOp = scf::ForOp::create(ab, loc, eb.c(0), item.numKeyTiles,
-                                      eb.c(1), ValueRange{carried[0], dq0});
+                                      eb.c(1), loopInit);
       {
         OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
         I32Builder fib{fb, loc};
         Value kt = forOp.getInductionVar();
         Value kv = forOp.getRegionIterArgs()[0];
         Value acc = forOp.getRegionIterArgs()[1];
+        Value qst = qstItem, qcNext;
+        if (switchForms) {
+          // Where the form switches, free the query tiles of the tiles
+          // before (their MMAs have completed) and wait for the new ones.
+          Value qc = forOp.getRegionIterArgs()[2];
+          auto ifOp = scf::IfOp::create(fb, loc, TypeRange{i32},
+                                        formSwitches(fib, kt, item),
+                                        /*withElseRegion=*/true);
+          OpBuilder tb = ifOp.getThenBodyBuilder();
+          I32Builder tib{tb, loc};
+          auto release = scf::IfOp::create(
+              tb, loc, tib.cmp(arith::CmpIPredicate::ne, kt, tib.c(0)),
+              /*withElseRegion=*/false);
+          {
+            OpBuilder relb = release.getThenBodyBuilder();
+            PipelineReleaseOp::create(relb, loc, qp, qstItem);
+          }
+          PipelineAcquireOp::create(tb, loc, i32, qp, qc,
+                                    PipelineSide::consumer);
+          scf::YieldOp::create(tb, loc, tib.add(qc, tib.c(1)));
+          OpBuilder elseb = ifOp.getElseBodyBuilder();
+          scf::YieldOp::create(elseb, loc, qc);
+          qcNext = ifOp.getResult(0);
+        }
         Value st = PipelineAcquireOp::create(fb, loc, i32, kvp, kv,
                                              PipelineSide::consumer);
         Value keyBase = fib.mul(kt, fib.c(bn));
@@ -282,12 +368,28 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
         Value acc2 = WarpgroupMmaOp::create(fb, loc, accType, dsq, Value(), dsK,
                                             st, acc, /*b_transposed=*/true);
         PipelineReleaseOp::create(fb, loc, kvp, st);
-        scf::YieldOp::create(fb, loc, ValueRange{fib.add(kv, fib.c(1)), acc2});
+        SmallVector<Value> next{fib.add(kv, fib.c(1)), acc2};
+        if (switchForms)
+          next.push_back(qcNext);
+        scf::YieldOp::create(fb, loc, next);
       }
-      PipelineReleaseOp::create(ab, loc, qp, qst);
+      if (switchForms) {
+        // Held only if the item had a key tile (every scheduled item has).
+        auto release = scf::IfOp::create(
+            ab, loc,
+            eb.cmp(arith::CmpIPredicate::sgt, item.numKeyTiles, eb.c(0)),
+            /*withElseRegion=*/false);
+        OpBuilder relb = release.getThenBodyBuilder();
+        PipelineReleaseOp::create(relb, loc, qp, qstItem);
+      } else {
+        PipelineReleaseOp::create(ab, loc, qp, qstItem);
+      }
       GradStoreOp::create(ab, loc, forOp.getResult(1), dq, item.qStart, rowBase,
                           item.qRows, item.qHead, softmaxScale, qHeads);
-      return {forOp.getResult(0)};
+      SmallVector<Value> out{forOp.getResult(0)};
+      if (switchForms)
+        out.push_back(forOp.getResult(2));
+      return out;
     });
     ReturnOp::create(rb, loc);
   }
