@@ -48,6 +48,9 @@ public:
   Value f32c(double v) {
     return LLVM::ConstantOp::create(b, loc, f32(), b.getF32FloatAttr(v));
   }
+  Value f64c(double v) {
+    return LLVM::ConstantOp::create(b, loc, f64(), b.getF64FloatAttr(v));
+  }
 
   // Integer arithmetic.
   Value add(Value x, Value y) { return LLVM::AddOp::create(b, loc, x, y); }

@@ -198,10 +198,65 @@ Value shflXorF64(Emitter &e, Value v, int64_t mask) {
   return e.bitcast(e.f64(), joined);
 }
 
-/// out[head, t] = fl32(sum_d a b) in f64 for the CTA's rows: warp w takes
-/// rows w, w + 4, ...; lane l the D / 32 consecutive channels from
-/// l * D / 32; the lanes' partial sums are combined by a butterfly in a
-/// fixed order, and lane 0 writes.
+/// An f64 sum carried as an unevaluated pair hi + lo (hi = fl64(hi + lo)).
+struct DoubleDouble {
+  Value hi, lo;
+};
+
+/// Knuth's TwoSum: s = fl64(a + b) and the exact error a + b - s (no
+/// condition on the magnitudes; nothing here is reassociated or contracted
+/// into a rounding FMA: the only products are exact).
+DoubleDouble twoSum(Emitter &e, Value a, Value b) {
+  Value s = e.fadd(a, b);
+  Value bb = e.fsub(s, a);
+  Value aPart = e.fsub(a, e.fsub(s, bb));
+  Value bPart = e.fsub(b, bb);
+  return {s, e.fadd(aPart, bPart)};
+}
+
+DoubleDouble addDD(Emitter &e, DoubleDouble x, DoubleDouble y) {
+  DoubleDouble s = twoSum(e, x.hi, y.hi);
+  Value lo = e.fadd(x.lo, y.lo);
+  return {s.hi, e.fadd(s.lo, lo)};
+}
+
+/// fl32(hi + lo): hi + lo rounded to odd in f64 (hi, moved one ulp toward
+/// the exact value and so made odd, when lo is not zero and hi is even),
+/// then to nearest even in f32. Rounding to odd with 29 more bits than the
+/// target makes the second rounding the correct one, ties included.
+Value roundToF32(Emitter &e, DoubleDouble x) {
+  DoubleDouble n = twoSum(e, x.hi, x.lo);
+  Value bits = e.bitcast(e.i64(), n.hi);
+  Value even =
+      e.icmp(LLVM::ICmpPredicate::eq, e.band(bits, e.i64c(1)), e.i64c(0));
+  Value inexact = e.fcmp(LLVM::FCmpPredicate::one, n.lo, e.f64c(0));
+  Value finite =
+      e.fcmp(LLVM::FCmpPredicate::olt, LLVM::FAbsOp::create(e.b, e.loc, n.hi),
+             e.f64c(std::numeric_limits<double>::infinity()));
+  // lo of hi's sign: the exact value lies beyond hi (one ulp up in
+  // magnitude), else below it.
+  Value hiSign = e.lshr(bits, e.i64c(63));
+  Value loSign = e.lshr(e.bitcast(e.i64(), n.lo), e.i64c(63));
+  Value sameSign = e.icmp(LLVM::ICmpPredicate::eq, hiSign, loSign);
+  Value up = e.add(bits, e.i64c(1));
+  Value down = e.sub(bits, e.i64c(1));
+  Value moved = e.select(sameSign, up, down);
+  Value adjust = e.band(e.band(even, inexact), finite);
+  Value odd = e.bitcast(e.f64(), e.select(adjust, moved, bits));
+  return LLVM::FPTruncOp::create(e.b, e.loc, e.f32(), odd);
+}
+
+/// out[head, t] = fl32(sum_d a b) for the CTA's rows: warp w takes rows w,
+/// w + 4, ...; lane l the D / 32 consecutive channels from l * D / 32. The
+/// products of two bf16 are exact in f64, and they are summed as f64 pairs
+/// (TwoSum), the lanes' pairs combined by a butterfly in a fixed order;
+/// lane 0 rounds the pair once to f32. That is the reference's fl32 of the
+/// exact sum whenever the pair holds the sum exactly: the pairs' low parts
+/// (multiples of the smallest term's last bit, each below an ulp of the
+/// partial sum) add exactly while the largest partial sum is within 2^98 of
+/// that bit, i.e. for terms within about 2^80 of each other in magnitude.
+/// A plain f64 sum was exact only within 2^37, which outlier rows exceed
+/// (H200 run 47: one delta of 16780 one ulp off at D = 64).
 struct RowDotLowering : OpConversionPattern<RowDotOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -226,8 +281,7 @@ struct RowDotLowering : OpConversionPattern<RowDotOp> {
       Value token = e.add(adaptor.getStart(), clamped);
       Value elem = e.packedIndex(token, adaptor.getHead(),
                                  e.mul(lane, e.i32c(perLane)), heads, d);
-      Value sum = LLVM::ConstantOp::create(rewriter, loc, e.f64(),
-                                           rewriter.getF64FloatAttr(0.0));
+      DoubleDouble sum{e.f64c(0), e.f64c(0)};
       for (int64_t w = 0; w < perLane / 2; ++w) {
         Value aw = e.load(e.i32(), e.gep(e.elementPtr(adaptor.getA(), elem, 2), 4 * w), 4);
         Value bw = e.load(e.i32(), e.gep(e.elementPtr(adaptor.getB(), elem, 2), 4 * w), 4);
@@ -239,16 +293,18 @@ struct RowDotLowering : OpConversionPattern<RowDotOp> {
                                          e.bitcast(e.f32(), bits))
                 .getResult();
           };
-          sum = e.fadd(sum, e.fmul(widen(aw), widen(bw)));
+          DoubleDouble t = twoSum(e, sum.hi, e.fmul(widen(aw), widen(bw)));
+          sum = {t.hi, e.fadd(sum.lo, t.lo)};
         }
       }
       for (int64_t m : {16, 8, 4, 2, 1})
-        sum = e.fadd(sum, shflXorF64(e, sum, m));
+        sum =
+            addDD(e, sum, {shflXorF64(e, sum.hi, m), shflXorF64(e, sum.lo, m)});
       Value writes = e.band(valid, e.icmp(LLVM::ICmpPredicate::eq, lane, e.i32c(0)));
       auto ifOp = scf::IfOp::create(rewriter, loc, writes, /*withElse=*/false);
       OpBuilder tb = ifOp.getThenBodyBuilder();
       Emitter te(tb, loc);
-      Value f = LLVM::FPTruncOp::create(tb, loc, te.f32(), sum);
+      Value f = roundToF32(te, sum);
       Value index = te.headMajorIndex(adaptor.getHead(), adaptor.getNumTokens(), token);
       te.store(f, te.elementPtr(adaptor.getOut(), index, 4), 4);
     }

@@ -117,15 +117,32 @@ flamia.kernel @sm_90a_grad_store_f32(%out: !flamia.global<?x2x8xf32> {flamia.par
 // -----
 
 // D = rowsum(dO O): 8 rows per warp, D / 32 = 2 channels per lane (one
-// 32-bit word of each input), products and sums in f64, the lanes combined
-// by a 5-step butterfly of both 32-bit halves, rounded once to f32, stored
-// by lane 0.
+// 32-bit word of each input), exact f64 products summed as TwoSum pairs, the
+// lanes' pairs combined by a 5-step butterfly (both 32-bit halves of hi and
+// of lo), rounded once to f32 through round-to-odd, stored by lane 0.
 // CHECK-LABEL: llvm.func @sm_90a_row_dot(
 // CHECK: llvm.load {{.*}} -> i32
 // CHECK: llvm.fpext {{.*}} : f32 to f64
-// CHECK: llvm.fmul {{.*}} : f64
-// CHECK-COUNT-10: nvvm.shfl.sync  bfly {{.*}} : i32 -> i32
-// CHECK: llvm.fptrunc {{.*}} : f64 to f32
+// CHECK: %[[P:.*]] = llvm.fmul {{.*}} : f64
+// TwoSum(sum, p): s = sum + p, bb = s - sum, err = (sum - (s - bb)) + (p - bb).
+// CHECK-NEXT: %[[S:.*]] = llvm.fadd %[[SUM:.*]], %[[P]] : f64
+// CHECK-NEXT: %[[BB:.*]] = llvm.fsub %[[S]], %[[SUM]] : f64
+// CHECK-NEXT: %[[T:.*]] = llvm.fsub %[[S]], %[[BB]] : f64
+// CHECK-NEXT: %[[U:.*]] = llvm.fsub %[[SUM]], %[[T]] : f64
+// CHECK-NEXT: %[[V:.*]] = llvm.fsub %[[P]], %[[BB]] : f64
+// CHECK-NEXT: llvm.fadd %[[U]], %[[V]] : f64
+// CHECK-COUNT-20: nvvm.shfl.sync  bfly {{.*}} : i32 -> i32
+// Round to odd: hi one ulp toward the exact value where lo != 0 and hi is
+// even (and finite), then to nearest even in f32.
+// CHECK: %[[HI:.*]] = llvm.bitcast %{{.*}} : f64 to i64
+// CHECK: llvm.and %[[HI]], %{{.*}} : i64
+// CHECK: llvm.fcmp "one"
+// CHECK: llvm.fcmp "olt"
+// CHECK: llvm.lshr %[[HI]]
+// CHECK: llvm.add %[[HI]]
+// CHECK: llvm.sub %[[HI]]
+// CHECK: %[[ODD:.*]] = llvm.bitcast %{{.*}} : i64 to f64
+// CHECK-NEXT: llvm.fptrunc %[[ODD]] : f64 to f32
 // CHECK: llvm.store {{.*}} : f32, !llvm.ptr
 flamia.kernel @sm_90a_row_dot(%a: !flamia.global<?x4x64xbf16> {flamia.param = "a"}, %b: !flamia.global<?x4x64xbf16> {flamia.param = "b"}, %out: !flamia.global<4x?xf32> {flamia.param = "out"}, %i: i32 {flamia.param = "i"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.row_dot %a, %b rows(%i, %i) head %i to %out tokens %i : !flamia.global<?x4x64xbf16>, !flamia.global<?x4x64xbf16>, !flamia.global<4x?xf32>
