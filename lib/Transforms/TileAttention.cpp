@@ -487,8 +487,9 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                                << kernel.getTarget();
     }
     if (auto dq = dyn_cast<AttentionDqTileOp>(op))
-      return tileDqSm90(kernel, dq);
-    return tileDkdvSm90(kernel, cast<AttentionDkdvTileOp>(op));
+      return tileDqSm90(kernel, dq, backwardPingPong);
+    return tileDkdvSm90(kernel, cast<AttentionDkdvTileOp>(op),
+                        backwardPingPong);
   }
 
   /// What the consumer role reads from the kernel and the other roles.

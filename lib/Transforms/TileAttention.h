@@ -118,8 +118,10 @@ LogicalResult checkBackwardKernelsExist(Operation *op, RecipeAttr recipe,
                                         StringRef target, int64_t d);
 
 /// The sm_90a backward programs (TileAttentionBackward.cpp).
-LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at);
-LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at);
+/// `pingPong`: the consumer warpgroups take turns issuing their MMAs.
+LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong);
+LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
+                           bool pingPong);
 
 } // namespace flamia::tile
 

@@ -36,6 +36,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <cmath>
+#include <tuple>
 
 using namespace mlir;
 using namespace flamia;
@@ -86,6 +87,47 @@ Value pick(OpBuilder &b, Location loc, Value isSafe, Value safe,
   return arith::SelectOp::create(b, loc, isSafe, safe, quantized);
 }
 
+/// Ping-pong (FlashAttention-3's warpgroup scheduling, docs/lowering.md
+/// section 7): each consumer warpgroup takes the turn, issues a pair of
+/// MMAs asynchronously, gives the turn and only then waits for them. So the
+/// tensor cores run one warpgroup's MMAs while the other computes the
+/// softmax gradient and quantizes; both warpgroups take the same number of
+/// turns (they visit the same tiles). Off: each issues when it is ready.
+struct Turns {
+  bool on;
+  /// Before the work loop: warpgroup 0 has the first turn.
+  void start(OpBuilder &b, Location loc, Value wg) const {
+    if (!on)
+      return;
+    I32Builder ib{b, loc};
+    auto ifOp =
+        scf::IfOp::create(b, loc, ib.cmp(arith::CmpIPredicate::eq, wg, ib.c(1)),
+                          /*withElseRegion=*/false);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    TurnOp::create(tb, loc, TurnAction::give, 2);
+  }
+  void take(OpBuilder &b, Location loc) const {
+    if (on)
+      TurnOp::create(b, loc, TurnAction::take, 2);
+  }
+  void give(OpBuilder &b, Location loc) const {
+    if (on)
+      TurnOp::create(b, loc, TurnAction::give, 2);
+  }
+};
+
+/// Issues `first` and `second` (async wg.mma builders) as one turn and
+/// returns both results complete.
+std::pair<Value, Value> mmaPair(OpBuilder &b, Location loc, const Turns &turns,
+                                function_ref<Value()> first,
+                                function_ref<Value()> second) {
+  turns.take(b, loc);
+  Value x = first(), y = second();
+  turns.give(b, loc);
+  auto wait = WarpgroupWaitOp::create(b, loc, ValueRange{x, y}, 0);
+  return {wait.getResult(0), wait.getResult(1)};
+}
+
 } // namespace
 
 namespace flamia::tile {
@@ -118,7 +160,7 @@ static LogicalResult checkBackwardShape(Operation *op, RecipeAttr recipe, int64_
 }
 
 /// The dQ program (sm_90a).
-LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
+LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = at.getLoc();
   const int64_t bm = 128, bn = 128;
@@ -282,6 +324,8 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
     OpBuilder rb = createRole(b, loc, "consumer", 1, 3, kConsumerRegisters,
                                 /*singleThread=*/false);
     Value wg = WarpgroupIdOp::create(rb, loc, i32);
+    const Turns turns{pingPong};
+    turns.start(rb, loc, wg);
     SmallVector<Value> init{I32Builder{rb, loc}.c(0)};
     if (switchForms)
       init.push_back(I32Builder{rb, loc}.c(0));
@@ -346,15 +390,23 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
         Value dsK = kTb ? ksTb : ks;
         zeroRowsPastEnd(fb, loc, dsK, st, keyBase, item.docLen, bn);
         Value isSafe = isSafeTile(fib, kt, item, safeBlock, bn);
-        Value s = WarpgroupMmaOp::create(fb, loc, sType,
-                                         pick(fb, loc, isSafe, qs, qd), qst,
-                                         ks, st, Value(), /*b_transposed=*/false)
-                      .getResult();
+        Value qTile = pick(fb, loc, isSafe, qs, qd);
+        Value goTile = pick(fb, loc, isSafe, gos, god);
+        auto [s, dp] = mmaPair(
+            fb, loc, turns,
+            [&] {
+              return WarpgroupMmaOp::create(fb, loc, sType, qTile, qst, ks, st,
+                                            Value(), /*b_transposed=*/false,
+                                            /*async=*/true)
+                  .getResult();
+            },
+            [&] {
+              return WarpgroupMmaOp::create(fb, loc, sType, goTile, qst, vs, st,
+                                            Value(), /*b_transposed=*/false,
+                                            /*async=*/true)
+                  .getResult();
+            });
         storeDebugScores(fb, loc, debugScores, kt, s, item, rowBase, qHeads);
-        Value dp = WarpgroupMmaOp::create(fb, loc, sType,
-                                          pick(fb, loc, isSafe, gos, god), qst,
-                                          vs, st, Value(), /*b_transposed=*/false)
-                       .getResult();
         Value masked = maskIf(fb, loc,
                               needsMask(fib, kt, keyBase, item, causal, bn), s,
                               queryBase, keyBase, item.docLen, causal,
@@ -365,8 +417,14 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
             UnitAttr());
         Value dsq = FragBlockQuantizeOp::create(fb, loc, dsType, grad.getDs(),
                                                 notOf(fb, loc, isSafe));
+        turns.take(fb, loc);
         Value acc2 = WarpgroupMmaOp::create(fb, loc, accType, dsq, Value(), dsK,
-                                            st, acc, /*b_transposed=*/true);
+                                            st, acc, /*b_transposed=*/true,
+                                            /*async=*/true)
+                         .getResult();
+        turns.give(fb, loc);
+        acc2 =
+            WarpgroupWaitOp::create(fb, loc, ValueRange{acc2}, 0).getResult(0);
         PipelineReleaseOp::create(fb, loc, kvp, st);
         SmallVector<Value> next{fib.add(kv, fib.c(1)), acc2};
         if (switchForms)
@@ -399,7 +457,8 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at) {
 }
 
 /// The dK/dV program (sm_90a).
-LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
+LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
+                           bool pingPong) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = at.getLoc();
   // Key tiles of 128 (two warpgroups of 64 key rows), query tiles of 64.
@@ -586,6 +645,8 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
     OpBuilder rb = createRole(b, loc, "consumer", 1, 3, kConsumerRegisters,
                                 /*singleThread=*/false);
     Value wg = WarpgroupIdOp::create(rb, loc, i32);
+    const Turns turns{pingPong};
+    turns.start(rb, loc, wg);
     workLoop(rb, loc, queue, numItems, QueueSide::receive,
              ValueRange{I32Builder{rb, loc}.c(0)},
              [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
@@ -620,14 +681,22 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
         if (!secondGradO)
           zeroRowsPastEnd(fb, loc, qb, st, queryBase, item.docLen, bq);
         Value isSafe = isSafePair(fib, item, qt);
-        Value sT = WarpgroupMmaOp::create(fb, loc, sType,
-                                          pick(fb, loc, isSafe, kS, kd), kst,
-                                          qa, st, Value(), /*b_transposed=*/false)
-                       .getResult();
-        Value dpT = WarpgroupMmaOp::create(fb, loc, sType,
-                                           pick(fb, loc, isSafe, vS, vd), kst,
-                                           go, st, Value(), /*b_transposed=*/false)
-                        .getResult();
+        Value kTile = pick(fb, loc, isSafe, kS, kd);
+        Value vTile = pick(fb, loc, isSafe, vS, vd);
+        auto [sT, dpT] = mmaPair(
+            fb, loc, turns,
+            [&] {
+              return WarpgroupMmaOp::create(fb, loc, sType, kTile, kst, qa, st,
+                                            Value(), /*b_transposed=*/false,
+                                            /*async=*/true)
+                  .getResult();
+            },
+            [&] {
+              return WarpgroupMmaOp::create(fb, loc, sType, vTile, kst, go, st,
+                                            Value(), /*b_transposed=*/false,
+                                            /*async=*/true)
+                  .getResult();
+            });
         // Masking: the query tile reaches past the document end, or
         // (causal) it meets the key tile's diagonal.
         Value pastEnd = fib.cmp(arith::CmpIPredicate::sgt,
@@ -657,13 +726,37 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at) {
         Value quantized = notOf(fb, loc, isSafe);
         Value pq = FragQuantizeOp::create(fb, loc, opType, grad.getP(),
                                           quantized, pPrecision);
-        Value dv2 = WarpgroupMmaOp::create(fb, loc, accType, pq, Value(),
-                                           dvGradO, stB, dvAcc,
-                                           /*b_transposed=*/true);
-        Value dsq = FragBlockQuantizeOp::create(fb, loc, opType, grad.getDs(),
-                                                quantized);
-        Value dk2 = WarpgroupMmaOp::create(fb, loc, accType, dsq, Value(), qb,
-                                           stB, dkAcc, /*b_transposed=*/true);
+        auto dvMma = [&](Value pOperand) {
+          return WarpgroupMmaOp::create(fb, loc, accType, pOperand, Value(),
+                                        dvGradO, stB, dvAcc,
+                                        /*b_transposed=*/true, /*async=*/true)
+              .getResult();
+        };
+        auto dkMma = [&](Value dsOperand) {
+          return WarpgroupMmaOp::create(fb, loc, accType, dsOperand, Value(),
+                                        qb, stB, dkAcc, /*b_transposed=*/true,
+                                        /*async=*/true)
+              .getResult();
+        };
+        Value dv2, dk2;
+        if (pingPong) {
+          // Both operands rounded before the turn: the MMAs issue together.
+          Value dsq = FragBlockQuantizeOp::create(fb, loc, opType, grad.getDs(),
+                                                  quantized);
+          std::tie(dv2, dk2) = mmaPair(
+              fb, loc, turns, [&] { return dvMma(pq); },
+              [&] { return dkMma(dsq); });
+        } else {
+          // dS is rounded while dV += P^T dO runs.
+          Value dvPending = dvMma(pq);
+          Value dsq = FragBlockQuantizeOp::create(fb, loc, opType, grad.getDs(),
+                                                  quantized);
+          Value dkPending = dkMma(dsq);
+          auto wait = WarpgroupWaitOp::create(
+              fb, loc, ValueRange{dvPending, dkPending}, 0);
+          dv2 = wait.getResult(0);
+          dk2 = wait.getResult(1);
+        }
         PipelineReleaseOp::create(fb, loc, secondGradO ? qringB : qring, stB);
         scf::YieldOp::create(fb, loc,
                              ValueRange{fib.add(qi, fib.c(1)), dk2, dv2});

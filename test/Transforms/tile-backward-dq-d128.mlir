@@ -71,9 +71,9 @@ flamia.kernel @train_attention_dq(%arg0: !flamia.global<?x4x128xbf16> {flamia.pa
 // CHECK-NEXT: }
 // CHECK-NEXT: flamia.pipeline.acquire consumer %[[QP]][%[[CQC]]] : !flamia.pipeline<1>
 // CHECK: %[[CST:.*]] = flamia.pipeline.acquire consumer %[[KVP]][%[[CKV]]] : !flamia.pipeline<2>
-// CHECK: flamia.wg.mma %[[QD]][%[[C0]]], %[[KS]][%[[CST]]] : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
-// CHECK: flamia.wg.mma %[[GOD]][%[[C0]]], %[[VS]][%[[CST]]] : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
-// CHECK: flamia.wg.mma %{{.*}}, %[[KS]][%[[CST]]] acc(%{{.*}} : !flamia.frag<64x128xf32>) {b_transposed}
+// CHECK: flamia.wg.mma %[[QD]][%[[C0]]], %[[KS]][%[[CST]]] {async} : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
+// CHECK: flamia.wg.mma %[[GOD]][%[[C0]]], %[[VS]][%[[CST]]] {async} : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
+// CHECK: flamia.wg.mma %{{.*}}, %[[KS]][%[[CST]]] acc(%{{.*}} : !flamia.frag<64x128xf32>) {async, b_transposed}
 // CHECK: flamia.pipeline.release %[[KVP]][%[[CST]]] : !flamia.pipeline<2>
 // CHECK: %[[HELD:.*]] = arith.cmpi sgt
 // CHECK-NEXT: scf.if %[[HELD]] {

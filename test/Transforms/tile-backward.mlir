@@ -1,4 +1,5 @@
 // RUN: flamia-opt %s --flamia-tile=target=sm_90a | FileCheck %s
+// RUN: flamia-opt %s '--flamia-tile=target=sm_90a backward-ping-pong=true' | FileCheck %s --check-prefix=PP
 // RUN: sed 's/sm_90a/sm_100a/g' %s | not flamia-opt --flamia-tile -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM100
 // The backward's persistent kernels as flamia-varlen-schedule{target=sm_90a}
 // writes them (a training step, GQA 4 query / 2 kv heads, D = 64), expanded
@@ -52,12 +53,15 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK: flamia.role "consumer" warpgroups[1, 3) registers 240 {
 // K rows past the document end are zeroed before any MMA reads K.
 // CHECK: flamia.smem.zero_rows %[[KS]][%[[ST:.*]]] from
-// CHECK: %[[S:.*]] = flamia.wg.mma %{{.*}}, %[[KS]][%[[ST]]] : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x128xf32>
-// CHECK: %[[DP:.*]] = flamia.wg.mma %{{.*}}, %[[VS]][%[[ST]]] : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x128xf32>
-// CHECK: flamia.frag.mask %[[S]] query %{{.*}} key %{{.*}} limit %{{.*}} {causal} : !flamia.frag<64x128xf32>
-// CHECK: %p, %[[DS:.*]] = flamia.softmax.grad %{{.*}}, %[[DP]] lse %arg8 delta %arg9 head %q_head queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg16 scale %arg14 : !flamia.frag<64x128xf32>, !flamia.global<4x?xf32>
+// S and dP issue as one asynchronous pair, waited for once.
+// CHECK: %[[SA:.*]] = flamia.wg.mma %{{.*}}, %[[KS]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x128xf32>
+// CHECK-NEXT: %[[DPA:.*]] = flamia.wg.mma %{{.*}}, %[[VS]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x128xf32>
+// CHECK-NEXT: %[[SDP:.*]]:2 = flamia.wg.wait %[[SA]], %[[DPA]] pending 0
+// CHECK: flamia.frag.mask %[[SDP]]#0 query %{{.*}} key %{{.*}} limit %{{.*}} {causal} : !flamia.frag<64x128xf32>
+// CHECK: %p, %[[DS:.*]] = flamia.softmax.grad %{{.*}}, %[[SDP]]#1 lse %arg8 delta %arg9 head %q_head queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg16 scale %arg14 : !flamia.frag<64x128xf32>, !flamia.global<4x?xf32>
 // CHECK: %[[DSQ:.*]] = flamia.frag.block_quantize %[[DS]] quantized %{{.*}} : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
-// CHECK-NEXT: flamia.wg.mma %[[DSQ]], %[[KS]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x64xf32>
+// CHECK-NEXT: %[[DQA:.*]] = flamia.wg.mma %[[DSQ]], %[[KS]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {async, b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x64xf32>
+// CHECK-NEXT: flamia.wg.wait %[[DQA]] pending 0
 // CHECK: flamia.grad.store %{{.*}} times %arg15 to %arg10 rows(%q_start, %{{.*}}, %q_rows) head %q_head : !flamia.frag<64x64xf32>, !flamia.global<?x4x64xbf16>
 
 // dK/dV: K and V (both forms) once per item, three 64-row ring slots per
@@ -75,17 +79,52 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK: flamia.role "consumer" warpgroups[1, 3) registers 240 {
 // CHECK: flamia.smem.zero_rows %[[GO]][%[[ST:.*]]] from
 // CHECK: flamia.smem.zero_rows %[[QB]][%[[ST]]] from
-// CHECK: %[[ST_:.*]] = flamia.wg.mma %{{.*}}, %[[QA]][%[[ST]]] : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
-// CHECK: %[[DPT:.*]] = flamia.wg.mma %{{.*}}, %[[GO]][%[[ST]]] : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
-// CHECK: flamia.frag.mask %[[ST_]] query %{{.*}} key %{{.*}} limit %{{.*}} {causal, transposed} : !flamia.frag<64x64xf32>
-// CHECK: %[[P:.*]], %[[DS:.*]] = flamia.softmax.grad %{{.*}}, %[[DPT]] lse %arg9 delta %arg10 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 scale %arg16 {transposed}
+// CHECK: %[[STA:.*]] = flamia.wg.mma %{{.*}}, %[[QA]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
+// CHECK-NEXT: %[[DPTA:.*]] = flamia.wg.mma %{{.*}}, %[[GO]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
+// CHECK-NEXT: %[[SDPT:.*]]:2 = flamia.wg.wait %[[STA]], %[[DPTA]] pending 0
+// CHECK: flamia.frag.mask %[[SDPT]]#0 query %{{.*}} key %{{.*}} limit %{{.*}} {causal, transposed} : !flamia.frag<64x64xf32>
+// CHECK: %[[P:.*]], %[[DS:.*]] = flamia.softmax.grad %{{.*}}, %[[SDPT]]#1 lse %arg9 delta %arg10 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 scale %arg16 {transposed}
 // CHECK: %[[PQ:.*]] = flamia.frag.quantize %[[P]] quantized %[[QUANT:.*]] {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
-// CHECK-NEXT: flamia.wg.mma %[[PQ]], %[[GO]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {b_transposed}
+// dS is rounded while dV += P^T dO runs; dK's MMA follows, one wait for both.
+// CHECK-NEXT: %[[DVA:.*]] = flamia.wg.mma %[[PQ]], %[[GO]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {async, b_transposed}
 // CHECK-NEXT: %[[DSQ:.*]] = flamia.frag.block_quantize %[[DS]] quantized %[[QUANT]] : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
-// CHECK-NEXT: flamia.wg.mma %[[DSQ]], %[[QB]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {b_transposed}
+// CHECK-NEXT: %[[DKA:.*]] = flamia.wg.mma %[[DSQ]], %[[QB]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {async, b_transposed}
+// CHECK-NEXT: flamia.wg.wait %[[DVA]], %[[DKA]] pending 0
 // dK times the softmax scale, dV times 2^-8 (P carried the fixed scale).
 // CHECK: flamia.grad.store %{{.*}} times %arg17 to %arg11 rows(%q_start, %{{.*}}, %q_rows) head %kv_head
 // CHECK: %[[INV:.*]] = arith.constant 3.906250e-03 : f32
 // CHECK-NEXT: flamia.grad.store %{{.*}} times %[[INV]] to %arg12 rows(%q_start, %{{.*}}, %q_rows) head %kv_head
 
 // SM100: error: 'flamia.attention_dq_tile' op flamia-tile: no sm_100a backward kernels implement recipe mxfp8 yet (they exist for sm_90a); the forward kernels do
+
+// backward-ping-pong: warpgroup 1 gives the first turn away before the
+// work loop; each pair of MMAs is issued inside a turn and waited for after
+// it (both roundings of dK/dV before the turn).
+// PP-LABEL: flamia.kernel @train_attention_dq(
+// PP: flamia.role "consumer"
+// PP: %[[WG:.*]] = flamia.warpgroup_id
+// PP: %[[LAST:.*]] = arith.cmpi eq, %[[WG]], %{{.*}} : i32
+// PP-NEXT: scf.if %[[LAST]] {
+// PP-NEXT: flamia.turn give among 2
+// PP: flamia.turn take among 2
+// PP-NEXT: %[[S:.*]] = flamia.wg.mma {{.*}} {async}
+// PP-NEXT: %[[DP:.*]] = flamia.wg.mma {{.*}} {async}
+// PP-NEXT: flamia.turn give among 2
+// PP-NEXT: flamia.wg.wait %[[S]], %[[DP]] pending 0
+// PP: flamia.turn take among 2
+// PP-NEXT: %[[DQ:.*]] = flamia.wg.mma {{.*}} {async, b_transposed}
+// PP-NEXT: flamia.turn give among 2
+// PP-NEXT: flamia.wg.wait %[[DQ]] pending 0
+// PP-LABEL: flamia.kernel @train_attention_dkdv(
+// PP: flamia.turn give among 2
+// PP: flamia.turn take among 2
+// PP-NEXT: flamia.wg.mma {{.*}} {async}
+// PP-NEXT: flamia.wg.mma {{.*}} {async}
+// PP-NEXT: flamia.turn give among 2
+// PP: flamia.frag.quantize
+// PP-NEXT: flamia.frag.block_quantize
+// PP-NEXT: flamia.turn take among 2
+// PP-NEXT: %[[DV:.*]] = flamia.wg.mma {{.*}} {async, b_transposed}
+// PP-NEXT: %[[DK:.*]] = flamia.wg.mma {{.*}} {async, b_transposed}
+// PP-NEXT: flamia.turn give among 2
+// PP-NEXT: flamia.wg.wait %[[DV]], %[[DK]] pending 0

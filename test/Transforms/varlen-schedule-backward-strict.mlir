@@ -65,7 +65,7 @@ func.func @train(%arg0: tensor<?x4x64xbf16>, %arg1: tensor<?x2x64xbf16>, %arg2: 
 // TILE: flamia.pipeline.expect %{{.*}} bytes 49152
 // TILE: flamia.tma.load %arg4[{{.*}}] -> %[[KS2:[0-9]+]]
 // TILE: flamia.smem.zero_rows %[[KS2]]
-// TILE: flamia.wg.mma %{{.*}}, %[[KS2]][{{.*}}] acc({{.*}}) {b_transposed}
+// TILE: flamia.wg.mma %{{.*}}, %[[KS2]][{{.*}}] acc({{.*}}) {async, b_transposed}
 // TILE-LABEL: flamia.kernel @train_attention_dkdv(
 // TILE-SAME: stages = 3
 // TILE: %[[RA:[0-9]+]] = flamia.pipeline.create consumers 256 : !flamia.pipeline<3>
@@ -75,7 +75,7 @@ func.func @train(%arg0: tensor<?x4x64xbf16>, %arg1: tensor<?x2x64xbf16>, %arg2: 
 // TILE: flamia.tma.load %arg5[{{.*}}] -> %[[GO2:[0-9]+]][{{.*}}] on %[[RB]]
 // TILE: flamia.pipeline.release %[[RA]]
 // TILE: flamia.smem.zero_rows %[[GO2]]
-// TILE: flamia.wg.mma %{{.*}}, %[[GO2]][{{.*}}] acc({{.*}}) {b_transposed}
+// TILE: flamia.wg.mma %{{.*}}, %[[GO2]][{{.*}}] acc({{.*}}) {async, b_transposed}
 
 // Two flamia.quantize ops of one argument into one layout are one copy:
 // an mxfp8 step whose dP, dS K and dV operands are such duplicates gets

@@ -182,6 +182,13 @@ def FlamiaTile : Pass<"flamia-tile", "::mlir::ModuleOp"> {
     Option<"pingPong", "ping-pong", "bool", /*default=*/"false",
            "Consumer warpgroups take turns issuing MMAs (flamia.turn). Off "
            "by default: measured slower on the H200 (docs/performance.md)">,
+    Option<"backwardPingPong", "backward-ping-pong", "bool",
+           /*default=*/"false",
+           "sm_90a backward (dQ and dK/dV): the two consumer warpgroups take "
+           "turns issuing each pair of MMAs (S and dP, dV and dK), so that "
+           "one's softmax gradient and quantization run while the other's "
+           "MMAs execute. Off by default: measured 5-14% slower on the H200 "
+           "(docs/performance.md, run 47)">,
     Option<"overlapSoftmax", "overlap-softmax", "bool", /*default=*/"true",
            "sm_90a, D = 128: issue the next S = Q K^T and the previous P V "
            "without waiting and run the softmax while they execute "
