@@ -187,7 +187,7 @@ def FlamiaTile : Pass<"flamia-tile", "::mlir::ModuleOp"> {
            "sm_90a backward (dQ and dK/dV): the two consumer warpgroups take "
            "turns issuing each pair of MMAs (S and dP, dV and dK), so that "
            "one's softmax gradient and quantization run while the other's "
-           "MMAs execute. Off by default: measured 5-14% slower on the H200 "
+           "MMAs execute. Off by default: measured slower on the H200 "
            "(docs/performance.md, run 47)">,
     Option<"overlapSoftmax", "overlap-softmax", "bool", /*default=*/"true",
            "sm_90a, D = 128: issue the next S = Q K^T and the previous P V "
