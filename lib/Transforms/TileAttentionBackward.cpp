@@ -36,7 +36,6 @@
 #include "mlir/IR/Builders.h"
 
 #include <cmath>
-#include <tuple>
 
 using namespace mlir;
 using namespace flamia;
@@ -116,16 +115,22 @@ struct Turns {
   }
 };
 
-/// Issues `first` and `second` (async wg.mma builders) as one turn and
-/// returns both results complete.
-std::pair<Value, Value> mmaPair(OpBuilder &b, Location loc, const Turns &turns,
-                                function_ref<Value()> first,
-                                function_ref<Value()> second) {
+/// An asynchronous flamia.wg.mma: its result is for flamia.wg.wait only.
+Value asyncMma(OpBuilder &b, Location loc, Type type, Value a, Value aStage,
+               Value bTile, Value bStage, Value acc, bool bTransposed) {
+  return WarpgroupMmaOp::create(b, loc, type, a, aStage, bTile, bStage, acc,
+                                bTransposed, /*async=*/true)
+      .getResult();
+}
+
+/// Issues a group of asynchronous MMAs (`issue` returns them, in order) in
+/// one turn, then waits for all of them and returns them complete.
+SmallVector<Value> mmaGroup(OpBuilder &b, Location loc, const Turns &turns,
+                            function_ref<SmallVector<Value>()> issue) {
   turns.take(b, loc);
-  Value x = first(), y = second();
+  SmallVector<Value> pending = issue();
   turns.give(b, loc);
-  auto wait = WarpgroupWaitOp::create(b, loc, ValueRange{x, y}, 0);
-  return {wait.getResult(0), wait.getResult(1)};
+  return WarpgroupWaitOp::create(b, loc, pending, 0).getResults();
 }
 
 } // namespace
@@ -392,20 +397,14 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
         Value isSafe = isSafeTile(fib, kt, item, safeBlock, bn);
         Value qTile = pick(fb, loc, isSafe, qs, qd);
         Value goTile = pick(fb, loc, isSafe, gos, god);
-        auto [s, dp] = mmaPair(
-            fb, loc, turns,
-            [&] {
-              return WarpgroupMmaOp::create(fb, loc, sType, qTile, qst, ks, st,
-                                            Value(), /*b_transposed=*/false,
-                                            /*async=*/true)
-                  .getResult();
-            },
-            [&] {
-              return WarpgroupMmaOp::create(fb, loc, sType, goTile, qst, vs, st,
-                                            Value(), /*b_transposed=*/false,
-                                            /*async=*/true)
-                  .getResult();
+        SmallVector<Value> sdp =
+            mmaGroup(fb, loc, turns, [&]() -> SmallVector<Value> {
+              return {asyncMma(fb, loc, sType, qTile, qst, ks, st, Value(),
+                               /*bTransposed=*/false),
+                      asyncMma(fb, loc, sType, goTile, qst, vs, st, Value(),
+                               /*bTransposed=*/false)};
             });
+        Value s = sdp[0], dp = sdp[1];
         storeDebugScores(fb, loc, debugScores, kt, s, item, rowBase, qHeads);
         Value masked = maskIf(fb, loc,
                               needsMask(fib, kt, keyBase, item, causal, bn), s,
@@ -417,14 +416,10 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
             UnitAttr());
         Value dsq = FragBlockQuantizeOp::create(fb, loc, dsType, grad.getDs(),
                                                 notOf(fb, loc, isSafe));
-        turns.take(fb, loc);
-        Value acc2 = WarpgroupMmaOp::create(fb, loc, accType, dsq, Value(), dsK,
-                                            st, acc, /*b_transposed=*/true,
-                                            /*async=*/true)
-                         .getResult();
-        turns.give(fb, loc);
-        acc2 =
-            WarpgroupWaitOp::create(fb, loc, ValueRange{acc2}, 0).getResult(0);
+        Value acc2 = mmaGroup(fb, loc, turns, [&]() -> SmallVector<Value> {
+          return {asyncMma(fb, loc, accType, dsq, Value(), dsK, st, acc,
+                           /*bTransposed=*/true)};
+        })[0];
         PipelineReleaseOp::create(fb, loc, kvp, st);
         SmallVector<Value> next{fib.add(kv, fib.c(1)), acc2};
         if (switchForms)
@@ -683,20 +678,14 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
         Value isSafe = isSafePair(fib, item, qt);
         Value kTile = pick(fb, loc, isSafe, kS, kd);
         Value vTile = pick(fb, loc, isSafe, vS, vd);
-        auto [sT, dpT] = mmaPair(
-            fb, loc, turns,
-            [&] {
-              return WarpgroupMmaOp::create(fb, loc, sType, kTile, kst, qa, st,
-                                            Value(), /*b_transposed=*/false,
-                                            /*async=*/true)
-                  .getResult();
-            },
-            [&] {
-              return WarpgroupMmaOp::create(fb, loc, sType, vTile, kst, go, st,
-                                            Value(), /*b_transposed=*/false,
-                                            /*async=*/true)
-                  .getResult();
+        SmallVector<Value> sdpT =
+            mmaGroup(fb, loc, turns, [&]() -> SmallVector<Value> {
+              return {asyncMma(fb, loc, sType, kTile, kst, qa, st, Value(),
+                               /*bTransposed=*/false),
+                      asyncMma(fb, loc, sType, vTile, kst, go, st, Value(),
+                               /*bTransposed=*/false)};
             });
+        Value sT = sdpT[0], dpT = sdpT[1];
         // Masking: the query tile reaches past the document end, or
         // (causal) it meets the key tile's diagonal.
         Value pastEnd = fib.cmp(arith::CmpIPredicate::sgt,
@@ -726,37 +715,35 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
         Value quantized = notOf(fb, loc, isSafe);
         Value pq = FragQuantizeOp::create(fb, loc, opType, grad.getP(),
                                           quantized, pPrecision);
-        auto dvMma = [&](Value pOperand) {
-          return WarpgroupMmaOp::create(fb, loc, accType, pOperand, Value(),
-                                        dvGradO, stB, dvAcc,
-                                        /*b_transposed=*/true, /*async=*/true)
+        auto dvMma = [&] {
+          return asyncMma(fb, loc, accType, pq, Value(), dvGradO, stB, dvAcc,
+                          /*bTransposed=*/true);
+        };
+        auto roundDs = [&] {
+          return FragBlockQuantizeOp::create(fb, loc, opType, grad.getDs(),
+                                             quantized)
               .getResult();
         };
-        auto dkMma = [&](Value dsOperand) {
-          return WarpgroupMmaOp::create(fb, loc, accType, dsOperand, Value(),
-                                        qb, stB, dkAcc, /*b_transposed=*/true,
-                                        /*async=*/true)
-              .getResult();
+        auto dkMma = [&](Value dsq) {
+          return asyncMma(fb, loc, accType, dsq, Value(), qb, stB, dkAcc,
+                          /*bTransposed=*/true);
         };
-        Value dv2, dk2;
+        SmallVector<Value> dvdk;
         if (pingPong) {
           // Both operands rounded before the turn: the MMAs issue together.
-          Value dsq = FragBlockQuantizeOp::create(fb, loc, opType, grad.getDs(),
-                                                  quantized);
-          std::tie(dv2, dk2) = mmaPair(
-              fb, loc, turns, [&] { return dvMma(pq); },
-              [&] { return dkMma(dsq); });
+          Value dsq = roundDs();
+          dvdk = mmaGroup(fb, loc, turns, [&]() -> SmallVector<Value> {
+            return {dvMma(), dkMma(dsq)};
+          });
         } else {
           // dS is rounded while dV += P^T dO runs.
-          Value dvPending = dvMma(pq);
-          Value dsq = FragBlockQuantizeOp::create(fb, loc, opType, grad.getDs(),
-                                                  quantized);
-          Value dkPending = dkMma(dsq);
-          auto wait = WarpgroupWaitOp::create(
-              fb, loc, ValueRange{dvPending, dkPending}, 0);
-          dv2 = wait.getResult(0);
-          dk2 = wait.getResult(1);
+          Value dvPending = dvMma();
+          Value dkPending = dkMma(roundDs());
+          dvdk = WarpgroupWaitOp::create(fb, loc,
+                                         ValueRange{dvPending, dkPending}, 0)
+                     .getResults();
         }
+        Value dv2 = dvdk[0], dk2 = dvdk[1];
         PipelineReleaseOp::create(fb, loc, secondGradO ? qringB : qring, stB);
         scf::YieldOp::create(fb, loc,
                              ValueRange{fib.add(qi, fib.c(1)), dk2, dv2});
