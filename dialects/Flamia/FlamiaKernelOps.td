@@ -793,8 +793,8 @@ def Flamia_RowDotOp : Flamia_Op<"row_dot", [Flamia_WarpgroupWide]> {
     `head`: `out[head, t] = fl32(sum_d a[t, head, d] * b[t, head, d])`,
     the exact f64 products of the bf16 inputs summed as TwoSum pairs and
     rounded once to f32 through round-to-odd: fl32 of the exact sum
-    unless the terms span more than about 2^80. `a`, `b` are bf16 `[T, H, D]`, `out` f32 `[H, T]`. The CTA's
-    threads share the rows; the summation order is fixed. `heads` is `H`
+    unless the terms span more than about 2^80. `a`, `b` are bf16
+    `[T, H, D]`, `out` f32 `[H, T]`. The CTA's threads share the rows; the summation order is fixed. `heads` is `H`
     when it is a runtime value (`a` of type `?x?xD`), absent when static.
   }];
   let arguments = (ins Arg<Flamia_GlobalType, "", [MemRead]>:$a,
