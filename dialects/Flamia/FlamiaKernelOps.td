@@ -533,6 +533,12 @@ def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegmen
     K-blocks the 4 key blocks (operand B of O = P V). The CTA of the last
     block also fills the tile positions past the last block with scale 1.
     A tile holds at most 128 channels: tiles need `D <= 128`.
+    `transposed_tiles` (with `token_block_tiles`) writes the same scales a
+    second time in the other orientation (channels where
+    `token_block_tile_rows` says tokens, and the reverse): the backward on
+    sm_100a reads K, V, dO and Q's token blocks both as K-major operands
+    (rows are tokens: S = Q K^T, dP = dO V^T) and as MN-major ones (rows
+    are channels: dQ = dS K, dV = P^T dO, dK = dS^T Q).
 
     A copy's payload may be left out, its scales and dequantized copy
     kept: `per_token_scales(...)` and `token_block_scales(...)` instead of
@@ -557,6 +563,7 @@ def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegmen
                        Optional<Flamia_GlobalType>:$token_block_dequant,
                        Optional<Flamia_GlobalType>:$per_token_tiles,
                        Optional<Flamia_GlobalType>:$token_block_tiles,
+                       Optional<Flamia_GlobalType>:$token_block_transposed_tiles,
                        OptionalAttr<StrAttr>:$token_block_tile_rows);
   let assemblyFormat = [{
     $source `rows` `(` $start `,` $length `)` `block` $block `head` $head
@@ -566,6 +573,7 @@ def Flamia_QuantizeBlockOp : Flamia_Op<"quantize_block", [AttrSizedOperandSegmen
                             $token_block_scales, $token_block_dequant)
     (`per_token_tiles` `(` $per_token_tiles^ `)`)?
     (`token_block_tiles` `(` $token_block_tiles^ `)`)?
+    (`transposed_tiles` `(` $token_block_transposed_tiles^ `)`)?
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
@@ -764,22 +772,28 @@ def Flamia_FragBlockQuantizeOp : Flamia_Op<"frag.block_quantize", [Pure,
   let hasVerifier = 1;
 }
 
-def Flamia_GradStoreOp : Flamia_Op<"grad.store", [Flamia_WarpgroupWide]> {
+def Flamia_GradStoreOp : Flamia_Op<"grad.store", [Flamia_WarpgroupWide,
+    AttrSizedOperandSegments]> {
   let summary = "scale a gradient tile and write it";
   let description = [{
     Writes `acc * factor` (f32, rounded to the element type of `out`, bf16
     or f32) to rows `[row_start + row_base, +rows)` of head `head` of the
     `[T, H, D]` tensor `out`, only the rows below `valid_rows` (relative to
-    `row_start`). `acc` is f32 with `D` columns. `heads` is `H` when it is a
-    runtime value (`out` of type `?x?xD`), absent when it is static.
+    `row_start`). `acc` is f32 with `D` columns, or, with `columns`, holds
+    the columns `[columns, columns + N)` of the rows (N its columns, a
+    multiple of 8; two warpgroups of sm_100a each write half of a
+    tensor-memory accumulator). `heads` is `H` when it is a runtime value
+    (`out` of type `?x?xD`), absent when it is static.
   }];
   let arguments = (ins Flamia_FragmentType:$acc,
                        Arg<Flamia_GlobalType, "", [MemWrite]>:$out,
                        I32:$row_start, I32:$row_base, I32:$valid_rows,
-                       I32:$head, F32:$factor, Optional<I32>:$heads);
+                       I32:$head, F32:$factor, Optional<I32>:$heads,
+                       Optional<I32>:$columns);
   let assemblyFormat = [{
     $acc `times` $factor `to` $out `rows` `(` $row_start `,` $row_base `,`
-    $valid_rows `)` `head` $head (`heads` $heads^)? attr-dict `:`
+    $valid_rows `)` `head` $head (`heads` $heads^)?
+    (`columns` $columns^)? attr-dict `:`
     qualified(type($acc)) `,`
     qualified(type($out))
   }];

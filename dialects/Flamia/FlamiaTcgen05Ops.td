@@ -106,6 +106,44 @@ def Flamia_TmemFillOp : Flamia_Op<"tmem.fill", [Flamia_WarpgroupWide]> {
   let hasVerifier = 1;
 }
 
+def Flamia_FragMxQuantizeOp : Flamia_Op<"frag.mx_quantize", [
+    Flamia_WarpgroupWide]> {
+  let summary = "E4M3 codes of each row's 32-column blocks, scales to a tile";
+  let description = [{
+    `%codes = flamia.frag.mx_quantize %ds scales %sf[%stage] k_block %kb :
+    !flamia.frag<128x64xf32> -> !flamia.frag<128x64xf8E4M3FN>, ...`: the
+    backward's online dS quantization for a block-scaled MMA (sm_100a).
+    Columns `[32 b, 32 b + 32)` of each row form block b, quantized by the
+    contract's scale rule (docs/design.md, "Scale rule", as
+    flamia.frag.block_quantize): E8M0 scale 2^e with e the smallest
+    integer such that amax / 2^e <= 448, limited to [-127, 127] (-127 for
+    an all-zero block), elements x / 2^e rounded to nearest even E4M3 and
+    saturated; a block holding a NaN or an infinity gets the NaN scale
+    0xFF and NaN codes. The result holds the codes, four per 32-bit word
+    (the layout flamia.tmem.store writes for an A operand in tensor
+    memory).
+
+    Each block's scale byte goes into stage `stage` of the 512-byte
+    scale-factor tile `scales` (the 128x4 layout flamia.umma.scales copies
+    to tensor memory: include/flamia/Target/ScaleFactorLayout.h) at the
+    block's row and K-block `k_block + b`; the stores are fenced against
+    the async proxy, so a later tcgen05.cp of the tile, ordered after the
+    writing threads by an mbarrier, reads them. The fragment is 128 rows
+    with one row per thread (every block's amax is a thread's own), its
+    columns a multiple of 32, and `k_block + columns / 32` at most 4.
+  }];
+  let arguments = (ins Flamia_FragmentType:$values,
+                       Arg<Flamia_SmemType, "", [MemWrite]>:$scales,
+                       I32:$stage, I32:$k_block);
+  let results = (outs Flamia_FragmentType:$codes);
+  let assemblyFormat = [{
+    $values `scales` $scales `[` $stage `]` `k_block` $k_block attr-dict `:`
+    qualified(type($values)) `,` qualified(type($scales)) `->`
+    qualified(type($codes))
+  }];
+  let hasVerifier = 1;
+}
+
 def Flamia_UmmaScalesOp : Flamia_Op<"umma.scales"> {
   let summary = "copy a block-scale tile from shared to tensor memory";
   let description = [{
@@ -145,6 +183,14 @@ def Flamia_UmmaOp : Flamia_Op<"umma", [AttrSizedOperandSegments]> {
     D and A's columns count from it. Asynchronous: flamia.umma.commit tracks
     completion.
 
+    `b_k_block` (optional, block-scaled only) is the K-block of B's scale
+    factors the MMA's first K step reads: step j reads byte `b_k_block + j`
+    of B's cells instead of byte j. A scale-factor tile holds 4 K-blocks
+    (128 elements along K); an MMA whose K covers part of them (the
+    backward's 64-query tiles, whose scales along the queries sit in the
+    128-token tile that holds them) starts at the part's first block.
+    `b_k_block + K / 32` is at most 4.
+
     `k_valid` (optional, at least 1) is how many of the K elements hold
     data. A K step (32 elements for f8E4M3FN, 16 for bf16) that starts at
     or past it reads B's rows and scale factors of the last step that
@@ -171,11 +217,11 @@ def Flamia_UmmaOp : Flamia_Op<"umma", [AttrSizedOperandSegments]> {
                        Flamia_SmemType:$b, I32:$b_stage,
                        UnitAttr:$b_transposed, I1:$accumulate,
                        Optional<I32>:$scale_a, Optional<I32>:$scale_b,
-                       Optional<I32>:$k_valid);
+                       Optional<I32>:$b_k_block, Optional<I32>:$k_valid);
   let assemblyFormat = [{
     $tmem `[` $d_column `]` (`a` $a^ `[` $a_stage `]`)? `b` $b `[` $b_stage `]`
     `accumulate` $accumulate (`scales` `(` $scale_a^ `,` $scale_b `)`)?
-    (`k_valid` $k_valid^)?
+    (`b_k_block` $b_k_block^)? (`k_valid` $k_valid^)?
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;

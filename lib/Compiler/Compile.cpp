@@ -325,10 +325,14 @@ bool deriveWorkspaceContents(
       record(qb.getPerTokenTiles(), HeldPart::ScaleTiles, HeldLayout::PerToken,
              qb.getPerTokenScales());
       auto rows = qb.getTokenBlockTileRows();
+      bool channels = rows && *rows == "channels";
       record(qb.getTokenBlockTiles(), HeldPart::ScaleTiles,
              HeldLayout::TokenBlock, qb.getTokenBlockScales(),
-             rows && *rows == "channels" ? runtime::TileRows::Channels
-                                         : runtime::TileRows::Tokens);
+             channels ? runtime::TileRows::Channels : runtime::TileRows::Tokens);
+      // The same scales in the other orientation (the sm_100a backward).
+      record(qb.getTokenBlockTransposedTiles(), HeldPart::ScaleTiles,
+             HeldLayout::TokenBlock, qb.getTokenBlockScales(),
+             channels ? runtime::TileRows::Tokens : runtime::TileRows::Channels);
     });
     // D = rowsum(dO O), per query (the gradient quantizer's row_dot).
     kernel.walk([&](RowDotOp rd) {

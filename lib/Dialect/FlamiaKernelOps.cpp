@@ -662,6 +662,10 @@ LogicalResult QuantizeBlockOp::verify() {
   if (getTokenBlockTiles() && !getTokenBlockScales())
     return emitOpError() << "token-block scale tiles need the token-block "
                             "quantization";
+  if (getTokenBlockTransposedTiles() && !getTokenBlockTiles())
+    return emitOpError() << "transposed scale tiles are the token-block "
+                            "tiles' second orientation: they need "
+                            "token_block_tiles";
   if (getTokenBlockTiles() != Value() && !getTokenBlockTileRows())
     return emitOpError() << "token-block scale tiles need "
                             "token_block_tile_rows = \"tokens\" or "
@@ -683,7 +687,8 @@ LogicalResult QuantizeBlockOp::verify() {
                          << d;
   // NVFP4 (kind::mxf4nvf4, scale_vec::4X): one scale per 16 channels, so a
   // slot holds a tile per 64 channels (the same 128x4 layout).
-  for (Value tiles : {getPerTokenTiles(), getTokenBlockTiles()}) {
+  for (Value tiles : {getPerTokenTiles(), getTokenBlockTiles(),
+                      getTokenBlockTransposedTiles()}) {
     if (!tiles)
       continue;
     const int64_t bytes =
@@ -856,10 +861,25 @@ LogicalResult GradStoreOp::verify() {
                          << out;
   if (failed(verifyHeadsOperand(*this, out, getHeads(), "the gradient")))
     return failure();
-  if (out.getShape()[2] != acc.getCols())
-    return emitOpError() << "the accumulator has " << acc.getCols()
-                         << " columns but the gradient's head dim is "
-                         << out.getShape()[2];
+  int64_t d = out.getShape()[2];
+  if (!getColumns()) {
+    if (d != acc.getCols())
+      return emitOpError() << "the accumulator has " << acc.getCols()
+                           << " columns but the gradient's head dim is " << d;
+    return success();
+  }
+  if (acc.getCols() % 8 != 0 || acc.getCols() > d)
+    return emitOpError() << "a part of the rows is a multiple of 8 columns, "
+                            "at most the head dim "
+                         << d << ", got " << acc.getCols();
+  APInt first;
+  if (matchPattern(getColumns(), m_ConstantInt(&first)) &&
+      (first.getSExtValue() < 0 || first.getSExtValue() % 8 != 0 ||
+       first.getSExtValue() + acc.getCols() > d))
+    return emitOpError() << "columns [" << first.getSExtValue() << ", "
+                         << first.getSExtValue() + acc.getCols()
+                         << ") are not a part of the head dim " << d
+                         << " starting at a multiple of 8";
   return success();
 }
 

@@ -165,6 +165,37 @@ LogicalResult TmemFillOp::verify() {
   return checkColumns(*this, getBase(), getColumnAttr().getInt(), columns);
 }
 
+LogicalResult FragMxQuantizeOp::verify() {
+  FragmentType in = getValues().getType(), out = getCodes().getType();
+  if (!in.getElementType().isF32() || !isE4M3(out.getElementType()) ||
+      in.getShape() != out.getShape())
+    return emitOpError() << "quantizes an f32 fragment into f8E4M3FN codes of "
+                            "the same shape, got "
+                         << in << " -> " << out;
+  if (in.getRows() != 128)
+    return emitOpError() << "quantizes 128-row fragments (one row per thread "
+                            "of a warpgroup, the block amax a thread's own), "
+                            "got "
+                         << in;
+  if (in.getCols() % 32 != 0)
+    return emitOpError() << "blocks of 32 columns need a multiple of 32 "
+                            "columns, got "
+                         << in.getCols();
+  SmemType t = getScales().getType();
+  if (t.getTileBytes() != 512 || !t.getElementType().isInteger(8))
+    return emitOpError() << "writes one 512-byte i8 scale-factor tile per "
+                            "stage, got "
+                         << t;
+  int64_t blocks = in.getCols() / 32;
+  APInt kBlock;
+  if (matchPattern(getKBlock(), m_ConstantInt(&kBlock)) &&
+      (kBlock.getSExtValue() < 0 || kBlock.getSExtValue() + blocks > 4))
+    return emitOpError() << "k_block = " << kBlock.getSExtValue() << " with "
+                         << blocks << " block(s) per row writes K-blocks "
+                         << "outside the 4 of a scale-factor tile";
+  return verifyStage(*this, getStage(), t.getStages(), "the scale tile");
+}
+
 LogicalResult UmmaScalesOp::verify() {
   SmemType t = getSource().getType();
   if (t.getTileBytes() != 512 || !t.getElementType().isInteger(8))
@@ -235,6 +266,18 @@ LogicalResult UmmaOp::verify() {
   if (scaled && k > 128)
     return emitOpError() << "K = " << k
                          << " needs more than one 4-block scale-factor chunk";
+  if (getBKBlock() && !scaled)
+    return emitOpError() << "b_k_block selects block scale factors; bf16 "
+                            "operands have none";
+  APInt kBlock;
+  if (getBKBlock() && matchPattern(getBKBlock(), m_ConstantInt(&kBlock))) {
+    int64_t first = kBlock.getSExtValue();
+    if (first < 0 || first + k / 32 > 4)
+      return emitOpError() << "b_k_block = " << first << " with K = " << k
+                           << " reads scale-factor K-blocks [" << first << ", "
+                           << first + k / 32
+                           << "), outside the 4 of a scale-factor tile";
+  }
   APInt kValid;
   if (getKValid() && matchPattern(getKValid(), m_ConstantInt(&kValid)) &&
       kValid.getSExtValue() < 1)

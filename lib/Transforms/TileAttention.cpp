@@ -168,7 +168,7 @@ void storeDebugScores(OpBuilder &b, Location loc, Value scores, Value kt,
   OpBuilder tb = first.getThenBodyBuilder();
   Value one = arith::ConstantOp::create(tb, loc, tb.getF32FloatAttr(1.0f));
   GradStoreOp::create(tb, loc, s, scores, item.qStart, rowBase, item.qRows,
-                      item.qHead, one, qHeads);
+                      item.qHead, one, qHeads, /*columns=*/Value());
 }
 
 void workLoop(OpBuilder &rb, Location loc, Value queue, Value numItems,

@@ -438,7 +438,8 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
         PipelineReleaseOp::create(ab, loc, qp, qstItem);
       }
       GradStoreOp::create(ab, loc, forOp.getResult(1), dq, item.qStart, rowBase,
-                          item.qRows, item.qHead, softmaxScale, qHeads);
+                          item.qRows, item.qHead, softmaxScale, qHeads,
+                          /*columns=*/Value());
       SmallVector<Value> out{forOp.getResult(0)};
       if (switchForms)
         out.push_back(forOp.getResult(2));
@@ -751,11 +752,12 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
       PipelineReleaseOp::create(ab, loc, kp, kst);
       GradStoreOp::create(ab, loc, forOp.getResult(1), dk, item.qStart,
                           rowBase, item.qRows, item.kvHead, softmaxScale,
-                          kvHeads);
+                          kvHeads, /*columns=*/Value());
       Value inv = arith::ConstantOp::create(
           ab, loc, ab.getF32FloatAttr(std::ldexp(1.0f, -fixedScale)));
       GradStoreOp::create(ab, loc, forOp.getResult(2), dv, item.qStart,
-                          rowBase, item.qRows, item.kvHead, inv, kvHeads);
+                          rowBase, item.qRows, item.kvHead, inv, kvHeads,
+                          /*columns=*/Value());
       return {forOp.getResult(0)};
     });
     ReturnOp::create(rb, loc);

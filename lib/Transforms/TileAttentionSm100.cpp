@@ -330,7 +330,8 @@ void Sm100Program::buildMma(OpBuilder &b) {
         UmmaScalesOp::create(lb, loc, kSfs, st, sfK, 0);
         UmmaOp::create(lb, loc, sAddr, kSColumn, q8s, qst, IntegerAttr(),
                        TypeAttr(), k8s, st, /*b_transposed=*/false,
-                       lib.i1(false), sfQ, sfK, /*k_valid=*/Value());
+                       lib.i1(false), sfQ, sfK, /*b_k_block=*/Value(),
+                       /*k_valid=*/Value());
         return {lib.add(kvIt, lib.c(1)), safeIt, st};
       };
       SmallVector<Value> next;
@@ -343,7 +344,8 @@ void Sm100Program::buildMma(OpBuilder &b) {
                                              PipelineSide::consumer);
         UmmaOp::create(tb, loc, sAddr, kSColumn, q16s, qst, IntegerAttr(),
                        TypeAttr(), k16s, st, /*b_transposed=*/false,
-                       tib.i1(false), Value(), Value(), /*k_valid=*/Value());
+                       tib.i1(false), Value(), Value(), /*b_k_block=*/Value(),
+                       /*k_valid=*/Value());
         scf::YieldOp::create(tb, loc,
                              ValueRange{kvIt, tib.add(safeIt, tib.c(1)), st});
         OpBuilder eb2 = ifOp.getElseBodyBuilder();
@@ -417,7 +419,8 @@ void Sm100Program::buildMma(OpBuilder &b) {
         zeroPastEnd(lb, v8s, st, /*kStep=*/32);
         UmmaOp::create(lb, loc, tmem, kOColumn, Value(), Value(),
                        lb.getI64IntegerAttr(kPColumn), pType8, v8s, st,
-                       /*b_transposed=*/true, accumulate, sfP, sfV, keysInDoc);
+                       /*b_transposed=*/true, accumulate, sfP, sfV,
+                       /*b_k_block=*/Value(), keysInDoc);
         UmmaCommitOp::create(lb, loc, pp, pst, StageBarrier::empty);
         UmmaCommitOp::create(lb, loc, kvp, st, StageBarrier::empty);
       };
@@ -429,7 +432,7 @@ void Sm100Program::buildMma(OpBuilder &b) {
         UmmaOp::create(tb, loc, tmem, kOColumn, Value(), Value(),
                        tb.getI64IntegerAttr(kPColumn), pType16, v16s, st,
                        /*b_transposed=*/true, accumulate, Value(), Value(),
-                       keysInDoc);
+                       /*b_k_block=*/Value(), keysInDoc);
         UmmaCommitOp::create(tb, loc, pp, pst, StageBarrier::empty);
         UmmaCommitOp::create(tb, loc, safep, st, StageBarrier::empty);
         OpBuilder eb2 = ifOp.getElseBodyBuilder();

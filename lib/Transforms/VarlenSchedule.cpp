@@ -480,7 +480,8 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
                           hopper ? p("q_deq") : Value(), p("q_tb"),
                           p("q_tb_scales"),
                           hopper && plan.backward() ? p("q_tb_deq") : Value(),
-                          tiles ? p("q_sf") : Value(), Value(), StringAttr());
+                          tiles ? p("q_sf") : Value(), Value(), Value(),
+                          StringAttr());
   // K and V: 32x32.
   auto ifOp = scf::IfOp::create(b, loc, isKv, /*withElse=*/false);
   OpBuilder tb = ifOp.getThenBodyBuilder();
@@ -493,7 +494,7 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
         p("k_pt_scales"), hopper ? p("k_deq") : Value(),
         kTb ? p("k_tb") : Value(), kTb ? p("k_tb_scales") : Value(),
         kTb && hopper ? p("k_tb_deq") : Value(), tiles ? p("k_sf") : Value(),
-        Value(), StringAttr());
+        Value(), Value(), StringAttr());
   // (The backward of mxfp8-strict, nvfp4-mixed: V per token too, for
   // dP = dO V^T.)
   bool vPt = static_cast<bool>(plan.vPtType);
@@ -509,7 +510,7 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
         pt ? p("v_pt") : Value(), pt ? p("v_pt_scales") : Value(),
         pt && hopper ? p("v_pt_deq") : Value(), p(data), p(scales),
         hopper ? p(deq) : Value(), Value(), tiles ? p(sf) : Value(),
-        tiles ? tb.getStringAttr(rows) : StringAttr());
+        Value(), tiles ? tb.getStringAttr(rows) : StringAttr());
   }
   ReturnOp::create(b, loc);
   setPhase(qk, "forward");
@@ -613,7 +614,7 @@ KernelOp buildGradQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
       pt ? p("do_pt") : Value(), pt ? p("do_pt_scales") : Value(),
       pt && hopper ? p("do_deq") : Value(), p("do_tb"), p("do_tb_scales"),
       hopper ? p(pt ? "do_tb_deq" : "do_deq") : Value(), Value(), Value(),
-      StringAttr());
+      Value(), StringAttr());
   RowDotOp::create(b, loc, p("grad_o"), p("o"), p("delta"), start, length,
                    head, p("T"), p("Hq"));
   ReturnOp::create(b, loc);

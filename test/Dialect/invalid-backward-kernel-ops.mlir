@@ -50,6 +50,24 @@ func.func @f(%acc: !flamia.frag<64x128xf32>, %out: !flamia.global<?x2x64xf32>, %
 }
 
 // -----
+// A part of the rows: at most the head dim, a multiple of 8 columns.
+func.func @f(%acc: !flamia.frag<128x128xf32>, %out: !flamia.global<?x2x64xf32>, %i: i32, %c: f32) {
+  // expected-error @below {{'flamia.grad.store' op a part of the rows is a multiple of 8 columns, at most the head dim 64, got 128}}
+  flamia.grad.store %acc times %c to %out rows(%i, %i, %i) head %i columns %i
+      : !flamia.frag<128x128xf32>, !flamia.global<?x2x64xf32>
+  return
+}
+
+// -----
+func.func @f(%acc: !flamia.frag<128x64xf32>, %out: !flamia.global<?x2x128xf32>, %i: i32, %c: f32) {
+  %c96 = arith.constant 96 : i32
+  // expected-error @below {{'flamia.grad.store' op columns [96, 160) are not a part of the head dim 128 starting at a multiple of 8}}
+  flamia.grad.store %acc times %c to %out rows(%i, %i, %i) head %i columns %c96
+      : !flamia.frag<128x64xf32>, !flamia.global<?x2x128xf32>
+  return
+}
+
+// -----
 func.func @f(%acc: !flamia.frag<64x128xf32>, %out: !flamia.global<?x2x128xf16>, %i: i32, %c: f32) {
   // expected-error @below {{'flamia.grad.store' op the gradient must be a bf16 or f32 [T, H, D] tensor with static D, got '!flamia.global<?x2x128xf16>'}}
   flamia.grad.store %acc times %c to %out rows(%i, %i, %i) head %i

@@ -970,7 +970,7 @@ func.func @f(%x: !src, %i: i32, %pts: !sc, %deq: !src) {
 !pay = !flamia.global<?x4x128xf8E4M3FN>
 func.func @f(%x: !src, %i: i32, %tb: !pay) {
   // expected-error @below {{'flamia.quantize_block' op a token-block payload needs its scales}}
-  "flamia.quantize_block"(%x, %i, %i, %i, %i, %tb) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0>}>
+  "flamia.quantize_block"(%x, %i, %i, %i, %i, %tb) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0>}>
       : (!src, i32, i32, i32, i32, !pay) -> ()
   return
 }

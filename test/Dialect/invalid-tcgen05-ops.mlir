@@ -331,7 +331,7 @@ func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xbf16>, %b: !
 // Only the generic form can separate `a` from its stage.
 func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xbf16>, %b: !flamia.smem<1x128x128xbf16>) {
   // expected-error @below {{'flamia.umma' op a shared-memory A needs its stage}}
-  "flamia.umma"(%t, %a, %b, %i, %acc) <{d_column = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 1, 1, 1, 0, 0, 0>}>
+  "flamia.umma"(%t, %a, %b, %i, %acc) <{d_column = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 1, 1, 1, 0, 0, 0, 0>}>
       : (i32, !flamia.smem<1x128x128xbf16>, !flamia.smem<1x128x128xbf16>, i32, i1) -> ()
   return
 }
@@ -340,7 +340,7 @@ func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xbf16>, %b: !
 // Only the generic form can give a stage to A in tensor memory.
 func.func @f(%t: i32, %i: i32, %acc: i1, %b: !flamia.smem<1x128x128xbf16>) {
   // expected-error @below {{'flamia.umma' op A in tensor memory takes no stage}}
-  "flamia.umma"(%t, %i, %b, %i, %acc) <{a_column = 256 : i64, a_type = bf16, b_transposed, d_column = 0 : i64, operandSegmentSizes = array<i32: 1, 0, 1, 1, 1, 1, 0, 0, 0>}>
+  "flamia.umma"(%t, %i, %b, %i, %acc) <{a_column = 256 : i64, a_type = bf16, b_transposed, d_column = 0 : i64, operandSegmentSizes = array<i32: 1, 0, 1, 1, 1, 1, 0, 0, 0, 0>}>
       : (i32, i32, !flamia.smem<1x128x128xbf16>, i32, i1) -> ()
   return
 }
@@ -396,7 +396,7 @@ func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xf8E4M3FN>, %
 // Only the generic form can give one scale without the other.
 func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xf8E4M3FN>, %b: !flamia.smem<1x128x128xf8E4M3FN>) {
   // expected-error @below {{'flamia.umma' op block-scaled f8E4M3FN operands need scales(scale_a, scale_b)}}
-  "flamia.umma"(%t, %a, %i, %b, %i, %acc, %t) <{d_column = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>}>
+  "flamia.umma"(%t, %a, %i, %b, %i, %acc, %t) <{d_column = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0, 0>}>
       : (i32, !flamia.smem<1x128x128xf8E4M3FN>, i32, !flamia.smem<1x128x128xf8E4M3FN>, i32, i1, i32) -> ()
   return
 }
@@ -744,5 +744,99 @@ func.func @f(%t: i32, %st: i32, %acc: i1, %sfp: i32, %sfv: i32, %v8: !flamia.sme
   // expected-error @below {{'flamia.umma' op k_valid = 0 issues no K step (it must be at least 1)}}
   flamia.umma %t[256] b %v8[%st] accumulate %acc scales(%sfp, %sfv) k_valid %zero {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed}
       : (i32, !flamia.smem<2x128x128xf8E4M3FN>, i32, i1, i32, i32, i32) -> ()
+  return
+}
+
+// -----
+// A second orientation of the token-block tiles needs the first.
+!src = !flamia.global<?x2x128xbf16>
+!pay = !flamia.global<?x2x128xf8E4M3FN>
+!sc = !flamia.global<?x2x4xf8E8M0FNU>
+!tiles = !flamia.global<?x2x512xi8>
+func.func @f(%x: !src, %i: i32, %tb: !pay, %tbs: !sc, %t: !tiles) {
+  // expected-error @below {{'flamia.quantize_block' op transposed scale tiles are the token-block tiles' second orientation: they need token_block_tiles}}
+  flamia.quantize_block %x rows(%i, %i) block %i head %i token_block(%tb, %tbs) transposed_tiles(%t)
+      : (!src, i32, i32, i32, i32, !pay, !sc, !tiles) -> ()
+  return
+}
+
+// -----
+!src = !flamia.global<?x2x128xbf16>
+!pay = !flamia.global<?x2x128xf8E4M3FN>
+!sc = !flamia.global<?x2x4xf8E8M0FNU>
+!tiles = !flamia.global<?x2x512xi8>
+!bad = !flamia.global<?x4x512xi8>
+func.func @f(%x: !src, %i: i32, %tb: !pay, %tbs: !sc, %t: !tiles, %u: !bad) {
+  // expected-error @below {{'flamia.quantize_block' op scale tiles are [NB, H, 512] i8 with H = 2 (the source's heads), got '!flamia.global<?x4x512xi8>'}}
+  flamia.quantize_block %x rows(%i, %i) block %i head %i token_block(%tb, %tbs) token_block_tiles(%t) transposed_tiles(%u) {token_block_tile_rows = "tokens"}
+      : (!src, i32, i32, i32, i32, !pay, !sc, !tiles, !bad) -> ()
+  return
+}
+
+// -----
+func.func @f(%t: i32, %i: i32, %acc: i1, %b: !flamia.smem<1x64x128xbf16>) {
+  // expected-error @below {{'flamia.umma' op b_k_block selects block scale factors; bf16 operands have none}}
+  flamia.umma %t[128] b %b[%i] accumulate %acc b_k_block %i {a_column = 384 : i64, a_type = bf16, b_transposed}
+      : (i32, !flamia.smem<1x64x128xbf16>, i32, i1, i32) -> ()
+  return
+}
+
+// -----
+// K = 64 (two 32-blocks) from K-block 3 would read a fifth block.
+func.func @f(%t: i32, %i: i32, %acc: i1, %b: !flamia.smem<1x64x128xf8E4M3FN>) {
+  %c3 = arith.constant 3 : i32
+  // expected-error @below {{'flamia.umma' op b_k_block = 3 with K = 64 reads scale-factor K-blocks [3, 5), outside the 4 of a scale-factor tile}}
+  flamia.umma %t[128] b %b[%i] accumulate %acc scales(%t, %t) b_k_block %c3 {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed}
+      : (i32, !flamia.smem<1x64x128xf8E4M3FN>, i32, i1, i32, i32, i32) -> ()
+  return
+}
+
+// -----
+func.func @f(%x: !flamia.frag<128x64xf32>, %sf: !flamia.smem<1x8x64xi8>, %i: i32) {
+  // expected-error @below {{'flamia.frag.mx_quantize' op quantizes an f32 fragment into f8E4M3FN codes of the same shape, got '!flamia.frag<128x64xf32>' -> '!flamia.frag<128x64xbf16>'}}
+  %c = flamia.frag.mx_quantize %x scales %sf[%i] k_block %i
+      : !flamia.frag<128x64xf32>, !flamia.smem<1x8x64xi8> -> !flamia.frag<128x64xbf16>
+  return
+}
+
+// -----
+func.func @f(%x: !flamia.frag<64x64xf32>, %sf: !flamia.smem<1x8x64xi8>, %i: i32) {
+  // expected-error @below {{'flamia.frag.mx_quantize' op quantizes 128-row fragments (one row per thread of a warpgroup, the block amax a thread's own), got '!flamia.frag<64x64xf32>'}}
+  %c = flamia.frag.mx_quantize %x scales %sf[%i] k_block %i
+      : !flamia.frag<64x64xf32>, !flamia.smem<1x8x64xi8> -> !flamia.frag<64x64xf8E4M3FN>
+  return
+}
+
+// -----
+func.func @f(%x: !flamia.frag<128x48xf32>, %sf: !flamia.smem<1x8x64xi8>, %i: i32) {
+  // expected-error @below {{'flamia.frag.mx_quantize' op blocks of 32 columns need a multiple of 32 columns, got 48}}
+  %c = flamia.frag.mx_quantize %x scales %sf[%i] k_block %i
+      : !flamia.frag<128x48xf32>, !flamia.smem<1x8x64xi8> -> !flamia.frag<128x48xf8E4M3FN>
+  return
+}
+
+// -----
+func.func @f(%x: !flamia.frag<128x64xf32>, %sf: !flamia.smem<1x16x64xi8>, %i: i32) {
+  // expected-error @below {{'flamia.frag.mx_quantize' op writes one 512-byte i8 scale-factor tile per stage, got '!flamia.smem<1x16x64xi8>'}}
+  %c = flamia.frag.mx_quantize %x scales %sf[%i] k_block %i
+      : !flamia.frag<128x64xf32>, !flamia.smem<1x16x64xi8> -> !flamia.frag<128x64xf8E4M3FN>
+  return
+}
+
+// -----
+func.func @f(%x: !flamia.frag<128x64xf32>, %sf: !flamia.smem<1x8x64xi8>, %i: i32) {
+  %c3 = arith.constant 3 : i32
+  // expected-error @below {{'flamia.frag.mx_quantize' op k_block = 3 with 2 block(s) per row writes K-blocks outside the 4 of a scale-factor tile}}
+  %c = flamia.frag.mx_quantize %x scales %sf[%i] k_block %c3
+      : !flamia.frag<128x64xf32>, !flamia.smem<1x8x64xi8> -> !flamia.frag<128x64xf8E4M3FN>
+  return
+}
+
+// -----
+func.func @f(%x: !flamia.frag<128x64xf32>, %sf: !flamia.smem<2x8x64xi8>, %i: i32) {
+  %c2 = arith.constant 2 : i32
+  // expected-error @below {{'flamia.frag.mx_quantize' op stage 2 is out of range: the scale tile has 2 stage(s)}}
+  %c = flamia.frag.mx_quantize %x scales %sf[%c2] k_block %i
+      : !flamia.frag<128x64xf32>, !flamia.smem<2x8x64xi8> -> !flamia.frag<128x64xf8E4M3FN>
   return
 }

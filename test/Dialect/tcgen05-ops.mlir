@@ -198,3 +198,50 @@ func.func @umma_k_valid(%t: i32, %st: i32, %acc: i1, %keys: i32, %sfp: i32, %sfv
 }
 // CHECK-LABEL: func.func @umma_k_valid(
 // CHECK: flamia.umma %arg0[256] b %arg6[%arg1] accumulate %arg2 scales(%arg4, %arg5) k_valid %arg3 {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed}
+
+// -----
+// The backward's 64-query tiles: dV += P^T dO reads K-blocks 2 and 3 of dO's
+// scale tile (b_k_block), with and without k_valid.
+func.func @umma_b_k_block(%t: i32, %st: i32, %acc: i1, %keys: i32, %kb: i32, %sfp: i32, %sfd: i32,
+                          %do8: !flamia.smem<3x64x128xf8E4M3FN>) {
+  flamia.umma %t[128] b %do8[%st] accumulate %acc scales(%sfp, %sfd) b_k_block %kb {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed}
+      : (i32, !flamia.smem<3x64x128xf8E4M3FN>, i32, i1, i32, i32, i32) -> ()
+  flamia.umma %t[128] b %do8[%st] accumulate %acc scales(%sfp, %sfd) b_k_block %kb k_valid %keys {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed}
+      : (i32, !flamia.smem<3x64x128xf8E4M3FN>, i32, i1, i32, i32, i32, i32) -> ()
+  return
+}
+// CHECK-LABEL: func.func @umma_b_k_block(
+// CHECK-NEXT: flamia.umma %arg0[128] b %arg7[%arg1] accumulate %arg2 scales(%arg5, %arg6) b_k_block %arg4 {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed} : (i32, !flamia.smem<3x64x128xf8E4M3FN>, i32, i1, i32, i32, i32) -> (){{$}}
+// CHECK-NEXT: flamia.umma %arg0[128] b %arg7[%arg1] accumulate %arg2 scales(%arg5, %arg6) b_k_block %arg4 k_valid %arg3 {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed} : (i32, !flamia.smem<3x64x128xf8E4M3FN>, i32, i1, i32, i32, i32, i32) -> (){{$}}
+
+// -----
+// dS quantized online for a block-scaled MMA: E4M3 codes, the scales into a
+// scale-factor tile from K-block %kb on; then the codes into tensor memory.
+flamia.kernel @mx_quantize(%kb: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
+  %sf = flamia.smem.alloc : !flamia.smem<1x8x64xi8>
+  %tmem = flamia.tmem.alloc columns 512 by_warpgroup 0
+  flamia.role "grad" warpgroups [0, 1) registers 240 {
+    %c0 = arith.constant 0 : i32
+    %ds = flamia.frag.zero : !flamia.frag<128x64xf32>
+    %codes = flamia.frag.mx_quantize %ds scales %sf[%c0] k_block %kb
+        : !flamia.frag<128x64xf32>, !flamia.smem<1x8x64xi8> -> !flamia.frag<128x64xf8E4M3FN>
+    flamia.tmem.store %codes, %tmem[384] : !flamia.frag<128x64xf8E4M3FN>
+    flamia.tmem.dealloc %tmem columns 512
+    flamia.return
+  }
+  flamia.return
+}
+// CHECK-LABEL: flamia.kernel @mx_quantize(
+// CHECK: %[[CODES:.*]] = flamia.frag.mx_quantize %{{.*}} scales %{{.*}}[%{{.*}}] k_block %arg0 : !flamia.frag<128x64xf32>, !flamia.smem<1x8x64xi8> -> !flamia.frag<128x64xf8E4M3FN>
+// CHECK-NEXT: flamia.tmem.store %[[CODES]], %{{.*}}[384] : !flamia.frag<128x64xf8E4M3FN>
+
+// -----
+// A gradient written half by half (the two warpgroups of sm_100a's backward).
+func.func @grad_store_columns(%acc: !flamia.frag<128x64xf32>, %dq: !flamia.global<?x4x128xbf16>,
+                              %s: i32, %r: i32, %h: i32, %c: i32, %f: f32) {
+  flamia.grad.store %acc times %f to %dq rows(%s, %r, %r) head %h columns %c
+      : !flamia.frag<128x64xf32>, !flamia.global<?x4x128xbf16>
+  return
+}
+// CHECK-LABEL: func.func @grad_store_columns(
+// CHECK-NEXT: flamia.grad.store %arg0 times %arg6 to %arg1 rows(%arg2, %arg3, %arg3) head %arg4 columns %arg5 : !flamia.frag<128x64xf32>, !flamia.global<?x4x128xbf16>

@@ -107,8 +107,15 @@ std::string dtypeName(Type t) {
   return "u8"; // FP8/FP4 codes and scale bytes
 }
 
-/// The register count a role asks for, as setmaxnreg's action.
-constexpr int64_t kDefaultRegisters = 168;
+/// The registers every thread of a warp-specialized kernel starts with:
+/// the 64K registers of a multiprocessor shared out among `threads`, in
+/// granules of 8 (168 for the 384 threads of three warpgroups, 128 for
+/// four). A role's setmaxnreg increases from there or decreases to it.
+/// Smaller kernels (the one-warpgroup kernels of the lit tests) are held to
+/// the three-warpgroup count.
+int64_t launchRegisters(int64_t threads) {
+  return std::min<int64_t>(65536 / threads / 8 * 8, 168);
+}
 
 /// Roles become an if / else-if chain on the warpgroup index. The chain
 /// (rather than one `if` per role) keeps each role's code unreachable from
@@ -133,8 +140,9 @@ void lowerRoles(KernelOp kernel) {
     int64_t regs = role.getRegisters();
     NVVM::SetMaxRegisterOp::create(
         tb, loc, regs,
-        regs > kDefaultRegisters ? NVVM::SetMaxRegisterAction::increase
-                                 : NVVM::SetMaxRegisterAction::decrease);
+        regs > launchRegisters(kernel.getThreads())
+            ? NVVM::SetMaxRegisterAction::increase
+            : NVVM::SetMaxRegisterAction::decrease);
     Block *dest = ifOp.thenBlock();
     if (role.getSingleThread()) {
       Emitter te(tb, loc);
@@ -159,7 +167,7 @@ void lowerRoles(KernelOp kernel) {
         id.erase();
       } else if (isa<WarpgroupMmaOp, TurnOp>(op)) {
         op->setAttr(kRoleFirstAttr, b.getI64IntegerAttr(role.getFirstWarpgroup()));
-      } else if (isa<SmemZeroRowsOp>(op)) {
+      } else if (isa<SmemZeroRowsOp, TmemDeallocOp>(op)) {
         op->setAttr(kRoleFirstAttr, b.getI64IntegerAttr(role.getFirstWarpgroup()));
         // A single-thread role's one thread (thread 0 of its first
         // warpgroup) does all the work.
@@ -212,8 +220,18 @@ struct ConvertFlamiaToNVVMPass
     SmallVector<Type> argTypes;
     SmallVector<Attribute> paramInfos;
     for (BlockArgument arg : body.getArguments()) {
-      auto name = cast<DictionaryAttr>((*kernel.getArgAttrs())[arg.getArgNumber()])
-                      .getAs<StringAttr>("flamia.param");
+      // Every parameter is named for the manifest (flamia-varlen-schedule
+      // names them); a hand-written kernel may have forgotten.
+      StringAttr name;
+      if (ArrayAttr argAttrs = kernel.getArgAttrsAttr())
+        if (auto dict = dyn_cast_or_null<DictionaryAttr>(
+                argAttrs[arg.getArgNumber()]))
+          name = dict.getAs<StringAttr>("flamia.param");
+      if (!name)
+        return kernel.emitOpError()
+               << "parameter " << arg.getArgNumber()
+               << " has no {flamia.param = \"<name>\"}: the runtime "
+                  "manifest names every kernel parameter";
       SmallVector<NamedAttribute> info = {b.getNamedAttr("name", name)};
       if (auto g = dyn_cast<GlobalType>(arg.getType())) {
         info.push_back(b.getNamedAttr("dtype", b.getStringAttr(dtypeName(g.getElementType()))));

@@ -91,6 +91,27 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
   }
 };
 
+/// The E8M0 scale of every (row slot, 32-column block) of the fragment
+/// values `x`: the block's amax (NaN counted as +inf), combined across the
+/// threads that hold the row.
+std::map<std::pair<int64_t, int64_t>, MxScale>
+blockScalesOf(Emitter &e, const FragmentLayout &l, ArrayRef<Value> x) {
+  const int64_t block = 32;
+  Value inf = e.f32c(std::numeric_limits<float>::infinity());
+  std::map<std::pair<int64_t, int64_t>, Value> amax;
+  for (size_t i = 0; i < x.size(); ++i) {
+    auto key = std::make_pair(l.rowSlotOf(i), l.columnGroupOf(i, block));
+    Value a = LLVM::FAbsOp::create(e.b, e.loc, x[i]);
+    a = e.select(e.fcmp(LLVM::FCmpPredicate::uno, x[i], x[i]), inf, a);
+    auto it = amax.find(key);
+    amax[key] = it == amax.end() ? a : e.fmax(it->second, a);
+  }
+  std::map<std::pair<int64_t, int64_t>, MxScale> scales;
+  for (auto &[key, a] : amax)
+    scales.emplace(key, mxScaleOf(e, l.reduceRow(e, a, /*isMax=*/true)));
+  return scales;
+}
+
 /// dS in blocks of 32 columns per row: the block's amax (combined across the
 /// threads holding the row), its E8M0 scale, E4M3 elements, dequantized to
 /// bf16 pairs; bf16 rounding on the safe path.
@@ -110,19 +131,9 @@ struct FragBlockQuantizeLowering : FragmentPattern<FragBlockQuantizeOp> {
     {
       OpBuilder tb = ifOp.getThenBodyBuilder();
       Emitter te(tb, loc);
-      Value inf = te.f32c(std::numeric_limits<float>::infinity());
       // Block (row slot, column group) of every element, and its scale.
-      std::map<std::pair<int64_t, int64_t>, Value> amax;
-      for (size_t i = 0; i < x.size(); ++i) {
-        auto key = std::make_pair(l.rowSlotOf(i), l.columnGroupOf(i, block));
-        Value a = LLVM::FAbsOp::create(tb, loc, x[i]);
-        a = te.select(te.fcmp(LLVM::FCmpPredicate::uno, x[i], x[i]), inf, a);
-        auto it = amax.find(key);
-        amax[key] = it == amax.end() ? a : te.fmax(it->second, a);
-      }
-      std::map<std::pair<int64_t, int64_t>, MxScale> scales;
-      for (auto &[key, a] : amax)
-        scales.emplace(key, mxScaleOf(te, l.reduceRow(te, a, /*isMax=*/true)));
+      std::map<std::pair<int64_t, int64_t>, MxScale> scales =
+          blockScalesOf(te, l, x);
       SmallVector<Value> words;
       for (size_t i = 0; i + 1 < x.size(); i += 2) {
         const MxScale &sc =
@@ -145,6 +156,60 @@ struct FragBlockQuantizeLowering : FragmentPattern<FragBlockQuantizeOp> {
       scf::YieldOp::create(eb, loc, ee.pack(outType, words));
     }
     rewriter.replaceOp(op, ifOp.getResult(0));
+    return success();
+  }
+};
+
+/// dS in blocks of 32 columns per row as E4M3 codes for a block-scaled MMA
+/// (sm_100a): the scales as in flamia.frag.block_quantize, the codes packed
+/// four per word, a non-finite block's codes NaN (0x7F); each block's scale
+/// byte into the 128x4 scale-factor tile at (row, k_block + b), then the
+/// async proxy fenced against the generic stores (tcgen05.cp reads them).
+struct FragMxQuantizeLowering : FragmentPattern<FragMxQuantizeOp> {
+  using FragmentPattern::FragmentPattern;
+  LogicalResult
+  matchAndRewrite(FragMxQuantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    const FragmentLayout &l = layout();
+    if (!l.holdsWholeRows())
+      return op.emitOpError()
+             << target().getName()
+             << " lowering: E4M3 codes with a scale-factor tile need one row "
+                "per thread (a tensor-memory fragment)";
+    Type outType = getTypeConverter()->convertType(op.getCodes().getType());
+    SmallVector<Value> x = e.unpack(adaptor.getValues());
+    std::map<std::pair<int64_t, int64_t>, MxScale> scales =
+        blockScalesOf(e, l, x);
+    SmallVector<Value> words;
+    for (size_t i = 0; i + 3 < x.size(); i += 4) {
+      const MxScale &sc = scales.at({0, l.columnGroupOf(i, 32)});
+      auto pair = [&](size_t j) {
+        return e.zext(e.i32(), e.bitcast(e.i16(),
+                                         e.cvtToE4M3x2(
+                                             e.fmul(x[j + 1], sc.inverse),
+                                             e.fmul(x[j], sc.inverse))));
+      };
+      Value word = e.bor(pair(i), e.shl(pair(i + 2), e.i32c(16)));
+      words.push_back(e.select(sc.nonFinite, e.i32c(0x7F7F7F7F), word));
+    }
+    // Row r's K-block kb: byte (r % 32) * 16 + (r / 32) * 4 + kb of the
+    // stage's tile (ScaleFactorLayout.h).
+    Value row = l.position(e).firstRow;
+    Value tile = e.gep(adaptor.getScales(),
+                       e.mul(adaptor.getStage(), e.i32c(512)));
+    Value rowBytes = e.add(e.mul(e.urem(row, e.i32c(32)), e.i32c(16)),
+                           e.mul(e.udiv(row, e.i32c(32)), e.i32c(4)));
+    for (auto &[key, sc] : scales) {
+      Value kb = e.add(adaptor.getKBlock(), e.i32c(key.second));
+      e.store(sc.byte, e.gep(tile, e.add(rowBytes, kb)), 1);
+    }
+    NVVM::FenceProxyOp::create(
+        rewriter, loc,
+        NVVM::ProxyKindAttr::get(getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(getContext(), NVVM::SharedSpace::shared_cta));
+    rewriter.replaceOp(op, e.pack(outType, words));
     return success();
   }
 };
@@ -173,8 +238,10 @@ struct GradStoreLowering : FragmentPattern<GradStoreOp> {
       OpBuilder tb = ifOp.getThenBodyBuilder();
       Emitter te(tb, loc);
       Value token = te.add(adaptor.getRowStart(), rowInTile);
+      Value firstColumn =
+          adaptor.getColumns() ? adaptor.getColumns() : te.i32c(0);
       Value rowElement =
-          te.packedIndex(token, adaptor.getHead(), te.i32c(0), heads, d);
+          te.packedIndex(token, adaptor.getHead(), firstColumn, heads, d);
       if (asF32)
         l.storeRowAsF32(te, pos, acc, r, adaptor.getFactor(), adaptor.getOut(),
                         rowElement);
@@ -318,6 +385,7 @@ struct RowDotLowering : OpConversionPattern<RowDotOp> {
 void flamia::populateGradientPatterns(const FlamiaTypeConverter &converter,
                                       RewritePatternSet &patterns) {
   patterns.add<SoftmaxGradLowering, FragBlockQuantizeLowering,
+               FragMxQuantizeLowering,
                GradStoreLowering, RowDotLowering>(converter,
                                                   patterns.getContext());
 }

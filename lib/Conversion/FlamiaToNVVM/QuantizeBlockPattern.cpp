@@ -492,9 +492,12 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
       NVVM::Barrier0Op::create(rewriter, loc);
       MxScale s = mxScaleOf(e, blockMax);
       storeCopy(s, data, adaptor.getTokenBlockDequant());
-      if (Value tiles = adaptor.getTokenBlockTiles())
-        writeTiles(tiles, s.byte,
-                   /*channelRows=*/*op.getTokenBlockTileRows() == "channels");
+      if (Value tiles = adaptor.getTokenBlockTiles()) {
+        bool channelRows = *op.getTokenBlockTileRows() == "channels";
+        writeTiles(tiles, s.byte, channelRows);
+        if (Value other = adaptor.getTokenBlockTransposedTiles())
+          writeTiles(other, s.byte, !channelRows);
+      }
       auto firstRow = scf::IfOp::create(
           rewriter, loc, e.icmp(LLVM::ICmpPredicate::eq, row, e.i32c(0)),
           /*withElse=*/false);

@@ -90,16 +90,22 @@ struct TmemDeallocLowering : OpConversionPattern<TmemDeallocOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Emitter e(rewriter, loc);
-    // Named barrier 15 with the role's 128 threads: every warp of the
-    // warpgroup has finished its tensor-memory loads.
+    auto roleFirst = op->getAttrOfType<IntegerAttr>(kRoleFirstAttr);
+    auto roleThreads = op->getAttrOfType<IntegerAttr>(kRoleThreadsAttr);
+    if (!roleFirst || !roleThreads)
+      return op.emitOpError() << "is not inside a flamia.role";
+    // Named barrier 15 with the role's threads (one or more warpgroups):
+    // every warp of the role has finished its tensor-memory loads.
     NVVM::Tcgen05FenceOp::create(rewriter, loc,
                                  NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
-    NVVM::BarrierOp::create(rewriter, loc, TypeRange{}, e.i32c(15), e.i32c(128),
-                            {}, Value());
+    NVVM::BarrierOp::create(rewriter, loc, TypeRange{}, e.i32c(15),
+                            e.i32c(roleThreads.getInt()), {}, Value());
     NVVM::Tcgen05FenceOp::create(rewriter, loc,
                                  NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-    Value firstWarp = e.icmp(LLVM::ICmpPredicate::ult,
-                             e.urem(e.tid(), e.i32c(128)), e.i32c(32));
+    // The role's first warp (the one that allocated) frees the columns.
+    Value warp = e.udiv(e.tid(), e.i32c(32));
+    Value allocatingWarp = e.i32c(4 * roleFirst.getInt());
+    Value firstWarp = e.icmp(LLVM::ICmpPredicate::eq, warp, allocatingWarp);
     auto ifOp = scf::IfOp::create(rewriter, loc, firstWarp, /*withElse=*/false);
     OpBuilder tb = ifOp.getThenBodyBuilder();
     Emitter te(tb, loc);
@@ -305,7 +311,15 @@ struct UmmaLowering : OpConversionPattern<UmmaOp> {
     }
     // A in TMEM: K-step kk starts kk * K_mma * bits / 32 columns on.
     const int64_t aColumnStep = kStep * element.getIntOrFloatBitWidth() / 32;
+    // b_k_block: B's scale-factor ID (bits 4-5 of the instruction
+    // descriptor, kk for step kk) starts at that K-block instead; the
+    // verifier keeps the sum below 4, so the add does not carry.
+    Value bKBlockBits;
+    if (Value kb = adaptor.getBKBlock())
+      bKBlockBits = e.shl(kb, e.i32c(4));
     auto issue = [&](Value bDesc, Value a, Value idesc, Value enableD) {
+      if (bKBlockBits)
+        idesc = e.add(idesc, bKBlockBits);
       if (scaled)
         NVVM::Tcgen05MMABlockScaleOp::create(
             rewriter, loc,

@@ -22,7 +22,8 @@ const TargetInfo &TargetInfo::get(Chip chip) {
 
 LogicalResult TargetInfo::checkLowers(Operation *op) const {
   bool tcgen05 = isa<TmemAllocOp, TmemDeallocOp, TmemLoadOp, TmemStoreOp,
-                     TmemFillOp, UmmaScalesOp, UmmaOp, UmmaCommitOp>(op);
+                     TmemFillOp, UmmaScalesOp, UmmaOp, UmmaCommitOp,
+                     FragMxQuantizeOp>(op);
   bool wgmma = isa<WarpgroupMmaOp, WarpgroupWaitOp>(op);
   if (tcgen05 && !tensorMemory)
     return op->emitOpError() << "is a tensor-memory (tcgen05) op, which "

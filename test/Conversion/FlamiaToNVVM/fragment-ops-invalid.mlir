@@ -160,3 +160,28 @@ flamia.kernel @sm_90a_smem_limit() attributes {launch = #flamia.launch<grid>, ta
   %q = flamia.smem.alloc : !flamia.smem<2x128x512xbf16>
   flamia.return
 }
+
+// -----
+
+// A kernel parameter without its manifest name (flamia-varlen-schedule
+// names every one): an error, not a crash.
+// expected-error @+1 {{'flamia.kernel' op parameter 0 has no {flamia.param = "<name>"}: the runtime manifest names every kernel parameter}}
+flamia.kernel @unnamed_parameter(%n: i32) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
+  flamia.return
+}
+
+// -----
+
+// sm_100a's dS codes with a scale-factor tile need one row per thread: the
+// sm_90a lowering says that the op is sm_100a's.
+flamia.kernel @sm_90a_mx_quantize() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  %sf = flamia.smem.alloc : !flamia.smem<1x8x64xi8>
+  flamia.role "grad" warpgroups[0, 1) registers 240 {
+    %c0 = arith.constant 0 : i32
+    %ds = flamia.frag.zero : !flamia.frag<128x64xf32>
+    // expected-error @+1 {{'flamia.frag.mx_quantize' op is a tensor-memory (tcgen05) op, which sm_90a does not have}}
+    %codes = flamia.frag.mx_quantize %ds scales %sf[%c0] k_block %c0
+        : !flamia.frag<128x64xf32>, !flamia.smem<1x8x64xi8> -> !flamia.frag<128x64xf8E4M3FN>
+  }
+  flamia.return
+}

@@ -32,8 +32,9 @@
 // CHECK-NEXT: %[[ID:.*]] = llvm.mlir.constant(15 : i32) : i32
 // CHECK-NEXT: nvvm.barrier id = %[[ID]] number_of_threads = %[[N]]
 // CHECK-NEXT: nvvm.tcgen05.fence <after>
-// CHECK: %[[INWG:.*]] = llvm.urem %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: %[[FIRSTWARP:.*]] = llvm.icmp "ult" %[[INWG]], %{{.*}} : i32
+// CHECK: %[[WARPD:.*]] = llvm.udiv %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: %[[W4D:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK-NEXT: %[[FIRSTWARP:.*]] = llvm.icmp "eq" %[[WARPD]], %[[W4D]] : i32
 // CHECK-NEXT: llvm.cond_br %[[FIRSTWARP]], ^[[FREE:bb[0-9]+]]
 // CHECK: ^[[FREE]]:
 // CHECK-NEXT: %[[DCOLS:.*]] = llvm.mlir.constant(256 : i32) : i32
@@ -44,6 +45,34 @@ flamia.kernel @sm_100a_tmem_alloc() attributes {launch = #flamia.launch<grid>, t
   %t = flamia.tmem.alloc columns 256 by_warpgroup 1
   flamia.role "softmax" warpgroups[1, 2) registers 240 {
     flamia.tmem.dealloc %t columns 256
+  }
+  flamia.return
+}
+
+// -----
+
+// A role of two warpgroups (the sm_100a backward's gradient role) frees the
+// columns after a named barrier of all its 256 threads, by its first warp
+// (warp 8 here) only.
+// CHECK-LABEL: llvm.func @sm_100a_tmem_dealloc_two_warpgroups(
+// CHECK: nvvm.setmaxregister  increase 176
+// CHECK-NEXT: nvvm.tcgen05.fence <before>
+// CHECK-NEXT: %[[N:.*]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK-NEXT: %[[ID:.*]] = llvm.mlir.constant(15 : i32) : i32
+// CHECK-NEXT: nvvm.barrier id = %[[ID]] number_of_threads = %[[N]]
+// CHECK-NEXT: nvvm.tcgen05.fence <after>
+// CHECK: %[[WARP:.*]] = llvm.udiv %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: %[[W8:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT: %[[FIRST:.*]] = llvm.icmp "eq" %[[WARP]], %[[W8]] : i32
+// CHECK-NEXT: llvm.cond_br %[[FIRST]], ^[[FREE2:bb[0-9]+]]
+// CHECK: ^[[FREE2]]:
+// CHECK: nvvm.tcgen05.dealloc
+// CHECK-NOT: nvvm.tcgen05.dealloc
+// CHECK: llvm.return
+flamia.kernel @sm_100a_tmem_dealloc_two_warpgroups() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 512 : i64} {
+  %t = flamia.tmem.alloc columns 512 by_warpgroup 2
+  flamia.role "grad" warpgroups[2, 4) registers 176 {
+    flamia.tmem.dealloc %t columns 512
   }
   flamia.return
 }
