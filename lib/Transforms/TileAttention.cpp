@@ -63,6 +63,36 @@ Value isSafeTile(I32Builder &ib, Value kt, const ItemInfo &item,
                 ib.div(item.qTile, ib.c(tilesPerSafe)));
 }
 
+QueryVisits QueryVisits::of(I32Builder &ib, const ItemInfo &item,
+                            const QueryVisitShape &shape) {
+  Value numQTiles = ib.cdiv(item.docLen, shape.queryTile);
+  Value first = shape.causal
+                    ? ib.mul(item.qTile, ib.c(shape.keyTile / shape.queryTile))
+                    : ib.c(0);
+  Value perHead = ib.sub(numQTiles, first);
+  Value groupSize = shape.group == 0 ? ib.div(shape.qHeads, shape.kvHeads)
+                                     : ib.c(shape.group);
+  return QueryVisits{&shape, first, perHead, ib.mul(perHead, groupSize)};
+}
+
+std::pair<Value, Value> QueryVisits::at(I32Builder &ib, const ItemInfo &item,
+                                        Value i) const {
+  Value hl = ib.div(i, perHead);
+  Value qt = ib.add(first, ib.sub(i, ib.mul(hl, perHead)));
+  return {qt, ib.add(item.qHead, hl)};
+}
+
+Value QueryVisits::isSafe(I32Builder &ib, const ItemInfo &item,
+                          Value qt) const {
+  if (shape->safeBlock == 0)
+    return ib.i1(false);
+  return ib.cmp(arith::CmpIPredicate::eq,
+                ib.div(ib.mul(qt, ib.c(shape->queryTile)),
+                       ib.c(shape->safeBlock)),
+                ib.div(ib.mul(item.qTile, ib.c(shape->keyTile)),
+                       ib.c(shape->safeBlock)));
+}
+
 Value needsMask(I32Builder &ib, Value kt, Value keyBase, const ItemInfo &item,
                 bool causal, int64_t blockN) {
   Value pastEnd = ib.cmp(arith::CmpIPredicate::sgt,

@@ -109,6 +109,32 @@ void workLoop(OpBuilder &b, Location loc, Value queue, Value numItems,
 OpBuilder createRole(OpBuilder &b, Location loc, StringRef name, int64_t first,
                      int64_t end, int64_t registers, bool singleThread);
 
+/// The query tiles a key-tile item of the dK/dV programs visits, and the
+/// numbers that fix them.
+struct QueryVisitShape {
+  bool causal;
+  int64_t queryTile, keyTile, safeBlock;
+  /// The query heads per key/value head (0: Hq / Hkv at run time).
+  int64_t group;
+  Value qHeads, kvHeads; // the runtime head counts (null when static)
+};
+/// For each query head of the item's GQA group, the query tiles from the
+/// key tile's first key (causal) or the document's start to its end:
+/// iteration i is head i / perHead, tile first + i % perHead.
+struct QueryVisits {
+  const QueryVisitShape *shape;
+  Value first, perHead, total;
+  static QueryVisits of(I32Builder &ib, const ItemInfo &item,
+                        const QueryVisitShape &shape);
+  /// The query tile (document-local index) and query head of iteration i.
+  std::pair<Value, Value> at(I32Builder &ib, const ItemInfo &item,
+                             Value i) const;
+  /// Whether query tile `qt` and the item's key tile lie in one safe block
+  /// (always false without one): a query tile is wholly inside or outside
+  /// it, since the safe block is a multiple of both tiles.
+  Value isSafe(I32Builder &ib, const ItemInfo &item, Value qt) const;
+};
+
 /// The sm_100a program (TileAttentionSm100.cpp).
 LogicalResult tileSm100(KernelOp kernel, AttentionTileOp at);
 

@@ -551,35 +551,7 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
   auto queue = QueueCreateOp::create(b, loc, QueueType::get(ctx), counter,
                                      numItems, consumerThreads);
 
-  // The query tiles of an item: for each query head of the group, the
-  // 64-query tiles from the key tile's first key (causal) or the
-  // document's start to its end. Iteration i is head i / n, tile
-  // first + i % n.
-  struct Visit {
-    Value first, perHead, total;
-  };
-  auto visits = [&](I32Builder &ib, const ItemInfo &item) {
-    Value numQTiles = ib.cdiv(item.docLen, bq);
-    Value first = causal ? ib.mul(item.qTile, ib.c(bn / bq)) : ib.c(0);
-    Value perHead = ib.sub(numQTiles, first);
-    Value groupSize = runtimeHeads ? ib.div(qHeads, kvHeads) : ib.c(group);
-    return Visit{first, perHead, ib.mul(perHead, groupSize)};
-  };
-  // Query tile (document-local index) and query head of iteration i.
-  auto visitAt = [&](I32Builder &ib, const ItemInfo &item, const Visit &vis,
-                     Value i) -> std::pair<Value, Value> {
-    Value hl = ib.div(i, vis.perHead);
-    Value qt = ib.add(vis.first, ib.sub(i, ib.mul(hl, vis.perHead)));
-    return {qt, ib.add(item.qHead, hl)};
-  };
-  // A 64-query tile qt and the item's 128-key tile: the same safe block.
-  auto isSafePair = [&](I32Builder &ib, const ItemInfo &item, Value qt) {
-    if (!safe)
-      return ib.i1(false);
-    return ib.cmp(arith::CmpIPredicate::eq,
-                  ib.div(ib.mul(qt, ib.c(bq)), ib.c(safeBlock)),
-                  ib.div(ib.mul(item.qTile, ib.c(bn)), ib.c(safeBlock)));
-  };
+  QueryVisitShape shape{causal, bq, bn, safeBlock, group, qHeads, kvHeads};
 
   // ---- producer -----------------------------------------------------------
   {
@@ -601,7 +573,7 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
         TmaLoadOp::create(ab, loc, kSafe, item.qStart, kvCol, kS, kst, kp);
         TmaLoadOp::create(ab, loc, vSafe, item.qStart, kvCol, vS, kst, kp);
       }
-      Visit vis = visits(eb, item);
+      QueryVisits vis = QueryVisits::of(eb, item, shape);
       auto forOp = scf::ForOp::create(ab, loc, eb.c(0), vis.total, eb.c(1),
                                       ValueRange{carried[0]});
       {
@@ -609,14 +581,14 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
         I32Builder fib{fb, loc};
         Value i = forOp.getInductionVar();
         Value qi = forOp.getRegionIterArgs()[0];
-        auto [qt, head] = visitAt(fib, item, vis, i);
+        auto [qt, head] = vis.at(fib, item, i);
         Value row = fib.add(item.docStart, fib.mul(qt, fib.c(bq)));
         Value col = fib.mul(head, fib.c(d));
         Value st = PipelineAcquireOp::create(fb, loc, i32, qring, qi,
                                              PipelineSide::producer);
         PipelineExpectOp::create(fb, loc, qring, st,
                                  (secondGradO ? 2 : 3) * queryBytes);
-        Value isSafe = isSafePair(fib, item, qt);
+        Value isSafe = vis.isSafe(fib, item, qt);
         loadEither(fb, loc, isSafe, qSafe, q, row, col, qa, st, qring);
         if (!secondGradO)
           loadEither(fb, loc, isSafe, qSafe, qTb, row, col, qb, st, qring);
@@ -655,7 +627,7 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
       Value keyBase = eb.add(eb.mul(item.qTile, eb.c(bn)), rowBase);
       Value tileKeyBase = eb.mul(item.qTile, eb.c(bn));
       Value zero = FragZeroOp::create(ab, loc, accType);
-      Visit vis = visits(eb, item);
+      QueryVisits vis = QueryVisits::of(eb, item, shape);
       auto forOp = scf::ForOp::create(ab, loc, eb.c(0), vis.total, eb.c(1),
                                       ValueRange{carried[0], zero, zero});
       {
@@ -664,7 +636,7 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
         Value i = forOp.getInductionVar();
         auto args = forOp.getRegionIterArgs();
         Value qi = args[0], dkAcc = args[1], dvAcc = args[2];
-        auto [qt, head] = visitAt(fib, item, vis, i);
+        auto [qt, head] = vis.at(fib, item, i);
         Value st = PipelineAcquireOp::create(fb, loc, i32, qring, qi,
                                              PipelineSide::consumer);
         Value queryBase = fib.mul(qt, fib.c(bq));
@@ -676,7 +648,7 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
         zeroRowsPastEnd(fb, loc, go, st, queryBase, item.docLen, bq);
         if (!secondGradO)
           zeroRowsPastEnd(fb, loc, qb, st, queryBase, item.docLen, bq);
-        Value isSafe = isSafePair(fib, item, qt);
+        Value isSafe = vis.isSafe(fib, item, qt);
         Value kTile = pick(fb, loc, isSafe, kS, kd);
         Value vTile = pick(fb, loc, isSafe, vS, vd);
         SmallVector<Value> sdpT =

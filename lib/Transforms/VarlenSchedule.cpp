@@ -354,8 +354,21 @@ struct ForwardPlan {
       copies.append({{"q_sf", scaleFactorTiles(qType)},
                      {"k_sf", scaleFactorTiles(kType)},
                      {"v_sf", scaleFactorTiles(vType)}});
+    // sm_100a's backward reads K, V and Q's token blocks in the other
+    // orientation too (rowTiles()): K's and Q's with channels as rows (the
+    // MN-major B of dQ = dS K and dK = dS^T Q), V's with tokens as rows
+    // (the K-major operand of dP = dO V^T).
+    if (blockScaledBackward())
+      copies.append({{"q_tb_sf_channels", scaleFactorTiles(qTbType)},
+                     {"k_sf_channels", scaleFactorTiles(kType)},
+                     {"v_sf_tokens", scaleFactorTiles(vType)}});
     return copies;
   }
+
+  /// A backward whose MMAs are block scaled (sm_100a): every operand is an
+  /// E4M3 payload with its scale-factor tiles, in each orientation a GEMM
+  /// reads it.
+  bool blockScaledBackward() const { return backward() && !hopper; }
 
   /// What the gradient quantizer writes: dO's 32x32 copy (and, where dP
   /// reads dO per token, its per-token copy), their bf16 dequantizations
@@ -372,6 +385,11 @@ struct ForwardPlan {
     if (payloads)
       copies.push_back({"do_tb", payloadOf(tb)});
     copies.push_back({"do_tb_scales", scalesOf(tb)});
+    // sm_100a: dO's scale-factor tiles for dP = dO V^T and dP^T = V dO^T
+    // (rows are tokens) and for dV = P^T dO (rows are channels).
+    if (blockScaledBackward())
+      copies.append({{"do_sf", scaleFactorTiles(tb)},
+                     {"do_sf_channels", scaleFactorTiles(tb)}});
     if (hopper) {
       copies.push_back({"do_deq", bf16Copy(gradOType)});
       if (gradOTbType)
@@ -475,13 +493,15 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
   }
   // Q: per token (S = Q K^T) and 32x32 (dK = dS^T Q), every query head.
   // Absent parameters (static head counts) are null values: no operand.
-  QuantizeBlockOp::create(b, loc, p("q"), start, length, block, head, p("Hq"),
-                          p("q_pt"), p("q_pt_scales"),
-                          hopper ? p("q_deq") : Value(), p("q_tb"),
-                          p("q_tb_scales"),
-                          hopper && plan.backward() ? p("q_tb_deq") : Value(),
-                          tiles ? p("q_sf") : Value(), Value(), Value(),
-                          StringAttr());
+  // (sm_100a's backward: Q's token blocks as dK = dS^T Q's MN-major B,
+  // rows are channels.)
+  bool bsb = plan.blockScaledBackward();
+  QuantizeBlockOp::create(
+      b, loc, p("q"), start, length, block, head, p("Hq"), p("q_pt"),
+      p("q_pt_scales"), hopper ? p("q_deq") : Value(), p("q_tb"),
+      p("q_tb_scales"), hopper && plan.backward() ? p("q_tb_deq") : Value(),
+      tiles ? p("q_sf") : Value(), bsb ? p("q_tb_sf_channels") : Value(),
+      Value(), bsb ? b.getStringAttr("channels") : StringAttr());
   // K and V: 32x32.
   auto ifOp = scf::IfOp::create(b, loc, isKv, /*withElse=*/false);
   OpBuilder tb = ifOp.getThenBodyBuilder();
@@ -498,10 +518,11 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
   // (The backward of mxfp8-strict, nvfp4-mixed: V per token too, for
   // dP = dO V^T.)
   bool vPt = static_cast<bool>(plan.vPtType);
-  for (auto [src, data, scales, deq, sf, rows] :
-       {std::make_tuple("k", "k_tb", "k_tb_scales", "k_deq", "k_sf", "tokens"),
+  for (auto [src, data, scales, deq, sf, rows, otherSf] :
+       {std::make_tuple("k", "k_tb", "k_tb_scales", "k_deq", "k_sf", "tokens",
+                        "k_sf_channels"),
         std::make_tuple("v", "v_tb", "v_tb_scales", "v_deq", "v_sf",
-                        "channels")}) {
+                        "channels", "v_sf_tokens")}) {
     if (StringRef(src) == "k" && plan.kPerToken())
       continue;
     bool pt = StringRef(src) == "v" && vPt;
@@ -510,7 +531,8 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
         pt ? p("v_pt") : Value(), pt ? p("v_pt_scales") : Value(),
         pt && hopper ? p("v_pt_deq") : Value(), p(data), p(scales),
         hopper ? p(deq) : Value(), Value(), tiles ? p(sf) : Value(),
-        Value(), tiles ? tb.getStringAttr(rows) : StringAttr());
+        bsb ? p(otherSf) : Value(),
+        tiles ? tb.getStringAttr(rows) : StringAttr());
   }
   ReturnOp::create(b, loc);
   setPhase(qk, "forward");
@@ -609,12 +631,14 @@ KernelOp buildGradQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
   // dO in 32x32 blocks (dP = dO V^T and dV = P^T dO, or only the latter
   // where dP reads dO's per-token copy: mxfp8-strict, nvfp4-mixed).
   bool pt = static_cast<bool>(plan.gradOTbType), hopper = plan.hopper;
+  bool bsb = plan.blockScaledBackward();
   QuantizeBlockOp::create(
       b, loc, p("grad_o"), start, length, block, head, p("Hq"),
       pt ? p("do_pt") : Value(), pt ? p("do_pt_scales") : Value(),
       pt && hopper ? p("do_deq") : Value(), p("do_tb"), p("do_tb_scales"),
-      hopper ? p(pt ? "do_tb_deq" : "do_deq") : Value(), Value(), Value(),
-      Value(), StringAttr());
+      hopper ? p(pt ? "do_tb_deq" : "do_deq") : Value(), Value(),
+      bsb ? p("do_sf") : Value(), bsb ? p("do_sf_channels") : Value(),
+      bsb ? b.getStringAttr("tokens") : StringAttr());
   RowDotOp::create(b, loc, p("grad_o"), p("o"), p("delta"), start, length,
                    head, p("T"), p("Hq"));
   ReturnOp::create(b, loc);
@@ -628,25 +652,68 @@ StringRef dpValueCopy(const ForwardPlan &plan) {
   return plan.vPtType ? "v_pt_deq" : "v_deq";
 }
 
-/// The operands both backward kernels read on sm_90a: the forward's
-/// dequantized copies of Q, K, V (S's and dP's), dO's (dP's), the second
-/// copies of `dq` (K's for dS K) or of `dkdv` (Q's for dS^T Q, dO's for
-/// P^T dO), and the bf16 originals.
+/// The buffers each operand group of a backward tile op reads, by kernel
+/// parameter name. On sm_90a one bf16 copy each: the forward's dequantized
+/// copies of Q, K, V (S's and dP's), dO's (dP's), the second copies of `dq`
+/// (K's for dS K) or of `dkdv` (Q's for dS^T Q, dO's for P^T dO). On sm_100a
+/// (block-scaled MMAs) an E4M3 payload followed by its scale-factor tiles in
+/// each orientation its kernel reads: rows are tokens where the head dim is
+/// contracted (K-major: S, dP, S^T, dP^T), channels where tokens are
+/// (MN-major: dQ = dS K, dV = P^T dO, dK = dS^T Q).
 enum class BackwardKernel { dq, dkdv };
-void addBackwardOperands(const ForwardPlan &plan, KernelSignature &sig,
-                         BackwardKernel kernel) {
-  sig.add("q_deq", plan.bf16Copy(plan.qType));
-  sig.add("k_deq", plan.bf16Copy(plan.kType));
-  sig.add(dpValueCopy(plan),
-          plan.bf16Copy(plan.vPtType ? plan.vPtType : plan.vType));
-  sig.add("do_deq", plan.bf16Copy(plan.gradOType));
-  if (kernel == BackwardKernel::dq && plan.kTbType)
-    sig.add("k_tb_deq", plan.bf16Copy(plan.kTbType));
-  if (kernel == BackwardKernel::dkdv) {
-    sig.add("q_tb_deq", plan.bf16Copy(plan.qTbType));
-    if (plan.gradOTbType)
-      sig.add("do_tb_deq", plan.bf16Copy(plan.gradOTbType));
+using BufferList = SmallVector<std::pair<StringRef, GlobalType>>;
+struct BackwardOperands {
+  BufferList q, k, v, gradO, second;
+};
+BackwardOperands backwardOperands(const ForwardPlan &plan,
+                                  BackwardKernel kernel) {
+  BackwardOperands ops;
+  bool dq = kernel == BackwardKernel::dq;
+  if (plan.hopper) {
+    ops.q = {{"q_deq", plan.bf16Copy(plan.qType)}};
+    ops.k = {{"k_deq", plan.bf16Copy(plan.kType)}};
+    ops.v = {{dpValueCopy(plan),
+              plan.bf16Copy(plan.vPtType ? plan.vPtType : plan.vType)}};
+    ops.gradO = {{"do_deq", plan.bf16Copy(plan.gradOType)}};
+    if (dq && plan.kTbType)
+      ops.second = {{"k_tb_deq", plan.bf16Copy(plan.kTbType)}};
+    if (!dq) {
+      ops.second = {{"q_tb_deq", plan.bf16Copy(plan.qTbType)}};
+      if (plan.gradOTbType)
+        ops.second.push_back({"do_tb_deq", plan.bf16Copy(plan.gradOTbType)});
+    }
+    return ops;
   }
+  // sm_100a (mxfp8: one token-block copy of K, V, dO and Q_tb serves both
+  // orientations; the registry has no sm_100a backward for the recipes
+  // with second copies).
+  ops.q = {{"q_pt", payloadOf(plan.qType)},
+           {"q_sf", plan.scaleFactorTiles(plan.qType)}};
+  ops.k = {{"k_tb", payloadOf(plan.kType)},
+           {"k_sf", plan.scaleFactorTiles(plan.kType)}};
+  if (dq)
+    ops.k.push_back({"k_sf_channels", plan.scaleFactorTiles(plan.kType)});
+  ops.v = {{"v_tb", payloadOf(plan.vType)},
+           {"v_sf_tokens", plan.scaleFactorTiles(plan.vType)}};
+  ops.gradO = {{"do_tb", payloadOf(plan.gradOType)},
+               {"do_sf", plan.scaleFactorTiles(plan.gradOType)}};
+  if (!dq) {
+    ops.gradO.push_back(
+        {"do_sf_channels", plan.scaleFactorTiles(plan.gradOType)});
+    ops.second = {{"q_tb", payloadOf(plan.qTbType)},
+                  {"q_tb_sf_channels", plan.scaleFactorTiles(plan.qTbType)}};
+  }
+  return ops;
+}
+
+/// Adds a backward kernel's operands to its signature: `ops`, the bf16
+/// originals for the safe block, LSE and D.
+void addBackwardOperands(const ForwardPlan &plan, KernelSignature &sig,
+                         const BackwardOperands &ops) {
+  for (const BufferList *group : {&ops.q, &ops.k, &ops.v, &ops.gradO,
+                                  &ops.second})
+    for (auto [name, type] : *group)
+      sig.add(name, type);
   if (plan.safe) {
     sig.add("q", globalOf(plan.qArg.getType()));
     sig.add("k", globalOf(plan.kArg.getType()));
@@ -669,7 +736,8 @@ SmallVector<Value> safeOperands(const ForwardPlan &plan, KernelOp kernel) {
 KernelOp buildDqKernel(OpBuilder &mb, const ForwardPlan &plan,
                        KernelSignature &sig) {
   Location loc = plan.loc;
-  addBackwardOperands(plan, sig, BackwardKernel::dq);
+  BackwardOperands ops = backwardOperands(plan, BackwardKernel::dq);
+  addBackwardOperands(plan, sig, ops);
   sig.add("dq", globalOf(plan.bwd.getGradQ().getType()));
   sig.add("items", plan.itemsType);
   sig.add("num_items", plan.i32);
@@ -686,15 +754,13 @@ KernelOp buildDqKernel(OpBuilder &mb, const ForwardPlan &plan,
   auto p = [&](StringRef n) { return KernelSignature::param(kernel, n); };
   buildWorkLoop(
       kernel, p("counter"), p("num_items"), [&](OpBuilder &ab, Value index) {
-        SmallVector<Value> kTb;
-        if (plan.kTbType)
-          kTb.push_back(p("k_tb_deq"));
         AttentionDqTileOp::create(
-            ab, loc, p("items"), index, ValueRange{p("q_deq")},
-            ValueRange{p("k_deq")}, ValueRange{p(dpValueCopy(plan))},
-            ValueRange{p("do_deq")}, kTb, safeOperands(plan, kernel), p("lse"),
-            p("delta"), p("dq"), p("softmax_scale_log2"), p("softmax_scale"),
-            p("T"), p("Hq"), p("Hkv"), p("s_dq"), plan.fwd.getCausalAttr(),
+            ab, loc, p("items"), index, params(kernel, ops.q),
+            params(kernel, ops.k), params(kernel, ops.v),
+            params(kernel, ops.gradO), params(kernel, ops.second),
+            safeOperands(plan, kernel), p("lse"), p("delta"), p("dq"),
+            p("softmax_scale_log2"), p("softmax_scale"), p("T"), p("Hq"),
+            p("Hkv"), p("s_dq"), plan.fwd.getCausalAttr(),
             plan.fwd.getRecipe(), ab.getI64IntegerAttr(plan.blockM),
             ab.getI64IntegerAttr(plan.blockN));
       });
@@ -707,7 +773,8 @@ KernelOp buildDqKernel(OpBuilder &mb, const ForwardPlan &plan,
 KernelOp buildDkdvKernel(OpBuilder &mb, const ForwardPlan &plan,
                          KernelSignature &sig) {
   Location loc = plan.loc;
-  addBackwardOperands(plan, sig, BackwardKernel::dkdv);
+  BackwardOperands ops = backwardOperands(plan, BackwardKernel::dkdv);
+  addBackwardOperands(plan, sig, ops);
   sig.add("dk", globalOf(plan.bwd.getGradK().getType()));
   sig.add("dv", globalOf(plan.bwd.getGradV().getType()));
   sig.add("kv_items", plan.itemsType);
@@ -721,19 +788,22 @@ KernelOp buildDkdvKernel(OpBuilder &mb, const ForwardPlan &plan,
                                plan.targetAttr, LaunchKind::persistent,
                                /*threads=*/128);
   auto p = [&](StringRef n) { return KernelSignature::param(kernel, n); };
+  // (sm_90a: Q's token-block copy, then dO's when dV reads another copy
+  // than dP; sm_100a: Q's token-block payload and its channel-row tiles.)
+  BufferList qTb(ops.second.begin(),
+                 ops.second.begin() + (plan.hopper ? 1 : 2));
+  BufferList gradOTb(ops.second.begin() + qTb.size(), ops.second.end());
   buildWorkLoop(
       kernel, p("counter"), p("num_kv_items"), [&](OpBuilder &ab, Value index) {
-        SmallVector<Value> gradOTb;
-        if (plan.gradOTbType)
-          gradOTb.push_back(p("do_tb_deq"));
         AttentionDkdvTileOp::create(
-            ab, loc, p("kv_items"), index, ValueRange{p("q_deq")},
-            ValueRange{p("k_deq")}, ValueRange{p(dpValueCopy(plan))},
-            ValueRange{p("do_deq")}, ValueRange{p("q_tb_deq")}, gradOTb,
-            safeOperands(plan, kernel), p("lse"), p("delta"), p("dk"), p("dv"),
-            p("softmax_scale_log2"), p("softmax_scale"), p("T"), p("Hq"),
-            p("Hkv"), plan.fwd.getCausalAttr(), plan.fwd.getRecipe(),
-            plan.bwd.getP(), ab.getI64IntegerAttr(kDkdvQueryTile),
+            ab, loc, p("kv_items"), index, params(kernel, ops.q),
+            params(kernel, ops.k), params(kernel, ops.v),
+            params(kernel, ops.gradO), params(kernel, qTb),
+            params(kernel, gradOTb), safeOperands(plan, kernel), p("lse"),
+            p("delta"), p("dk"), p("dv"), p("softmax_scale_log2"),
+            p("softmax_scale"), p("T"), p("Hq"), p("Hkv"),
+            plan.fwd.getCausalAttr(), plan.fwd.getRecipe(), plan.bwd.getP(),
+            ab.getI64IntegerAttr(kDkdvQueryTile),
             ab.getI64IntegerAttr(plan.blockN));
       });
   setPhase(kernel, "backward");
@@ -792,7 +862,7 @@ void buildLaunchPlan(OpBuilder &mb, const ForwardPlan &plan,
     // Token-block scales and the block list have one row per scale block.
     StringRef symbol = "T";
     if (name.ends_with("tb_scales") || name.ends_with("_sf") ||
-        name == "block_info")
+        name.contains("_sf_") || name == "block_info")
       symbol = "NB";
     else if (name == "items")
       symbol = "NUM_ITEMS";
