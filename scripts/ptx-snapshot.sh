@@ -64,6 +64,14 @@ configs+=("sm_90a 128 causal varlen mha --overlap-softmax=false"
           "sm_90a 128 causal varlen mha --safe-block=512"
           "sm_90a 128 causal varlen h16"
           "sm_100a 128 causal varlen h16")
+# Training steps (the forward and backward kernels): both head dims, causal
+# and not, GQA, the recipes with second copies.
+for d in 64 128; do
+  configs+=("sm_90a $d causal varlen gqa --backward"
+            "sm_90a $d full varlen mha --backward")
+done
+configs+=("sm_90a 128 causal varlen gqa --backward --recipe=mxfp8-strict"
+          "sm_90a 64 causal varlen gqa --backward --recipe=nvfp4-mixed")
 
 for c in "${configs[@]}"; do
   read -r target d mask layout heads extra <<<"$c"
@@ -75,7 +83,8 @@ for c in "${configs[@]}"; do
     gqa) args+=(--heads 4 --kv-heads 1) ;;
     h16) args+=(--heads 16 --kv-heads 4) ;;
   esac
-  [ -n "${extra:-}" ] && args+=("$extra")
+  # shellcheck disable=SC2206 # the extra flags split on spaces
+  [ -n "${extra:-}" ] && args+=($extra)
   name="$target-d$d-$mask-$layout-$heads${extra:+-${extra//[^a-z0-9]/}}"
   "$COMPILE" "${args[@]}" -o "$OUT/$name" >/dev/null 2>"$OUT/$name.log" ||
     { echo "flamia-compile ${args[*]} failed:" >&2; cat "$OUT/$name.log" >&2; exit 1; }
