@@ -63,6 +63,18 @@ Value isSafeTile(I32Builder &ib, Value kt, const ItemInfo &item,
                 ib.div(item.qTile, ib.c(tilesPerSafe)));
 }
 
+Value scaleTileSlot(I32Builder &ib, const ItemInfo &item, Value tile,
+                    Value head, Value heads) {
+  return ib.add(ib.mul(ib.add(item.docBlockBase, ib.mul(tile, ib.c(4))), heads),
+                head);
+}
+
+Value scaleTileHeads(I32Builder &ib, Value tiles, Value runtime) {
+  if (runtime)
+    return runtime;
+  return ib.c(cast<GlobalType>(tiles.getType()).getShape()[1]);
+}
+
 QueryVisits QueryVisits::of(I32Builder &ib, const ItemInfo &item,
                             const QueryVisitShape &shape) {
   Value numQTiles = ib.cdiv(item.docLen, shape.queryTile);

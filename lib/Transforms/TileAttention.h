@@ -143,11 +143,29 @@ LogicalResult tileSm100(KernelOp kernel, AttentionTileOp at);
 LogicalResult checkBackwardKernelsExist(Operation *op, RecipeAttr recipe,
                                         StringRef target, int64_t d);
 
+/// The tile shape of a backward program (`wantM` x `wantN`, else an error
+/// naming the shape asked for) and a safe block of whole 128-token tiles.
+LogicalResult checkBackwardShape(Operation *op, RecipeAttr recipe, int64_t bm,
+                                 int64_t bn, int64_t wantM, int64_t wantN);
+
+/// sm_100a's scale-factor tiles: the slot of the 128 rows that start at the
+/// document-local 128-token tile `tile` (token blocks doc_block_base + 4
+/// tile ...), for head `head` of `heads`: (doc_block_base + 4 tile) * heads
+/// + head (flamia.quantize_block writes every slot a tile may start at).
+Value scaleTileSlot(I32Builder &ib, const ItemInfo &item, Value tile,
+                    Value head, Value heads);
+/// The head count of the scale tiles `tiles`: its static H, or `runtime`.
+Value scaleTileHeads(I32Builder &ib, Value tiles, Value runtime);
+
 /// The sm_90a backward programs (TileAttentionBackward.cpp).
 /// `pingPong`: the consumer warpgroups take turns issuing their MMAs.
 LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong);
 LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
                            bool pingPong);
+
+/// The sm_100a backward programs (TileAttentionBackwardSm100.cpp).
+LogicalResult tileDqSm100(KernelOp kernel, AttentionDqTileOp at);
+LogicalResult tileDkdvSm100(KernelOp kernel, AttentionDkdvTileOp at);
 
 } // namespace flamia::tile
 

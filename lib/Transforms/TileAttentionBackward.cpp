@@ -150,7 +150,7 @@ LogicalResult checkBackwardKernelsExist(Operation *op, RecipeAttr recipe,
   return success();
 }
 
-static LogicalResult checkBackwardShape(Operation *op, RecipeAttr recipe, int64_t bm,
+LogicalResult checkBackwardShape(Operation *op, RecipeAttr recipe, int64_t bm,
                                  int64_t bn, int64_t wantM, int64_t wantN) {
   if (bm != wantM || bn != wantN)
     return op->emitOpError() << "flamia-tile: " << wantM << " x " << wantN

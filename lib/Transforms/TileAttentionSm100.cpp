@@ -83,21 +83,6 @@ struct Sm100Program {
     return safe ? isSafeTile(ib, kt, item, safeBlock, bn) : ib.i1(false);
   }
 
-  /// The scale-factor slot of the 128 rows starting at tile `t` of the
-  /// item's document: (doc_block_base + 4 t) * heads + head.
-  Value sfSlot(I32Builder &ib, const ItemInfo &item, Value t, Value head,
-               Value heads) {
-    return ib.add(ib.mul(ib.add(item.docBlockBase, ib.mul(t, ib.c(4))),
-                         heads),
-                  head);
-  }
-  /// The head count of scale tiles `tiles`: its static H, or `runtime`.
-  Value headCount(I32Builder &ib, Value tiles, Value runtime) {
-    if (runtime)
-      return runtime;
-    return ib.c(cast<GlobalType>(tiles.getType()).getShape()[1]);
-  }
-
   LogicalResult build();
   void buildProducer(OpBuilder &b);
   void buildMma(OpBuilder &b);
@@ -242,8 +227,8 @@ void Sm100Program::buildProducer(OpBuilder &b) {
     Value qCol = eb.mul(item.qHead, eb.c(d));
     TmaLoadOp::create(ab, loc, q8, item.qStart, qCol, q8s, qst, qp);
     BulkLoadOp::create(ab, loc, qSf,
-                       sfSlot(eb, item, item.qTile, item.qHead,
-                              headCount(eb, qSf, qHeads)),
+                       scaleTileSlot(eb, item, item.qTile, item.qHead,
+                              scaleTileHeads(eb, qSf, qHeads)),
                        qSfs, qst, qp);
     if (safe)
       TmaLoadOp::create(ab, loc, qSafe, item.qStart, qCol, q16s, qst, qp);
@@ -265,7 +250,7 @@ void Sm100Program::buildProducer(OpBuilder &b) {
         TmaLoadOp::create(lb, loc, k8, row, kvCol, k8s, st, kvp);
         TmaLoadOp::create(lb, loc, v8, row, kvCol, v8s, st, kvp);
         Value slot =
-            sfSlot(lib, item, kt, item.kvHead, headCount(lib, kSf, kvHeads));
+            scaleTileSlot(lib, item, kt, item.kvHead, scaleTileHeads(lib, kSf, kvHeads));
         BulkLoadOp::create(lb, loc, kSf, slot, kSfs, st, kvp);
         BulkLoadOp::create(lb, loc, vSf, slot, vSfs, st, kvp);
         return {lib.add(kvIt, lib.c(1)), safeIt};
