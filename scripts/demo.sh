@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make demo`: FLAMIA's main job end to end on examples/: parse and verify
 # every example, show what the graph passes do, then compile each example to
-# PTX, cubin and manifest for Blackwell (sm_100a: the forward) and Hopper
-# (sm_90a: the forward and, for the training steps, the backward), and print
+# PTX, cubin and manifest for Blackwell (sm_100a) and Hopper (sm_90a): the
+# forward and, for the training steps, the backward; and print
 # what each kernel costs.
 set -euo pipefail
 BUILD=${1:-build}
@@ -34,16 +34,13 @@ if ! scripts/find-ptxas.sh >/dev/null 2>&1; then
   echo "note: no ptxas found: writing PTX only (install CUDA 13 or set FLAMIA_PTXAS for cubins)"
   PTXAS_FLAG=(--ptx-only)
 fi
-# Examples 01 and 02 are training steps (flamia.attention_grad): sm_90a
-# compiles their backward too; sm_100a has no backward kernels, so its
-# compile takes the forward only.
+# Examples 01 and 02 are training steps (flamia.attention_grad): both
+# targets compile their backward kernels too.
 for f in examples/0[123]-*.mlir; do
   for target in sm_100a sm_90a; do
     dir="$OUT/$(basename "$f" .mlir)/$target"
     echo "== $f -> $dir"
-    FWD=()
-    [ "$target" = sm_100a ] && FWD=(--forward-only)
-    "$COMPILE" --target "$target" "${PTXAS_FLAG[@]}" "${FWD[@]}" "$f" -o "$dir"
+    "$COMPILE" --target "$target" "${PTXAS_FLAG[@]}" "$f" -o "$dir"
   done
 done
 echo "== examples/04-prequantized-forward.mlir is parsed and verified only:"

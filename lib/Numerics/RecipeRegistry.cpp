@@ -9,12 +9,11 @@ const std::vector<RecipeKind> &recipeKinds() {
        "mxfp8",
        "mxfp8",
        "mxfp8-strict",
-       // The forward kernels of both targets, the backward's on sm_90a
-       // (sm_100a's: issue 17). Strict mode (K per token in Q K^T, dO and
-       // V per token in dO V^T) on sm_90a only: sm_100a's kernels quantize
-       // K in 32x32 token blocks.
+       // The forward and backward kernels of both targets. Strict mode (K
+       // per token in Q K^T, dO and V per token in dO V^T) on sm_90a only:
+       // sm_100a's kernels quantize K in 32x32 token blocks.
        {{"sm_90a", {64, 128}, true, true},
-        {"sm_100a", {64, 128}, false, false}}},
+        {"sm_100a", {64, 128}, false, true}}},
       // The mixed NVFP4/FP8 recipe (issue 14): the forward and backward
       // kernels of sm_90a (NVFP4 per-token Q, K, V, dO where the head dim
       // is contracted, dequantized to bf16 for wgmma; MXFP8 token blocks

@@ -515,18 +515,18 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     return success();
   }
 
-  /// The backward's programs: sm_90a's; on a target without backward
-  /// kernels, the recipe registry's error.
+  /// The backward's programs of the kernel's target (each asks the recipe
+  /// registry whether kernels for the recipe exist there).
   LogicalResult tileBackward(KernelOp kernel, Operation *op) {
-    if (kernel.getTarget().getChip() != Chip::sm_90a) {
-      auto recipe = op->getAttrOfType<RecipeAttr>("recipe");
-      auto q = cast<GlobalType>(op->getOperand(2).getType());
-      if (failed(checkBackwardKernelsExist(
-              op, recipe, stringifyChip(kernel.getTarget().getChip()),
-              q.getShape()[2])))
-        return failure();
-      return op->emitOpError() << "flamia-tile: no backward program for "
-                               << kernel.getTarget();
+    if (kernel.getTarget().getChip() == Chip::sm_100a) {
+      if (backwardPingPong)
+        return op->emitOpError()
+               << "flamia-tile: backward-ping-pong schedules sm_90a's "
+                  "consumer warpgroups; sm_100a's MMAs are issued by one "
+                  "thread";
+      if (auto dq = dyn_cast<AttentionDqTileOp>(op))
+        return tileDqSm100(kernel, dq);
+      return tileDkdvSm100(kernel, cast<AttentionDkdvTileOp>(op));
     }
     if (auto dq = dyn_cast<AttentionDqTileOp>(op))
       return tileDqSm90(kernel, dq, backwardPingPong);

@@ -1,8 +1,13 @@
 // RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule=target=sm_90a -verify-diagnostics
 // RUN: not flamia-opt %s -split-input-file --flamia-varlen-schedule=target=sm_100a 2>&1 | FileCheck %s --check-prefix=SM100
 // What the backward's kernels do not implement gets a message naming it.
+// sm_100a has backward kernels for mxfp8 too: the same errors, but for the
+// strict recipe, which it has no kernels for at all.
+// SM100: error: 'func.func' op flamia-varlen-schedule: the function must return exactly the attention's O and LSE and its backward's dQ, dK and dV, in this order
+// SM100: error: 'flamia.attention_bwd' op flamia-varlen-schedule: a backward is compiled with its forward
+// SM100: error: 'flamia.attention_bwd' op flamia-varlen-schedule: the kernels implement recipe mxfp8's contract, where V in dP = dO V^T is
+// SM100: error: 'flamia.attention_fwd' op flamia-varlen-schedule: no sm_100a kernels implement strict mxfp8 (L3 causality: K quantized per token) yet; they quantize K in 32x32 token blocks
 
-// SM100: error: 'flamia.attention_bwd' op flamia-varlen-schedule: no sm_100a backward kernels implement recipe mxfp8 yet (they exist for sm_90a); the forward kernels do
 // expected-error @below {{flamia-varlen-schedule: the function must return exactly the attention's O and LSE and its backward's dQ, dK and dV, in this order}}
 func.func @train(%arg0: tensor<?x4x64xbf16>, %arg1: tensor<?x2x64xbf16>, %arg2: tensor<?x2x64xbf16>, %arg3: tensor<?x4x64xbf16>, %arg4: tensor<?xi32>) -> (tensor<?x4x64xbf16>, tensor<4x?xf32>, tensor<?x4x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>) {
   %0 = flamia.quantize %arg0 : (tensor<?x4x64xbf16>) -> !flamia.qtensor<?x4x64xf8E4M3FN, f8E8M0FNU, 1x32>

@@ -156,18 +156,40 @@ TEST(RecipeRegistry, KernelsOfEachTargetAndHeadDim) {
   EXPECT_EQ(kernelTargets(), (std::vector<std::string>{"sm_90a", "sm_100a"}));
 }
 
-TEST(RecipeRegistry, BackwardKernelsOnSm90Only) {
+TEST(RecipeRegistry, BackwardKernels) {
   const RecipeKind &mx = *findRecipeKind("mxfp8");
-  for (int64_t d : {64, 128})
-    EXPECT_TRUE(checkBackwardKernels(mx, false, "sm_90a", d)) << "D=" << d;
-  Status s = checkBackwardKernels(mx, false, "sm_100a", 128);
+  for (const char *target : {"sm_90a", "sm_100a"})
+    for (int64_t d : {64, 128})
+      EXPECT_TRUE(checkBackwardKernels(mx, false, target, d))
+          << target << " D=" << d;
+  // Strict mode and nvfp4-mixed have backward kernels on sm_90a only: the
+  // forward's checks say so first.
+  Status s = checkBackwardKernels(mx, true, "sm_100a", 128);
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.message, "no sm_100a backward kernels implement recipe mxfp8 "
-                       "yet (they exist for sm_90a); the forward kernels do");
-  // The forward's checks come first.
+  EXPECT_EQ(s.message, "no sm_100a kernels implement strict mxfp8 (L3 "
+                       "causality: K quantized per token) yet; they quantize "
+                       "K in 32x32 token blocks");
+  s = checkBackwardKernels(*findRecipeKind("nvfp4-mixed"), false, "sm_100a",
+                           128);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.message, "no sm_100a kernels implement recipe nvfp4-mixed yet "
+                       "(they implement mxfp8)");
   s = checkBackwardKernels(mx, false, "sm_90a", 96);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.message, "head dim 96 is not implemented by the kernels (64, 128)");
+}
+
+// A target with forward kernels only (as sm_100a was before its backward):
+// the error says where the backward exists.
+TEST(RecipeRegistry, ForwardOnlyTarget) {
+  RecipeKind kind{"mxfp8", "mxfp8", "mxfp8", "mxfp8-strict",
+                  {{"sm_90a", {64, 128}, true, true},
+                   {"sm_100a", {64, 128}, false, false}}};
+  EXPECT_TRUE(checkKernels(kind, false, "sm_100a", 128));
+  Status s = checkBackwardKernels(kind, false, "sm_100a", 128);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.message, "no sm_100a backward kernels implement recipe mxfp8 "
+                       "yet (they exist for sm_90a); the forward kernels do");
 }
 
 } // namespace

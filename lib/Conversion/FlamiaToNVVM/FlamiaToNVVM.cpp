@@ -23,6 +23,7 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -136,6 +137,7 @@ void lowerRoles(KernelOp kernel) {
         e.icmp(LLVM::ICmpPredicate::uge, wg, e.i32c(role.getFirstWarpgroup())),
         e.icmp(LLVM::ICmpPredicate::ult, wg, e.i32c(role.getEndWarpgroup())));
     auto ifOp = scf::IfOp::create(b, loc, inRole, /*withElse=*/true);
+    ifOp->setAttr(kRoleRegionAttr, b.getUnitAttr());
     OpBuilder tb = ifOp.getThenBodyBuilder();
     int64_t regs = role.getRegisters();
     NVVM::SetMaxRegisterOp::create(
@@ -183,6 +185,85 @@ void lowerRoles(KernelOp kernel) {
     // The next role goes in the else branch.
     chain.setInsertionPoint(ifOp.elseBlock()->getTerminator());
   }
+}
+
+/// Each role reads the address of the dynamic shared memory itself, once,
+/// with an asm statement LLVM neither merges nor moves: otherwise LLVM
+/// computes it once before the roles and ptxas, which keeps no value in a
+/// register across setmaxnreg when the new budget is tight, spills it to a
+/// stack slot and reloads it all over the roles (the four-warpgroup sm_100a
+/// backward kernels did: 7 stores and 36 loads of one slot).
+/// (The asm text names the role, so that LLVM cannot merge the roles'
+/// statements into one before the branch either.)
+void readSmemBasePerRole(gpu::GPUModuleOp gm) {
+  int64_t index = 0;
+  gm.walk<WalkOrder::PreOrder>([&](scf::IfOp role) {
+    if (!role->hasAttr(kRoleRegionAttr))
+      return;
+    // After the role's setmaxnreg, the first op of its branch; made only
+    // for a role that uses shared memory.
+    Block *entry = role.thenBlock();
+    OpBuilder b(entry, std::next(entry->begin()));
+    Location loc = role.getLoc();
+    Value base;
+    int64_t roleIndex = index++;
+    auto roleBase = [&]() -> Value {
+      if (base)
+        return base;
+      auto asmOp = LLVM::InlineAsmOp::create(
+          b, loc, b.getI64Type(), ValueRange{},
+          (Twine("mov.u64 $0, ") + kDynamicSmemSymbol + "; // role " +
+           Twine(roleIndex))
+              .str(),
+          "=l", /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+          ArrayAttr());
+      base = LLVM::IntToPtrOp::create(
+          b, loc,
+          LLVM::LLVMPointerType::get(b.getContext(), AddressSpace::Shared),
+          asmOp.getResult(0));
+      return base;
+    };
+    Region &region = role.getThenRegion();
+    region.walk([&](LLVM::AddressOfOp addr) {
+      if (addr.getGlobalName() != kDynamicSmemSymbol)
+        return;
+      addr.replaceAllUsesWith(roleBase());
+      addr.erase();
+    });
+    // Shared-memory buffers (flamia.smem.alloc) and barriers are addresses
+    // computed before the roles: the role recomputes the ones it uses from
+    // its own base (base + constant offset).
+    DenseMap<Value, Value> rebased;
+    std::function<Value(Value)> rebase = [&](Value v) -> Value {
+      if (auto it = rebased.find(v); it != rebased.end())
+        return it->second;
+      Operation *def = v.getDefiningOp();
+      Value r;
+      if (auto addr = dyn_cast_or_null<LLVM::AddressOfOp>(def)) {
+        if (addr.getGlobalName() == kDynamicSmemSymbol)
+          r = roleBase();
+      } else if (auto gep = dyn_cast_or_null<LLVM::GEPOp>(def)) {
+        if (Value inner = rebase(gep.getBase())) {
+          IRMapping map;
+          map.map(gep.getBase(), inner);
+          r = b.clone(*gep, map)->getResult(0);
+        }
+      }
+      rebased[v] = r;
+      return r;
+    };
+    region.walk([&](Operation *op) {
+      for (OpOperand &use : op->getOpOperands()) {
+        Value v = use.get();
+        if (region.isAncestor(v.getParentRegion()))
+          continue;
+        if (Value r = rebase(v))
+          use.set(r);
+      }
+    });
+  });
 }
 
 struct ConvertFlamiaToNVVMPass
@@ -428,6 +509,8 @@ struct ConvertFlamiaToNVVMPass
                                                            target);
       if (failed(applyPartialConversion(gm, target, std::move(patterns))))
         return signalPassFailure();
+      if (TargetInfo::get(c).readsSmemBasePerRole())
+        readSmemBasePerRole(gm);
 
     }
     // scf/arith/cf/gpu/index to LLVM and NVVM (the host launch plan has none

@@ -62,6 +62,30 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
       return QueryValues{valid, e.fmul(lse, e.f32c(kLog2e)), delta};
     };
     std::map<int64_t, QueryValues> bySlot;
+    // One row per thread with queries as columns (sm_100a's dK/dV kernel):
+    // every thread needs every column's values. Lane l of each warp loads
+    // those of column 32 g + l, and column i's come from lane i % 32 by a
+    // shuffle: two loads and two shuffles per 32 columns instead of a load
+    // per column and value, and no registers held for all of them.
+    if (transposed && l.holdsWholeRows()) {
+      int64_t cols = static_cast<int64_t>(s.size());
+      Value laneId = e.lane();
+      std::map<int64_t, std::pair<Value, Value>> byGroup;
+      for (int64_t i = 0; i < cols; ++i) {
+        int64_t group = i / 32;
+        if (!byGroup.count(group)) {
+          QueryValues lanes = load(e.add(
+              adaptor.getQueryBase(), e.add(laneId, e.i32c(32 * group))));
+          byGroup[group] = {lanes.lse2, lanes.delta};
+        }
+        Value query = e.add(adaptor.getQueryBase(), e.i32c(i));
+        Value valid =
+            e.icmp(LLVM::ICmpPredicate::slt, query, adaptor.getQueryLimit());
+        auto [lse2, delta] = byGroup[group];
+        bySlot.emplace(i, QueryValues{valid, e.shflIdx(lse2, e.i32c(i % 32)),
+                                      e.shflIdx(delta, e.i32c(i % 32))});
+      }
+    }
     auto valuesOf = [&](int64_t i) -> const QueryValues & {
       int64_t slot = transposed ? l.columnSlotOf(i) : l.rowSlotOf(i);
       auto it = bySlot.find(slot);

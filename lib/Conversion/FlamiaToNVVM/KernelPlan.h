@@ -25,6 +25,8 @@ constexpr const char *kSmemOffsetAttr = "flamia.smem_offset";
 constexpr const char *kRoleFirstAttr = "flamia.role_first";
 /// Attribute (on smem.zero_rows) holding the number of threads of its role.
 constexpr const char *kRoleThreadsAttr = "flamia.role_threads";
+/// Marks the scf.if that holds one role's code after role lowering.
+constexpr const char *kRoleRegionAttr = "flamia.role_region";
 /// Named barrier of flamia.smem.zero_rows (flamia.turn uses 1..7, the
 /// tensor-memory deallocation 15).
 constexpr int64_t kZeroRowsBarrier = 14;

@@ -41,6 +41,12 @@ public:
   /// Whether P can be rounded to E4M3 codes packed four per register (the
   /// A operand layout the chip's MMA reads them in).
   bool packsE4M3Fragments() const { return tensorMemory; }
+  /// Whether each role reads the shared-memory base itself
+  /// (readSmemBasePerRole in FlamiaToNVVM.cpp). sm_100a's four-warpgroup
+  /// backward kernels need it to keep ptxas from spilling the base across
+  /// setmaxnreg; sm_90a's kernels, validated on the H200 as they are, do
+  /// not, and keep their PTX.
+  bool readsSmemBasePerRole() const { return tensorMemory; }
   /// Whether the chip has tensor memory and tcgen05 (flamia.tmem.*,
   /// flamia.umma*); else its MMAs are wgmma (flamia.wg.mma, wg.wait).
   bool hasTensorMemory() const { return tensorMemory; }

@@ -304,11 +304,19 @@ flamia.kernel @sm_100a_umma_k_valid(%t: i32 {flamia.param = "tmem"}, %sa: i32 {f
 // -----
 
 // tcgen05.commit on the stage's full barrier (index stage) or empty barrier
-// (index stages + stage), 8 bytes each.
+// (index stages + stage), 8 bytes each. The role reads the shared-memory
+// base itself (after its setmaxnreg, by an asm statement LLVM neither
+// merges nor hoists) and rebuilds the pipeline's address from it: a base
+// computed before the roles is a value ptxas would keep, or spill, across
+// every role's setmaxnreg.
 // CHECK-LABEL: llvm.func @sm_100a_umma_commit(
 // CHECK-SAME: %[[S:[a-z0-9]+]]: i32)
 // CHECK: nvvm.barrier0
-// CHECK: %[[PIPE:.*]] = llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: nvvm.setmaxregister  decrease 104
+// CHECK-NEXT: %[[ASM:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "mov.u64 $0, __flamia_dynamic_smem; // role 0", "=l"  : () -> i64
+// CHECK-NEXT: %[[BASE:.*]] = llvm.inttoptr %[[ASM]] : i64 to !llvm.ptr<3>
+// CHECK-NEXT: %[[PIPE:.*]] = llvm.getelementptr %[[BASE]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NOT: llvm.mlir.addressof
 // CHECK: %[[C8:.*]] = llvm.mlir.constant(8 : i32) : i32
 // CHECK-NEXT: %[[FOFF:.*]] = llvm.mul %[[S]], %[[C8]] : i32
 // CHECK-NEXT: %[[FULL:.*]] = llvm.getelementptr %[[PIPE]][%[[FOFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
@@ -340,6 +348,10 @@ flamia.kernel @sm_100a_umma_commit(%s: i32 {flamia.param = "stage"}) attributes 
 // CHECK-LABEL: llvm.func @sm_100a_pipeline(
 // CHECK-SAME: %[[IT:[a-z0-9]+]]: i32)
 // CHECK: nvvm.setmaxregister
+// CHECK-NEXT: llvm.inline_asm has_side_effects {{.*}}"mov.u64 $0, __flamia_dynamic_smem; // role 0"
+// CHECK-NEXT: llvm.inttoptr
+// CHECK-NEXT: llvm.getelementptr
+// CHECK-NEXT: llvm.getelementptr
 // CHECK-NEXT: %[[S2:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT: %[[STAGE:.*]] = llvm.urem %[[IT]], %[[S2]] : i32
 // CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
