@@ -1,5 +1,6 @@
 // RUN: flamia-opt %s --flamia-varlen-schedule=target=sm_90a | FileCheck %s
 // RUN: flamia-opt %s --flamia-varlen-schedule="target=sm_90a payloads=true" | FileCheck %s --check-prefix=PAYLOADS
+// RUN: flamia-opt %s --flamia-varlen-schedule=target=sm_100a | FileCheck %s --check-prefix=SM100
 // A training step (the output of flamia-graph-pipeline on a function with
 // flamia.attention and its flamia.attention_grad; GQA 4 query / 2 kv heads,
 // D = 64) becomes five kernels: the forward's two, then the gradient
@@ -74,3 +75,31 @@ func.func @train(%arg0: tensor<?x4x64xbf16>, %arg1: tensor<?x2x64xbf16>, %arg2: 
 // CHECK-NEXT: flamia.launch @train_quantize_grad({{.*}} grid ["NB", "Hq", "1"]
 // CHECK-NEXT: flamia.launch @train_attention_dq({{.*}} grid ["NUM_SMS", "1", "1"]
 // CHECK-NEXT: flamia.launch @train_attention_dkdv({{.*}} grid ["NUM_SMS", "1", "1"]
+
+// sm_100a reads E4M3 payloads and 128x4 scale-factor tiles, no dequantized
+// copies. Each block-scaled GEMM wants the scales of its contraction axis
+// along the tile's rows: the token-contracted GEMMs (dQ = dS K, dV = P^T dO,
+// dK = dS^T Q) read K, dO and Q's token-block scales with channels as rows,
+// dP = dO V^T reads V's with tokens as rows; the quantizers write both
+// orientations of a token-block copy in one pass (transposed_tiles).
+// SM100-LABEL: flamia.kernel @train_quantize(
+// SM100-SAME: {flamia.param = "q_tb_sf_channels"}, %arg16: {{.*}} {flamia.param = "k_sf_channels"}, %arg17: {{.*}} {flamia.param = "v_sf_tokens"})
+// SM100: flamia.quantize_block %arg0 {{.*}} per_token(%arg4, %arg5) token_block(%arg6, %arg7) per_token_tiles(%arg12) token_block_tiles(%arg15) {token_block_tile_rows = "channels"}
+// SM100: flamia.quantize_block %arg1 {{.*}} token_block(%arg8, %arg9) token_block_tiles(%arg13) transposed_tiles(%arg16) {token_block_tile_rows = "tokens"}
+// SM100: flamia.quantize_block %arg2 {{.*}} token_block(%arg10, %arg11) token_block_tiles(%arg14) transposed_tiles(%arg17) {token_block_tile_rows = "channels"}
+// SM100-LABEL: flamia.kernel @train_quantize_grad(
+// SM100-SAME: %arg3: !flamia.global<?x4x64xf8E4M3FN> {flamia.param = "do_tb"}, %arg4: !flamia.global<?x4x2xf8E8M0FNU> {flamia.param = "do_tb_scales"}, %arg5: !flamia.global<?x4x512xi8> {flamia.param = "do_sf"}, %arg6: !flamia.global<?x4x512xi8> {flamia.param = "do_sf_channels"}, %arg7: !flamia.global<4x?xf32> {flamia.param = "delta"}
+// SM100-SAME: target = #flamia.target<sm_100a>
+// SM100: flamia.quantize_block %arg0 {{.*}} token_block(%arg3, %arg4) token_block_tiles(%arg5) transposed_tiles(%arg6) {token_block_tile_rows = "tokens"}
+// SM100-NEXT: flamia.row_dot %arg0, %arg1
+// SM100-LABEL: flamia.kernel @train_attention_dq(
+// SM100-SAME: {flamia.param = "q_pt"}, {{.*}} {flamia.param = "q_sf"}, {{.*}} {flamia.param = "k_tb"}, {{.*}} {flamia.param = "k_sf"}, {{.*}} {flamia.param = "k_sf_channels"}, {{.*}} {flamia.param = "v_tb"}, {{.*}} {flamia.param = "v_sf_tokens"}, {{.*}} {flamia.param = "do_tb"}, {{.*}} {flamia.param = "do_sf"}, {{.*}} {flamia.param = "q"}
+// SM100: flamia.attention_dq_tile %arg16[%{{.*}}] q(%arg0, %arg1) k(%arg2, %arg3, %arg4) v(%arg5, %arg6) grad_o(%arg7, %arg8) safe(%arg9, %arg10, %arg11, %arg12) lse %arg13 delta %arg14 to %arg15
+// SM100-LABEL: flamia.kernel @train_attention_dkdv(
+// SM100-SAME: {flamia.param = "do_sf_channels"}, {{.*}} {flamia.param = "q_tb"}, {{.*}} {flamia.param = "q_tb_sf_channels"}, {{.*}} {flamia.param = "q"}
+// SM100: flamia.attention_dkdv_tile %arg19[%{{.*}}] q(%arg0, %arg1) k(%arg2, %arg3) v(%arg4, %arg5) grad_o(%arg6, %arg7, %arg8) q_tb(%arg9, %arg10) safe(%arg11, %arg12, %arg13, %arg14) lse %arg15 delta %arg16 to %arg17, %arg18 {{.*}} {block_m = 64 : i64, block_n = 128 : i64, causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>
+// SM100-LABEL: func.func @train(
+// SM100-NOT: _deq"
+// SM100: flamia.workspace workspace "do_sf_channels" dims ["NB", "4", "512"]
+// SM100-NOT: _deq"
+// SM100: flamia.launch @train_quantize_grad(

@@ -361,3 +361,40 @@ TEST(Sm100InstrDescriptor, OpcodesAndShapes) {
   EXPECT_EQ(sm100ScaleBlockSize(Sm100MmaKind::MXF4, Sm100ScaleVec::X2), 32u);
   EXPECT_EQ(sm100ScaleBlockSize(Sm100MmaKind::MXF4NVF4, Sm100ScaleVec::X4), 16u);
 }
+
+// The sm_100a backward's GEMMs (lib/Transforms/TileAttentionBackwardSm100.cpp),
+// by hand from Tables 42/43. dK/dV kernel, query tiles of 64:
+//   S^T = K Q^T, E4M3 block-scaled (scale type UE8M0, bit 23), M = 128,
+//     N = 64, both K-major: N >> 3 = 8 at 17-22 (0x100000), M >> 4 = 8 at
+//     24-28 (0x08000000) -> 0x08900000;
+//   dV += P^T dO with N = head dim 128 (0x200000), B (dO) MN-major (bit 16)
+//     and B's scale-factor ID 2 (bits 4-5) for the second 64 queries of
+//     dO's 128-row scale tile (b_k_block) -> 0x08A10020;
+//   dP^T = V dO^T on the safe block in bf16, N = 64 -> 0x08100490.
+// dQ kernel: dQ += dS K, N = head dim 64, K (B) MN-major -> 0x08910000.
+TEST(Sm100InstrDescriptor, BackwardGemms) {
+  EXPECT_EQ(encode(mxf8(ET::E4M3, ET::E4M3, 128, 64)), 0x08900000u);
+  Sm100MmaConfig dv = mxf8(ET::E4M3, ET::E4M3, 128, 128);
+  dv.bMajor = OperandMajor::MN;
+  dv.bScaleFactorId = 2;
+  EXPECT_EQ(encode(dv), 0x08A10020u);
+  EXPECT_EQ(encode(bf16(128, 64)), 0x08100490u);
+  Sm100MmaConfig dq = mxf8(ET::E4M3, ET::E4M3, 128, 64);
+  dq.bMajor = OperandMajor::MN;
+  EXPECT_EQ(encode(dq), 0x08910000u);
+  // k_valid's select needs the descriptor affine in the K step: step kk of
+  // a 128-deep contraction reads A's and B's scale byte kk (IDs 0-3), so
+  // consecutive steps differ by 0x20000010 and no step carries into another
+  // field.
+  Sm100MmaConfig step = dq;
+  uint32_t first = encode(step);
+  for (unsigned kk = 1; kk < 4; ++kk) {
+    step.aScaleFactorId = step.bScaleFactorId = kk;
+    EXPECT_EQ(encode(step), first + kk * 0x20000010u) << kk;
+  }
+  // An 8-bit MN-major B (dQ's K, dV's dO, dK's Q_tb) needs N % 16 == 0
+  // (Table 50): head dims 64 and 128 are, 72 is not.
+  Sm100MmaConfig odd = dq;
+  odd.n = 72;
+  EXPECT_NE(rejection(odd).find("Table 50"), std::string::npos);
+}

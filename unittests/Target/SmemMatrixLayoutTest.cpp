@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <vector>
 
 using namespace flamia;
@@ -235,6 +236,78 @@ TEST(SmemStrides, FlamiaAttentionTiles) {
   EXPECT_EQ(s.leadingByteOffset, 16384u);
   EXPECT_EQ(smemOperandStartOffset(vBf16, 16), 2048u);
   EXPECT_EQ(smemTileByteOffset(vBf16, 64, 0), 16384u);
+}
+
+// Where 2-D TMA loads with boxes `boxBytes` wide (the row, up to the 128
+// bytes the widest swizzle allows) put element (row, col) of a [rows, cols]
+// tile, before the swizzle: the boxes side by side along cols, each rows x
+// boxBytes.
+uint64_t tmaBoxOffset(uint32_t rows, uint32_t boxBytes, unsigned bits,
+                      uint32_t row, uint32_t col) {
+  uint32_t perBox = boxBytes * 8 / bits;
+  return uint64_t(col / perBox) * rows * boxBytes + uint64_t(row) * boxBytes +
+         uint64_t(col % perBox) * bits / 8;
+}
+
+// The sm_100a backward's tiles, as the operands of each GEMM read them
+// (lib/Transforms/TileAttentionBackwardSm100.cpp): every element the MMA
+// addresses through the descriptor is where TMA put it.
+//   S^T = K Q^T, dP^T = V dO^T: Q, dO as B, K-major, 64 query rows;
+//   dV += P^T dO, dK += dS^T Q_tb: dO, Q_tb as B, MN-major (rows = the 64
+//     queries contracted, cols = channels);
+//   dQ += dS K: K as B, MN-major (rows = the 128 keys contracted).
+TEST(SmemStrides, BackwardTilesMatchTheTmaBoxes) {
+  struct Case {
+    OperandMajor major;
+    unsigned bits;
+    uint32_t rows, cols;
+  };
+  for (Case c : {Case{OperandMajor::K, 8, 64, 128}, Case{OperandMajor::K, 8, 64, 64},
+                 Case{OperandMajor::K, 16, 64, 128}, Case{OperandMajor::K, 16, 64, 64},
+                 Case{OperandMajor::MN, 8, 64, 128}, Case{OperandMajor::MN, 8, 64, 64},
+                 Case{OperandMajor::MN, 16, 64, 128}, Case{OperandMajor::MN, 16, 64, 64},
+                 Case{OperandMajor::MN, 8, 128, 128}, Case{OperandMajor::MN, 16, 128, 128},
+                 Case{OperandMajor::MN, 16, 128, 64}}) {
+    uint32_t rowBytes = std::min<uint32_t>(c.cols * c.bits / 8, 128);
+    bool kMajor = c.major == OperandMajor::K;
+    SmemOperandTile t = kMajor
+        ? tile(c.major, widestSmemSwizzleFor(rowBytes), c.bits, c.rows, c.cols)
+        : tile(c.major, widestSmemSwizzleFor(rowBytes), c.bits, c.cols, c.rows,
+               AtomOrder::KFastest);
+    SmemStrides s = strides(t);
+    uint32_t instrK = 32 * 8 / c.bits;
+    for (uint32_t k0 = 0; k0 < t.kExtent; k0 += instrK) {
+      uint64_t start = smemOperandStartOffset(t, k0);
+      for (uint32_t mn = 0; mn < t.mnExtent; ++mn)
+        for (uint32_t kk = 0; kk < instrK; ++kk) {
+          uint32_t row = kMajor ? mn : k0 + kk, col = kMajor ? k0 + kk : mn;
+          ASSERT_EQ(start + canonicalSmemByteOffset(t.major, t.swizzle, t.elementBits,
+                                                    s, mn, kk),
+                    tmaBoxOffset(c.rows, rowBytes, c.bits, row, col))
+              << (kMajor ? "K" : "MN") << "-major " << c.bits << "-bit " << c.rows
+              << "x" << c.cols << " mn " << mn << " k " << k0 + kk;
+        }
+    }
+  }
+  // By hand: Q (E4M3, 64 queries x 128 channels, K-major) has 8-row groups
+  // 1024 bytes apart; its bf16 copy's second 64 channels start after the
+  // first box of 64 x 128 bytes.
+  SmemOperandTile q = tile(OperandMajor::K, SmemSwizzle::B128, 8, 64, 128);
+  EXPECT_EQ(strides(q).strideByteOffset, 1024u);
+  SmemOperandTile qBf16 = tile(OperandMajor::K, SmemSwizzle::B128, 16, 64, 128);
+  EXPECT_EQ(smemOperandStartOffset(qBf16, 64), 8192u);
+  // dO as dV's B: 64 queries (K) x 128 channels (N), MN-major: 8-query
+  // groups 1024 apart (SBO), the bf16 copy's second 64 channels 8192 on
+  // (LBO); the K = 32 slice of E4M3 starts 4 groups in.
+  SmemOperandTile dO = tile(OperandMajor::MN, SmemSwizzle::B128, 8, 128, 64,
+                            AtomOrder::KFastest);
+  EXPECT_EQ(strides(dO).strideByteOffset, 1024u);
+  EXPECT_EQ(smemOperandStartOffset(dO, 32), 4096u);
+  SmemOperandTile dOBf16 = tile(OperandMajor::MN, SmemSwizzle::B128, 16, 128,
+                                64, AtomOrder::KFastest);
+  EXPECT_EQ(strides(dOBf16).strideByteOffset, 1024u);
+  EXPECT_EQ(strides(dOBf16).leadingByteOffset, 8192u);
+  EXPECT_EQ(smemOperandStartOffset(dOBf16, 48), 6144u);
 }
 
 TEST(SmemStrides, RejectsTilesTheLayoutsCannotDescribe) {

@@ -1,5 +1,7 @@
 """Checks the training-step parts of a manifest.json written by flamia-compile --backward
-against docs/runtime-abi.md ("The backward kernels (sm_90a)").
+against docs/runtime-abi.md ("The backward kernels"): sm_90a's dequantized
+copies, or (--target sm_100a) the E4M3 payloads and 128x4 scale-factor tiles
+the tcgen05 kernels read, in both orientations of each token-block copy.
 With --recipe mxfp8-strict or nvfp4-mixed: the second copies those recipes need
 (K, V and dO per token where the head dim is contracted, in 32x32 token blocks
 where tokens are)."""
@@ -21,6 +23,7 @@ ap.add_argument("--recipe", default="mxfp8",
 # sm_90a writes the payloads (no kernel of it reads them) only when
 # compiled with --payloads; by default scales and dequantized copies.
 ap.add_argument("--payloads", action="store_true")
+ap.add_argument("--target", default="sm_90a", choices=["sm_90a", "sm_100a"])
 a = ap.parse_args()
 m = json.load(open(a.manifest))
 errors = []
@@ -51,7 +54,7 @@ expect(kernels == [
 ], f"kernels: {kernels}")
 buffers = {b["name"]: b for b in m["buffers"]}
 def buf(name, role, dtype, shape, holds=None):
-    if holds is not None and holds["part"] == "payload" and not a.payloads:
+    if holds is not None and holds["part"] == "payload" and not a.payloads and a.target == "sm_90a":
         expect(name not in buffers, f"a payload without --payloads: {name}")
         return
     b = buffers.get(name)
@@ -69,6 +72,75 @@ buf("k_tb_scales", "workspace", "u8", ["NB", HKV, C], holds("scales", "k", "toke
 buf("grad_o", "input", "bf16", ["T", H, D])
 for name, heads in (("dq", H), ("dk", HKV), ("dv", HKV)):
     buf(name, "output", a.grad_dtype, ["T", heads, D])
+if a.target == "sm_100a":
+    # The forward's copies the backward rereads (S is recomputed from the
+    # same Q and K payloads), and each token-block copy's scale tile in the
+    # second orientation: rows = channels where tokens are contracted
+    # (dQ = dS K, dV = P^T dO, dK = dS^T Q_tb), rows = tokens for V in
+    # dP = dO V^T. No dequantized copies.
+    expect(a.recipe == "mxfp8", "sm_100a has mxfp8 backward kernels only")
+    def tiles(tensor, layout, rows):
+        return holds("scale_tiles", tensor, layout, "e8m0") | dict(tile_rows=rows)
+    buf("q_pt", "workspace", "u8", ["T", H, D], holds("payload", "q", "per_token", "e4m3"))
+    buf("q_tb", "workspace", "u8", ["T", H, D], holds("payload", "q", "token_block", "e4m3"))
+    buf("k_tb", "workspace", "u8", ["T", HKV, D], holds("payload", "k", "token_block", "e4m3"))
+    buf("v_tb", "workspace", "u8", ["T", HKV, D], holds("payload", "v", "token_block", "e4m3"))
+    buf("do_tb", "workspace", "u8", ["T", H, D], holds("payload", "grad_o", "token_block", "e4m3"))
+    buf("do_tb_scales", "workspace", "u8", ["NB", H, C], holds("scales", "grad_o", "token_block", "e8m0"))
+    for name, tensor, layout, rows, heads in (
+            ("q_sf", "q", "per_token", "tokens", H),
+            ("k_sf", "k", "token_block", "tokens", HKV),
+            ("v_sf", "v", "token_block", "channels", HKV),
+            ("q_tb_sf_channels", "q", "token_block", "channels", H),
+            ("k_sf_channels", "k", "token_block", "channels", HKV),
+            ("v_sf_tokens", "v", "token_block", "tokens", HKV),
+            ("do_sf", "grad_o", "token_block", "tokens", H),
+            ("do_sf_channels", "grad_o", "token_block", "channels", H)):
+        buf(name, "workspace", "u8", ["NB", heads, "512"], tiles(tensor, layout, rows))
+    for name in buffers:
+        expect(not name.endswith("_deq"), f"sm_100a reads no dequantized copy: {name}")
+    buf("delta", "workspace", "f32", [H, "T"], holds("delta", "grad_o", "per_token", "f32"))
+    buf("kv_items", "schedule", "i32", ["NUM_KV_ITEMS", "8"])
+    params = {k["name"]: [p["name"] for p in k["params"]] for k in m["kernels"]}
+    expect(params["flamia_quantize_grad"] == ["grad_o", "o", "block_info", "do_tb", "do_tb_scales",
+                                              "do_sf", "do_sf_channels", "delta", "T"] + HEADS,
+           f"quantize_grad params {params['flamia_quantize_grad']}")
+    safe = ["q", "k", "v", "grad_o", "lse", "delta"]
+    tail = ["counter", "softmax_scale_log2", "softmax_scale", "T"] + HEADS
+    expect(params["flamia_attention_dq"] ==
+           ["q_pt", "q_sf", "k_tb", "k_sf", "k_sf_channels", "v_tb", "v_sf_tokens", "do_tb", "do_sf"]
+           + safe + ["dq", "items", "num_items"] + tail, f"dq params {params['flamia_attention_dq']}")
+    expect(params["flamia_attention_dkdv"] ==
+           ["q_pt", "q_sf", "k_tb", "k_sf", "v_tb", "v_sf_tokens", "do_tb", "do_sf", "do_sf_channels",
+            "q_tb", "q_tb_sf_channels"] + safe + ["dk", "dv", "kv_items", "num_kv_items"] + tail,
+           f"dkdv params {params['flamia_attention_dkdv']}")
+    launch = {k["name"]: k for k in m["kernels"]}
+    for name in ("flamia_attention_dq", "flamia_attention_dkdv"):
+        k = launch[name]
+        # Producer, MMA issuer, two gradient warpgroups; within the 227 KiB
+        # of shared memory an sm_100a block may opt into.
+        expect(k["block"] == [512, 1, 1], f"{name} block {k['block']}")
+        expect(0 < k["smem_bytes"] <= 232448, f"{name} smem {k['smem_bytes']}")
+    maps = {p["name"]: p for p in launch["flamia_attention_dkdv"]["params"]}
+    # The dK/dV kernel's query side in 64-row boxes, the key side in 128.
+    for name in ("q_pt", "do_tb", "q_tb"):
+        expect(maps[name]["kind"] == "tensormap" and maps[name]["box"] == [64, int(D)]
+               and maps[name]["dtype"] == "u8", f"dkdv {name} {maps[name]}")
+    for name in ("q", "grad_o"):
+        expect(maps[name]["box"] == [64, 64], f"dkdv {name} box {maps[name]['box']}")
+    for name in ("k_tb", "v_tb"):
+        expect(maps[name]["box"] == [128, int(D)], f"dkdv {name} box {maps[name]['box']}")
+    for name in ("q_sf", "k_sf", "v_sf_tokens", "do_sf", "do_sf_channels", "q_tb_sf_channels", "lse", "delta"):
+        expect(maps[name]["kind"] == "ptr", f"dkdv {name} is a pointer")
+    for k in m["kernels"]:
+        ints = {p["name"]: p.get("value") for p in k["params"] if p["kind"] == "i32"}
+        for h in HEADS:
+            expect(ints.get(h) == h, f"{k['name']}: parameter {h} = {ints.get(h)}")
+    if errors:
+        print("\n".join(errors))
+        sys.exit(1)
+    print("training manifest ok")
+    sys.exit(0)
 buf("q_tb_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "q", "token_block", "bf16"))
 buf("do_tb", "workspace", "u8", ["T", H, D], holds("payload", "grad_o", "token_block", "e4m3"))
 buf("do_tb_scales", "workspace", "u8", ["NB", H, C], holds("scales", "grad_o", "token_block", "e8m0"))
