@@ -106,6 +106,29 @@ def Flamia_TmemFillOp : Flamia_Op<"tmem.fill", [Flamia_WarpgroupWide]> {
   let hasVerifier = 1;
 }
 
+def Flamia_SmemStoreOp : Flamia_Op<"smem.store", [Flamia_WarpgroupWide]> {
+  let summary = "a warpgroup writes a 128-row tile to shared memory as an "
+                "MMA operand";
+  let description = [{
+    `flamia.smem.store %p, %tile[%stage] : !flamia.frag<128x128xf8E4M3FN>,
+    !flamia.smem<1x128x128xf8E4M3FN>`: thread t writes its row of `value`
+    (the sm_100a row-per-thread layout of flamia.tmem.load) to row t of the
+    stage, in the canonical K-major layout a TMA load with the widest
+    swizzle leaves (the rows in boxes of up to 128 bytes, 16-byte chunks
+    swizzled), so that a flamia.umma reads it as its A operand; then each
+    thread fences its writes for the async proxy (fence.proxy.async) before
+    it signals the MMA thread. `value` and the tile have the same rows (128),
+    columns and element type (f8E4M3FN or bf16). sm_100a only.
+  }];
+  let arguments = (ins Flamia_FragmentType:$value, Flamia_SmemType:$tile,
+                       I32:$stage);
+  let assemblyFormat = [{
+    $value `,` $tile `[` $stage `]` attr-dict `:` qualified(type($value)) `,`
+    qualified(type($tile))
+  }];
+  let hasVerifier = 1;
+}
+
 def Flamia_FragMxQuantizeOp : Flamia_Op<"frag.mx_quantize", [
     Flamia_WarpgroupWide]> {
   let summary = "E4M3 codes of each row's 32-column blocks, scales to a tile";
@@ -194,7 +217,8 @@ def Flamia_UmmaOp : Flamia_Op<"umma", [AttrSizedOperandSegments]> {
     `k_valid` (optional, at least 1) is how many of the K elements hold
     data. A K step (32 elements for f8E4M3FN, 16 for bf16) that starts at
     or past it reads B's rows and scale factors of the last step that
-    starts before it; its A must be zero there. Nothing of B past that step
+    starts before it; its A must be zero there (with `k_valid` <= 0, a value
+    no schedule produces, every step reads step 0's). Nothing of B past that step
     is read. O = P V passes the keys left in the document: P is 0 past the
     end, and the V rows past the end inside the last step are zeroed first
     (flamia.smem.zero_rows). So the last key tile of a document never

@@ -674,6 +674,10 @@ bool validateSpec(const AttentionSpec &spec, std::string &error) {
       return fail("gradient dtype '" + spec.gradDtype +
                   "' is not implemented (bf16, f32)");
   }
+  if (spec.pInSmem && spec.target != "sm_100a")
+    return fail("P in shared memory (--p-in-smem) is an option of the sm_100a "
+                "forward (P V from tensor memory or shared memory); " +
+                spec.target + " keeps P in registers");
   if (spec.debugScores && !spec.backward)
     return fail("debug scores compare the forward's S with the backward's: "
                 "they need a training step (--backward)");
@@ -749,6 +753,7 @@ bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
   pipeline.scaleTiles = spec.scaleTiles;
   pipeline.debugScores = spec.debugScores;
   pipeline.overlapSoftmax = spec.overlapSoftmax;
+  pipeline.pInSmem = spec.pInSmem;
   pipeline.prefetchKv = spec.prefetchKv;
   pipeline.payloads = spec.payloads;
   if (!run([&](OpPassManager &pm) { buildGraphToKernelsPipeline(pm, pipeline); },

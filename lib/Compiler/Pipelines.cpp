@@ -29,6 +29,7 @@ void buildGraphToKernelsPipeline(OpPassManager &pm,
 void buildTilePipeline(OpPassManager &pm, const PipelineOptions &options) {
   FlamiaTileOptions tile;
   tile.overlapSoftmax = options.overlapSoftmax;
+  tile.pInSmem = options.pInSmem;
   pm.addPass(createFlamiaTile(tile));
 }
 
@@ -66,6 +67,10 @@ struct ToPtxOptions : public PassPipelineOptions<ToPtxOptions> {
       *this, "overlap-softmax",
       llvm::cl::desc("sm_90a, D = 128: overlap the softmax with the MMAs"),
       llvm::cl::init(PipelineOptions().overlapSoftmax)};
+  Option<bool> pInSmem{
+      *this, "p-in-smem",
+      llvm::cl::desc("sm_100a forward: P V reads P from shared memory"),
+      llvm::cl::init(PipelineOptions().pInSmem)};
   Option<bool> prefetchKv{
       *this, "prefetch-kv",
       llvm::cl::desc("the quantization kernel prefetches K and V into L2 "
@@ -83,6 +88,7 @@ struct ToPtxOptions : public PassPipelineOptions<ToPtxOptions> {
     options.scaleTiles = scaleTiles;
     options.debugScores = debugScores;
     options.overlapSoftmax = overlapSoftmax;
+    options.pInSmem = pInSmem;
     options.prefetchKv = prefetchKv;
     options.payloads = payloads;
     return options;
@@ -96,7 +102,7 @@ void registerFlamiaPipelines() {
       "Graph-level attention to PTX: flamia-graph-pipeline, "
       "flamia-varlen-schedule{target, scale-tiles, debug-scores, prefetch-kv, "
       "payloads}, "
-      "flamia-tile{overlap-softmax}, convert-flamia-to-nvvm, "
+      "flamia-tile{overlap-softmax, p-in-smem}, convert-flamia-to-nvvm, "
       "convert-nvvm-to-llvm, gpu-module-to-binary{format=isa}",
       [](OpPassManager &pm, const ToPtxOptions &options) {
         buildFlamiaToPtxPipeline(pm, options.get());

@@ -157,6 +157,26 @@ LogicalResult TmemStoreOp::verify() {
                       columnsOf(type.getCols(), type.getElementType()));
 }
 
+LogicalResult SmemStoreOp::verify() {
+  FragmentType value = getValue().getType();
+  SmemType tile = getTile().getType();
+  Type element = value.getElementType();
+  if (!isE4M3(element) && !element.isBF16())
+    return emitOpError() << "stores f8E4M3FN or bf16 MMA operands, got "
+                         << value;
+  if (value.getRows() != 128)
+    return emitOpError() << "stores 128-row fragments (one row per thread of "
+                            "a warpgroup), got "
+                         << value;
+  if (tile.getRows() != value.getRows() || tile.getCols() != value.getCols() ||
+      tile.getElementType() != element)
+    return emitOpError() << "stores " << value << " into a tile of the same "
+                         << "rows, columns and element type, got " << tile;
+  // (The tile type already has rows of 32, 64 or a multiple of 128 bytes,
+  // the swizzled layouts flamia.umma reads.)
+  return verifyStage(*this, getStage(), tile.getStages(), "the tile");
+}
+
 LogicalResult TmemFillOp::verify() {
   int64_t columns = getColumnsAttr().getInt();
   if (columns < 1 || columns > 128 || !llvm::isPowerOf2_64(columns))

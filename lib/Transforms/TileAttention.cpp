@@ -270,7 +270,11 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     MLIRContext *ctx = kernel.getContext();
     Location loc = at.getLoc();
     if (kernel.getTarget().getChip() == Chip::sm_100a)
-      return tileSm100(kernel, at);
+      return tileSm100(kernel, at, pInSmem);
+    if (pInSmem)
+      return at.emitOpError()
+             << "flamia-tile: p-in-smem stages the sm_100a forward's P in "
+                "shared memory; sm_90a keeps P in registers";
     const int64_t bm = 128, bn = 128;
     if (failed(checkTileShape(at, bm, bn)))
       return failure();

@@ -136,7 +136,9 @@ struct QueryVisits {
 };
 
 /// The sm_100a program (TileAttentionSm100.cpp).
-LogicalResult tileSm100(KernelOp kernel, AttentionTileOp at);
+/// `pInSmem`: P V reads P from shared memory (flamia.smem.store) instead
+/// of tensor memory.
+LogicalResult tileSm100(KernelOp kernel, AttentionTileOp at, bool pInSmem);
 
 /// That the recipe registry lists backward kernels for `recipe` on
 /// `target` at head dim `d` (else an error on `op` saying what is missing).

@@ -20,6 +20,12 @@
 //     block) into TMEM, rescale O in TMEM once the previous P V is done;
 //     at the end of the item, O / l and LSE to global memory.
 //
+// With p-in-smem the E4M3 P goes to a 16 KiB shared-memory tile instead
+// (flamia.smem.store: TMA's swizzled K-major layout, fenced for the async
+// proxy) and P V reads A from there, the block-scaled form CUTLASS wraps;
+// the bf16 safe-block P stays in TMEM (kind::f16 with A in TMEM is the form
+// FlashAttention-4 uses). It costs one K/V stage at D = 128.
+//
 // Tensor memory (512 columns): S buffers at 0 and 128, O at 256 (D
 // columns), P at 384 (32 columns of E4M3 or 64 of bf16), scale factors
 // from 448 (Q; K and V double-buffered by S buffer; P's fixed scale).
@@ -68,13 +74,14 @@ struct Sm100Program {
   int64_t d, safeBlock;
   bool causal, safe;
   int64_t stages;
+  bool pInSmem;
   static constexpr int64_t bm = 128, bn = 128;
 
   // Parameters and shared state (set up in build()).
   Value items, q8, qSf, k8, kSf, v8, vSf, qSafe, kSafe, vSafe, out, lse, scale,
       numTokens, counter, numItems;
   Value qHeads, kvHeads; // runtime head counts (null when static)
-  Value q8s, qSfs, q16s, k8s, kSfs, v8s, vSfs, k16s, v16s; // smem
+  Value q8s, qSfs, q16s, k8s, kSfs, v8s, vSfs, k16s, v16s, p8s; // smem
   Value qp, kvp, safep, sp, pp, queue, tmem;
   PrecisionAttr pPrecision;
   Type i32;
@@ -168,7 +175,7 @@ LogicalResult Sm100Program::build() {
   };
   // The E4M3 ring is as deep as shared memory allows next to the bf16
   // safe-block buffers.
-  stages = d == 128 && safe ? 3 : 4;
+  stages = d == 128 && safe ? (pInSmem ? 2 : 3) : 4;
   q8s = tile(1, f8);
   qSfs = sfTile(1);
   k8s = tile(stages, f8);
@@ -180,6 +187,9 @@ LogicalResult Sm100Program::build() {
     k16s = tile(1, bf16);
     v16s = tile(1, bf16);
   }
+  if (pInSmem)
+    p8s = SmemAllocOp::create(b, loc, SmemType::get(ctx, {1, bm, bn}, f8))
+              .getResult();
   auto pipeline = [&](int64_t n, int64_t consumers, int64_t producers) {
     auto p = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, n),
                                       consumers);
@@ -402,10 +412,15 @@ void Sm100Program::buildMma(OpBuilder &b) {
         Value sfV = lib.add(tmem, lib.add(lib.c(kSfVColumn), lib.mul(sbuf, lib.c(4))));
         UmmaScalesOp::create(lb, loc, vSfs, st, sfV, 0);
         zeroPastEnd(lb, v8s, st, /*kStep=*/32);
-        UmmaOp::create(lb, loc, tmem, kOColumn, Value(), Value(),
-                       lb.getI64IntegerAttr(kPColumn), pType8, v8s, st,
-                       /*b_transposed=*/true, accumulate, sfP, sfV,
-                       /*b_k_block=*/Value(), keysInDoc);
+        if (pInSmem)
+          UmmaOp::create(lb, loc, tmem, kOColumn, p8s, lib.c(0), IntegerAttr(),
+                         TypeAttr(), v8s, st, /*b_transposed=*/true, accumulate,
+                         sfP, sfV, /*b_k_block=*/Value(), keysInDoc);
+        else
+          UmmaOp::create(lb, loc, tmem, kOColumn, Value(), Value(),
+                         lb.getI64IntegerAttr(kPColumn), pType8, v8s, st,
+                         /*b_transposed=*/true, accumulate, sfP, sfV,
+                         /*b_k_block=*/Value(), keysInDoc);
         UmmaCommitOp::create(lb, loc, pp, pst, StageBarrier::empty);
         UmmaCommitOp::create(lb, loc, kvp, st, StageBarrier::empty);
       };
@@ -483,7 +498,10 @@ void Sm100Program::buildSoftmax(OpBuilder &b) {
             pib.i1(quantized), pPrecision);
         Value pst = PipelineAcquireOp::create(pb, loc, i32, pp, pIt,
                                               PipelineSide::producer);
-        TmemStoreOp::create(pb, loc, p, tmem, kPColumn);
+        if (pInSmem && quantized)
+          SmemStoreOp::create(pb, loc, p, p8s, pib.c(0));
+        else
+          TmemStoreOp::create(pb, loc, p, tmem, kPColumn);
         return pst;
       };
       Value pst;
@@ -535,7 +553,8 @@ void Sm100Program::buildSoftmax(OpBuilder &b) {
 
 } // namespace
 
-LogicalResult flamia::tile::tileSm100(KernelOp kernel, AttentionTileOp at) {
+LogicalResult flamia::tile::tileSm100(KernelOp kernel, AttentionTileOp at,
+                                      bool pInSmem) {
   Sm100Program program{kernel,
                        at,
                        at.getLoc(),
@@ -544,6 +563,7 @@ LogicalResult flamia::tile::tileSm100(KernelOp kernel, AttentionTileOp at) {
                        at.getRecipe().getSafeBlock(),
                        at.getCausal(),
                        at.getRecipe().getSafeBlock() > 0,
-                       /*stages=*/0};
+                       /*stages=*/0,
+                       pInSmem};
   return program.build();
 }

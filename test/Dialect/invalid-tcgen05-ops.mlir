@@ -840,3 +840,33 @@ func.func @f(%x: !flamia.frag<128x64xf32>, %sf: !flamia.smem<2x8x64xi8>, %i: i32
       : !flamia.frag<128x64xf32>, !flamia.smem<2x8x64xi8> -> !flamia.frag<128x64xf8E4M3FN>
   return
 }
+
+// -----
+// flamia.smem.store
+func.func @f(%p: !flamia.frag<128x128xf32>, %t: !flamia.smem<1x128x128xf32>, %i: i32) {
+  // expected-error @below {{'flamia.smem.store' op stores f8E4M3FN or bf16 MMA operands, got '!flamia.frag<128x128xf32>'}}
+  flamia.smem.store %p, %t[%i] : !flamia.frag<128x128xf32>, !flamia.smem<1x128x128xf32>
+  return
+}
+
+// -----
+func.func @f(%p: !flamia.frag<64x128xf8E4M3FN>, %t: !flamia.smem<1x64x128xf8E4M3FN>, %i: i32) {
+  // expected-error @below {{'flamia.smem.store' op stores 128-row fragments (one row per thread of a warpgroup), got '!flamia.frag<64x128xf8E4M3FN>'}}
+  flamia.smem.store %p, %t[%i] : !flamia.frag<64x128xf8E4M3FN>, !flamia.smem<1x64x128xf8E4M3FN>
+  return
+}
+
+// -----
+func.func @f(%p: !flamia.frag<128x128xf8E4M3FN>, %t: !flamia.smem<1x128x64xf8E4M3FN>, %i: i32) {
+  // expected-error @below {{'flamia.smem.store' op stores '!flamia.frag<128x128xf8E4M3FN>' into a tile of the same rows, columns and element type, got '!flamia.smem<1x128x64xf8E4M3FN>'}}
+  flamia.smem.store %p, %t[%i] : !flamia.frag<128x128xf8E4M3FN>, !flamia.smem<1x128x64xf8E4M3FN>
+  return
+}
+
+// -----
+func.func @f(%p: !flamia.frag<128x128xf8E4M3FN>, %t: !flamia.smem<1x128x128xf8E4M3FN>) {
+  %c1 = arith.constant 1 : i32
+  // expected-error @below {{'flamia.smem.store' op stage 1 is out of range: the tile has 1 stage(s)}}
+  flamia.smem.store %p, %t[%c1] : !flamia.frag<128x128xf8E4M3FN>, !flamia.smem<1x128x128xf8E4M3FN>
+  return
+}

@@ -245,3 +245,16 @@ func.func @grad_store_columns(%acc: !flamia.frag<128x64xf32>, %dq: !flamia.globa
 }
 // CHECK-LABEL: func.func @grad_store_columns(
 // CHECK-NEXT: flamia.grad.store %arg0 times %arg6 to %arg1 rows(%arg2, %arg3, %arg3) head %arg4 columns %arg5 : !flamia.frag<128x64xf32>, !flamia.global<?x4x128xbf16>
+
+// -----
+// P staged in shared memory for P V (flamia-tile{p-in-smem}).
+func.func @smem_store(%p: !flamia.frag<128x128xf8E4M3FN>, %pb: !flamia.frag<128x64xbf16>,
+                      %t8: !flamia.smem<1x128x128xf8E4M3FN>, %t16: !flamia.smem<2x128x64xbf16>,
+                      %i: i32) {
+  flamia.smem.store %p, %t8[%i] : !flamia.frag<128x128xf8E4M3FN>, !flamia.smem<1x128x128xf8E4M3FN>
+  flamia.smem.store %pb, %t16[%i] : !flamia.frag<128x64xbf16>, !flamia.smem<2x128x64xbf16>
+  return
+}
+// CHECK-LABEL: func.func @smem_store(
+// CHECK-NEXT: flamia.smem.store %arg0, %arg2[%arg4] : !flamia.frag<128x128xf8E4M3FN>, !flamia.smem<1x128x128xf8E4M3FN>{{$}}
+// CHECK-NEXT: flamia.smem.store %arg1, %arg3[%arg4] : !flamia.frag<128x64xbf16>, !flamia.smem<2x128x64xbf16>{{$}}

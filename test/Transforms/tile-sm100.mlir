@@ -1,4 +1,5 @@
 // RUN: flamia-opt %s -split-input-file --flamia-tile=target=sm_100a | FileCheck %s
+// RUN: flamia-opt %s -split-input-file '--flamia-tile=target=sm_100a p-in-smem=true' | FileCheck %s --check-prefix=PSMEM
 // The persistent kernel flamia-varlen-schedule{target=sm_100a} writes (GQA: 8
 // query heads, 2 key/value heads, D = 128, causal, safe block 128), expanded
 // into the tcgen05 program: producer, MMA issuer and softmax warpgroups
@@ -175,3 +176,20 @@ module {
     flamia.return
   }
 }
+
+// p-in-smem: the E4M3 P goes through a 16 KiB shared-memory tile (one K/V
+// stage fewer at D = 128 with the safe block), P V reads A from it with a
+// descriptor; the bf16 safe-block P stays in tensor memory.
+// PSMEM-LABEL: flamia.kernel @attn_attention_fwd
+// PSMEM-SAME: stages = 2 : i64
+// PSMEM: flamia.smem.alloc : !flamia.smem<2x128x128xf8E4M3FN>
+// PSMEM-NEXT: %[[V8:.*]] = flamia.smem.alloc : !flamia.smem<2x128x128xf8E4M3FN>
+// PSMEM: %[[P8:.*]] = flamia.smem.alloc : !flamia.smem<1x128x128xf8E4M3FN>
+// PSMEM: flamia.umma %{{.*}}[256] b %{{.*}} {a_column = 384 : i64, a_type = bf16, b_transposed}
+// PSMEM: flamia.umma %{{.*}}[256] a %[[P8]][%{{.*}}] b %[[V8]][%{{.*}}] accumulate %{{.*}} scales(%{{.*}}, %{{.*}}) k_valid %{{.*}} {b_transposed}
+// PSMEM: flamia.tmem.store %{{.*}}[384] : !flamia.frag<128x128xbf16>
+// PSMEM: flamia.smem.store %{{.*}}, %[[P8]][%{{.*}}] : !flamia.frag<128x128xf8E4M3FN>, !flamia.smem<1x128x128xf8E4M3FN>
+// PSMEM-NOT: flamia.tmem.store %{{.*}} : !flamia.frag<128x128xf8E4M3FN>
+// PSMEM-LABEL: flamia.kernel @attn_d64_attention_fwd
+// PSMEM-SAME: stages = 4 : i64
+// PSMEM: flamia.smem.store

@@ -86,6 +86,13 @@ static cl::opt<bool> overlapSoftmax(
              "previous P V execute (default on; =false for the serial "
              "consumer, to compare)"),
     cl::init(true), cl::cat(compileCategory));
+static cl::opt<bool> pInSmem(
+    "p-in-smem",
+    cl::desc("sm_100a forward: the softmax writes P to shared memory and P V "
+             "reads it there (the block-scaled MMA form CUTLASS wraps) instead "
+             "of from tensor memory; for a Blackwell bring-up's A/B "
+             "(bench/blackwell-bringup.sh). One K/V stage fewer at D = 128"),
+    cl::cat(compileCategory));
 static cl::opt<bool> prefetchKv(
     "prefetch-kv",
     cl::desc("the quantization kernel asks L2 for its K and V rows before it "
@@ -228,6 +235,7 @@ int main(int argc, char **argv) {
     named.spec.scaleTiles = scaleTiles;
     named.spec.debugScores = debugScores;
     named.spec.overlapSoftmax = overlapSoftmax;
+    named.spec.pInSmem = pInSmem;
     named.spec.prefetchKv = prefetchKv;
     named.spec.payloads = payloads;
     // One kernel set goes to DIR itself, several to DIR/<function>.

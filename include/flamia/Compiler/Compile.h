@@ -53,6 +53,10 @@ struct AttentionSpec {
   /// sm_90a: overlap the softmax with the next S and the previous P V MMAs
   /// (flamia-tile's overlap-softmax); false gives the serial consumer.
   bool overlapSoftmax = true;
+  /// sm_100a forward: P V reads P (E4M3) from shared memory instead of
+  /// tensor memory (flamia-tile's p-in-smem), for a Blackwell bring-up's
+  /// A/B of the two block-scaled MMA forms. sm_100a only.
+  bool pInSmem = false;
   /// The quantization kernel prefetches K and V into L2 before quantizing
   /// Q (flamia-varlen-schedule's prefetch-kv); false to compare.
   bool prefetchKv = true;

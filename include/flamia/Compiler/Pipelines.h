@@ -28,6 +28,8 @@ struct PipelineOptions {
   /// sm_90a, D = 128: the overlapped softmax consumer
   /// (flamia-tile{overlap-softmax}).
   bool overlapSoftmax = true;
+  /// sm_100a forward: P staged in shared memory (flamia-tile{p-in-smem}).
+  bool pInSmem = false;
   /// flamia-varlen-schedule{prefetch-kv}.
   bool prefetchKv = true;
   /// sm_90a: also write the payloads no sm_90a kernel reads

@@ -194,7 +194,13 @@ def FlamiaTile : Pass<"flamia-tile", "::mlir::ModuleOp"> {
            "without waiting and run the softmax while they execute "
            "(FlashAttention-3's intra-warpgroup pipelining; K and V get "
            "rings of their own). Ignored with ping-pong and at D = 64, "
-           "where it measured slower (docs/performance.md)">
+           "where it measured slower (docs/performance.md)">,
+    Option<"pInSmem", "p-in-smem", "bool", /*default=*/"false",
+           "sm_100a forward: the softmax writes the E4M3 P to shared memory "
+           "(flamia.smem.store) and P V reads it there, instead of from "
+           "tensor memory: the block-scaled MMA form CUTLASS wraps, for a "
+           "Blackwell bring-up's A/B against the default (bench/"
+           "blackwell-bringup.sh). Costs 16 KiB, one K/V stage at D = 128">
   ];
 }
 

@@ -18,6 +18,9 @@
 //                        and the instruction descriptor (scale-factor IDs
 //                        = K-block).
 //   flamia.umma.commit   tcgen05.commit.cta_group::1 on the barrier.
+//   flamia.smem.store    16-byte st.shared of each thread's row into the
+//                        swizzled K-major layout TMA would write, then
+//                        fence.proxy.async (an A operand for flamia.umma).
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
@@ -27,6 +30,7 @@
 #include "flamia/Dialect/FlamiaOps.h"
 #include "flamia/Target/Sm100InstrDescriptor.h"
 #include "flamia/Target/Sm100SmemDescriptor.h"
+#include "flamia/Target/SmemMatrixLayout.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -187,6 +191,64 @@ struct TmemFillLowering : OpConversionPattern<TmemFillOp> {
     SmallVector<Value> words(op.getColumns(),
                              e.i32c(static_cast<int32_t>(op.getValue())));
     storeWords(e, adaptor.getBase(), op.getColumn(), words);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Thread t of the warpgroup holds row t of the fragment (the layout of
+/// tcgen05.ld.32x32b); it writes the row's 16-byte chunks where a TMA load of
+/// the tile with the widest swizzle would put them: boxes of up to 128 bytes
+/// of each row side by side (box a at a x rows x box bytes), row r at r x
+/// box bytes in its box, the chunk index XORed with the row's position in
+/// its 8-row swizzle atom (applySmemSwizzle, from an aligned stage base).
+struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SmemStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Emitter e(rewriter, loc);
+    SmemType tile = op.getTile().getType();
+    int64_t rows = tile.getRows();
+    int64_t rowBytes =
+        tile.getCols() * tile.getElementType().getIntOrFloatBitWidth() / 8;
+    int64_t boxBytes = std::min<int64_t>(rowBytes, 128);
+    SmemSwizzle swizzle = widestSmemSwizzleFor(static_cast<uint32_t>(boxBytes));
+    // The swizzle XORs byte-offset bits [4, 4+B) with bits [7, 7+B).
+    int64_t swizzleMask = static_cast<int64_t>(smemSwizzleBytes(swizzle)) / 16 - 1;
+    if (smemSwizzleRepeatBytes(swizzle) > 1024 ||
+        tile.getTileBytes() % smemSwizzleRepeatBytes(swizzle) != 0)
+      return op.emitOpError() << "a stage of " << tile
+                              << " does not start on the swizzle's repeat";
+    SmallVector<Value> words = e.unpack(adaptor.getValue());
+    for (Value &w : words)
+      if (w.getType().isF32())
+        w = e.bitcast(e.i32(), w);
+    Value base = e.gep(adaptor.getTile(),
+                       e.mul(adaptor.getStage(), e.i32c(tile.getTileBytes())));
+    Value row = e.urem(e.tid(), e.i32c(128));
+    Value rowOffset = e.mul(row, e.i32c(boxBytes));
+    // (offset >> 7) & mask is the row's position in its swizzle atom for
+    // every chunk of the row (boxes are whole atoms apart).
+    Value rowSwizzle = e.shl(
+        e.band(e.lshr(rowOffset, e.i32c(7)), e.i32c(swizzleMask)), e.i32c(4));
+    auto v4 = VectorType::get({4}, e.i32());
+    for (int64_t chunk = 0; chunk < rowBytes / 16; ++chunk) {
+      int64_t box = chunk * 16 / boxBytes, inBox = chunk * 16 % boxBytes;
+      Value offset =
+          e.add(e.i32c(box * rows * boxBytes),
+                e.bxor(e.add(rowOffset, e.i32c(inBox)), rowSwizzle));
+      Value vec = e.undef(v4);
+      for (int64_t i = 0; i < 4; ++i)
+        vec = LLVM::InsertElementOp::create(rewriter, loc, vec,
+                                            words[4 * chunk + i], e.i32c(i));
+      e.store(vec, e.gep(base, offset), 16);
+    }
+    NVVM::FenceProxyOp::create(
+        rewriter, loc,
+        NVVM::ProxyKindAttr::get(getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(getContext(), NVVM::SharedSpace::shared_cta));
     rewriter.eraseOp(op);
     return success();
   }
@@ -379,6 +441,12 @@ struct UmmaLowering : OpConversionPattern<UmmaOp> {
                        e.i32c(1));
     last = e.select(e.icmp(LLVM::ICmpPredicate::slt, last, e.i32c(steps - 1)),
                     last, e.i32c(steps - 1));
+    // No valid row at all (k_valid <= 0; the schedules never visit such a
+    // tile, but the op allows it): every step reads step 0's B, whose
+    // descriptor is in the tile, against an A that is all zero, instead of a
+    // "step -1" outside it.
+    last = e.select(e.icmp(LLVM::ICmpPredicate::sgt, last, e.i32c(0)), last,
+                    e.i32c(0));
     Value bLast = e.add(withBase(e, bTempl[0], bBase),
                         e.mul(e.zext(e.i64(), last),
                               e.i64c(static_cast<int64_t>(bDelta))));
@@ -423,5 +491,6 @@ void flamia::populateSm100TensorMemoryPatterns(
     const FlamiaTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<TmemAllocLowering, TmemDeallocLowering, TmemLoadLowering,
                TmemStoreLowering, TmemFillLowering, UmmaScalesLowering,
-               UmmaLowering, UmmaCommitLowering>(converter, patterns.getContext());
+               UmmaLowering, UmmaCommitLowering, SmemStoreLowering>(
+      converter, patterns.getContext());
 }

@@ -28,6 +28,10 @@ LogicalResult TargetInfo::checkLowers(Operation *op) const {
   if (tcgen05 && !tensorMemory)
     return op->emitOpError() << "is a tensor-memory (tcgen05) op, which "
                              << name << " does not have";
+  if (isa<SmemStoreOp>(op) && !tensorMemory)
+    return op->emitOpError() << "stores a fragment in sm_100a's row-per-thread "
+                                "layout, which the "
+                             << name << " lowering does not implement";
   if (wgmma && tensorMemory)
     return op->emitOpError() << "is a wgmma op, which the " << name
                              << " lowering does not implement (its MMAs are "

@@ -185,3 +185,18 @@ flamia.kernel @sm_90a_mx_quantize() attributes {launch = #flamia.launch<grid>, t
   }
   flamia.return
 }
+
+// -----
+
+// P staged in shared memory stores sm_100a's row-per-thread fragments: the
+// sm_90a lowering refuses it instead of writing its own layout's rows.
+flamia.kernel @sm_90a_smem_store() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  %t = flamia.smem.alloc : !flamia.smem<1x128x64xbf16>
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    %c0 = arith.constant 0 : i32
+    %p = flamia.frag.zero : !flamia.frag<128x64xbf16>
+    // expected-error @+1 {{'flamia.smem.store' op stores a fragment in sm_100a's row-per-thread layout, which the sm_90a lowering does not implement}}
+    flamia.smem.store %p, %t[%c0] : !flamia.frag<128x64xbf16>, !flamia.smem<1x128x64xbf16>
+  }
+  flamia.return
+}

@@ -257,15 +257,18 @@ flamia.kernel @sm_100a_umma(%t: i32 {flamia.param = "tmem"}, %sa: i32 {flamia.pa
 // k_valid (O = P V on a document's last key tile): K = 128 is four block-
 // scaled K-32 steps; each step kk takes its own B
 // descriptor and instruction descriptor (scale-factor ID kk) while
-// kk <= last = min(ceil(k_valid / 32), 4) - 1, else the last step's. A
-// (P in TMEM) stays the step's own. No branch around the MMAs.
+// kk <= last = max(min(ceil(k_valid / 32), 4) - 1, 0), else the last
+// step's (with k_valid <= 0 step 0's, never a "step -1" outside the tile).
+// A (P in TMEM) stays the step's own. No branch around the MMAs.
 // CHECK-LABEL: llvm.func @sm_100a_umma_k_valid(
 // CHECK-SAME: %[[T:[a-z0-9]+]]: i32, %[[SA:[a-z0-9]+]]: i32, %[[SB:[a-z0-9]+]]: i32, %[[KV:[a-z0-9]+]]: i32)
 // CHECK: %[[C31:.*]] = llvm.mlir.constant(31 : i32) : i32
 // CHECK-NEXT: %[[KV31:.*]] = llvm.add %[[KV]], %[[C31]] : i32
 // CHECK-NEXT: %[[N:.*]] = llvm.udiv %[[KV31]], %{{.*}} : i32
 // CHECK-NEXT: %[[LAST0:.*]] = llvm.sub %[[N]], %{{.*}} : i32
-// CHECK: %[[LAST:.*]] = llvm.select %{{.*}}, %[[LAST0]], %{{.*}} : i1, i32
+// CHECK: %[[LAST1:.*]] = llvm.select %{{.*}}, %[[LAST0]], %{{.*}} : i1, i32
+// CHECK: %[[POS:.*]] = llvm.icmp "sgt" %[[LAST1]], %{{.*}} : i32
+// CHECK-NEXT: %[[LAST:.*]] = llvm.select %[[POS]], %[[LAST1]], %{{.*}} : i1, i32
 // The last step's descriptors: + last x 256 (32 rows of 128 bytes, >> 4)
 // and + last x (1 << 29 | 1 << 4) (the two scale-factor IDs).
 // CHECK: %[[LAST64:.*]] = llvm.zext %[[LAST]] : i32 to i64
