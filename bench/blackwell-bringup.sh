@@ -28,6 +28,8 @@
 #                   K / dO / Q_tb rows past a document end, k_valid, the
 #                   scale-factor slots past a document end
 #   *-d64           D = 64: scale columns 2-3 of the tcgen05.cp copies
+#   nvfp4-*         recipe nvfp4-mixed's forward: S = Q K^T by kind::mxf4nvf4
+#                   on packed E2M1 payloads with UE4M3 scale chunks
 #   p-smem          the forward's P V with P staged in shared memory
 #                   (--p-in-smem) against P read from tensor memory: the
 #                   same O bit for bit (the least-used block-scaled MMA form,
@@ -84,6 +86,8 @@ compile bwd-d128 --head-dim 128 --heads 4 --kv-heads 2 --causal --backward
 compile bwd-d128-full --head-dim 128 --heads 2 --backward --grad-dtype f32
 compile bwd-d64 --head-dim 64 --heads 2 --causal --backward
 compile bwd-rh-d128 --head-dim 128 --runtime-heads --causal --backward
+compile nvfp4-d128 --recipe nvfp4-mixed --head-dim 128 --heads 4 --kv-heads 2 --causal
+compile nvfp4-d64 --recipe nvfp4-mixed --head-dim 64 --heads 2
 
 RAGGED=docs:300,1000,77,129,0,1     # T = 1507: ends inside tiles, empty, single
 # Forward: reference, copies and scale tiles bit for bit, L1/L2.
@@ -99,6 +103,12 @@ step p-smem           pass "$RUN" --artifacts "$ART/fwd-d128-psmem" --heads 4 --
 if [ -f "$OUT/dump-p-tmem/o.npy" ] && [ -f "$OUT/dump-p-smem/o.npy" ]; then
   step p-same-o pass cmp "$OUT/dump-p-tmem/o.npy" "$OUT/dump-p-smem/o.npy"
 fi
+# nvfp4-mixed's forward: kind::mxf4nvf4 with scale_vec::4X on the packed E2M1
+# payloads (the nibble order, the UE4M3 scale chunk per K = 64 step, the
+# packed-FP4 descriptors), the copies and tiles bit for bit, L1/L2.
+step nvfp4-check      pass "$RUN" --artifacts "$ART/nvfp4-d128" --heads 4 --kv-heads 2 --workload "$RAGGED" --check --outliers
+step nvfp4-leak       pass "$RUN" --artifacts "$ART/nvfp4-d128" --heads 4 --kv-heads 2 --workload "$RAGGED" --leakcheck
+step nvfp4-d64        pass "$RUN" --artifacts "$ART/nvfp4-d64" --heads 2 --workload "$RAGGED" --check --leakcheck
 # Backward: gradients vs the reference, dO's copies and D bit for bit, L2 on
 # every gradient with NaN documents.
 step bwd-check        pass "$RUN" --artifacts "$ART/bwd-d128" --heads 4 --kv-heads 2 --workload docs:512,700,33 --backward --check

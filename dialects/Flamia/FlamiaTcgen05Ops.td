@@ -172,8 +172,9 @@ def Flamia_UmmaScalesOp : Flamia_Op<"umma.scales"> {
   let description = [{
     Stage `stage` of `source` holds one 512-byte scale-factor tile (128 rows
     x 4 K-blocks of E8M0 in the 128x4 tiled layout,
-    include/flamia/Target/ScaleFactorLayout.h); it is copied to columns
-    `[column, column + 4)` of every lane quadrant
+    include/flamia/Target/ScaleFactorLayout.h), or several (an NVFP4 copy's
+    slot: a tile per 64 channels); tile `part` (default 0) is copied to
+    columns `[column, column + 4)` of every lane quadrant
     (tcgen05.cp.cta_group::1.32x128b.warpx4), where a block-scaled
     flamia.umma reads it. Asynchronous; ordered before the MMAs this thread
     issues next, and tracked by flamia.umma.commit. `column` is a multiple
@@ -181,7 +182,8 @@ def Flamia_UmmaScalesOp : Flamia_Op<"umma.scales"> {
     belongs to `source`.
   }];
   let arguments = (ins Flamia_SmemType:$source, I32:$stage, I32:$base,
-                       I64Attr:$column);
+                       I64Attr:$column,
+                       DefaultValuedAttr<I64Attr, "0">:$part);
   let assemblyFormat = [{
     $source `[` $stage `]` `->` $base `[` $column `]` attr-dict `:`
     qualified(type($source))
@@ -202,6 +204,12 @@ def Flamia_UmmaOp : Flamia_Op<"umma", [AttrSizedOperandSegments]> {
     scaled (kind::mxf8f6f4, one E8M0 scale per 32 K): their scale factors
     are in the 4-column chunks at the TMEM addresses `scale_a` and
     `scale_b`, and K-block j of the MMA reads byte j of each 32-bit cell.
+    f4E2M1FN operands (NVFP4, recipe nvfp4-mixed: two E2M1 a byte, both in
+    shared memory, both K-major) are block scaled by
+    kind::mxf4nvf4.block_scale.scale_vec::4X: one unsigned-E4M3 scale per 16
+    K, the four of a K = 64 step in one 32-bit cell, so step j reads the
+    4-column chunk at `scale_a + 4 j` (and `scale_b + 4 j`): a tile per 64
+    channels.
     `tmem` is a TMEM address (the allocation's base, or a column inside it);
     D and A's columns count from it. Asynchronous: flamia.umma.commit tracks
     completion.
@@ -229,10 +237,12 @@ def Flamia_UmmaOp : Flamia_Op<"umma", [AttrSizedOperandSegments]> {
 
     The verifier checks: A is exactly one of `a` with `a_stage` or
     `a_column` with `a_type`; A and B have one element type, bf16 (no
-    scales) or f8E4M3FN (both scales); N is a multiple of 16 in [16, 256],
-    K a multiple of 16 (bf16) or 32 (f8E4M3FN, at most 128: one scale
-    chunk), a shared-memory A is 128 x K; D's and A's columns fit; constant
-    stages, and stages from flamia.pipeline.acquire, fit the tiles.
+    scales), f8E4M3FN or f4E2M1FN (both scales); N is a multiple of 16 in
+    [16, 256], K a multiple of 16 (bf16), 32 (f8E4M3FN, at most 128: one
+    scale chunk) or 64 (f4E2M1FN, at most 128, A in shared memory, B not
+    transposed, no `b_k_block` or `k_valid`), a shared-memory A is 128 x K;
+    D's and A's columns fit; constant stages, and stages from
+    flamia.pipeline.acquire, fit the tiles.
   }];
   let arguments = (ins I32:$tmem, I64Attr:$d_column,
                        Optional<Flamia_SmemType>:$a, Optional<I32>:$a_stage,

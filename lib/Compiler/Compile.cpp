@@ -604,14 +604,18 @@ bool buildManifest(ModuleOp module, const AttentionSpec &spec,
                     dtype + "'");
           return;
         }
-        // The 2-D view [T, H * D] of a packed [T, H, D] tensor; a runtime
+        // The 2-D view [T, H * D] of a packed [T, H, D] tensor (in bytes,
+        // H * D / 2, for packed 4-bit elements through a u8 map); a runtime
         // H is the buffer's head symbol (Hq or Hkv).
         auto g = cast<GlobalType>(operand.getType());
+        int64_t rowElems = g.getShape()[2];
+        if (g.getElementType().getIntOrFloatBitWidth() == 4)
+          rowElems /= 2;
         std::string cols =
             ShapedType::isDynamic(g.getShape()[1])
                 ? m.buffers[mp.buffer].shape[1].text() + " * " +
-                      std::to_string(g.getShape()[2])
-                : std::to_string(g.getShape()[1] * g.getShape()[2]);
+                      std::to_string(rowElems)
+                : std::to_string(g.getShape()[1] * rowElems);
         if (!expression("T", t.rows) || !expression(cols, t.cols)) {
           ok = false;
           return;

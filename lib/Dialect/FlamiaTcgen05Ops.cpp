@@ -218,10 +218,15 @@ LogicalResult FragMxQuantizeOp::verify() {
 
 LogicalResult UmmaScalesOp::verify() {
   SmemType t = getSource().getType();
-  if (t.getTileBytes() != 512 || !t.getElementType().isInteger(8))
-    return emitOpError() << "copies one 512-byte i8 scale-factor tile per "
-                            "stage, got "
+  if (t.getTileBytes() % 512 != 0 || !t.getElementType().isInteger(8))
+    return emitOpError() << "copies from stages of 512-byte i8 scale-factor "
+                            "tiles, got "
                          << t;
+  int64_t part = getPart();
+  if (part < 0 || part >= t.getTileBytes() / 512)
+    return emitOpError() << "part " << part << " is outside the "
+                         << t.getTileBytes() / 512
+                         << " scale-factor tile(s) of a stage";
   int64_t column = getColumnAttr().getInt();
   if (column % 4 != 0)
     return emitOpError() << "scale factors occupy a 4-column chunk; column "
@@ -265,27 +270,38 @@ LogicalResult UmmaOp::verify() {
   if (aElem != bElem)
     return emitOpError() << "A and B have different element types: " << aElem
                          << " and " << bElem;
-  bool scaled = isE4M3(aElem);
+  bool fp4 = isa<Float4E2M1FNType>(aElem);
+  bool scaled = isE4M3(aElem) || fp4;
   if (!scaled && !aElem.isBF16())
-    return emitOpError() << "operands are bf16 (kind::f16) or f8E4M3FN "
-                            "(kind::mxf8f6f4), got "
+    return emitOpError() << "operands are bf16 (kind::f16), f8E4M3FN "
+                            "(kind::mxf8f6f4) or f4E2M1FN (kind::mxf4nvf4), got "
                          << aElem;
+  if (fp4 && (!getA() || getBTransposed()))
+    return emitOpError() << "kind::mxf4nvf4 reads both f4E2M1FN operands "
+                            "K-major from shared memory (no A in tensor memory, "
+                            "no transposed B)";
+  if (fp4 && (getBKBlock() || getKValid()))
+    return emitOpError() << "f4E2M1FN operands take no b_k_block or k_valid "
+                            "(one scale chunk per 64-wide K step)";
   if (scaled != static_cast<bool>(getScaleA()) ||
       scaled != static_cast<bool>(getScaleB()))
-    return emitOpError() << (scaled ? "block-scaled f8E4M3FN operands need "
-                                      "scales(scale_a, scale_b)"
+    return emitOpError() << (scaled ? "block-scaled operands (f8E4M3FN, "
+                                      "f4E2M1FN) need scales(scale_a, scale_b)"
                                     : "bf16 operands take no scale factors");
   int64_t n = getN(), k = getK();
-  int64_t kStep = scaled ? 32 : 16;
+  int64_t kStep = fp4 ? 64 : scaled ? 32 : 16;
   if (n < 16 || n > 256 || n % 16 != 0)
     return emitOpError() << "N = " << n
                          << " is not a multiple of 16 in [16, 256] (M = 128)";
   if (k % kStep != 0)
     return emitOpError() << "K = " << k << " is not a multiple of the MMA's K ("
                          << kStep << ")";
-  if (scaled && k > 128)
+  if (scaled && !fp4 && k > 128)
     return emitOpError() << "K = " << k
                          << " needs more than one 4-block scale-factor chunk";
+  if (fp4 && k > 128)
+    return emitOpError() << "K = " << k
+                         << " needs more than two scale-factor chunks";
   if (getBKBlock() && !scaled)
     return emitOpError() << "b_k_block selects block scale factors; bf16 "
                             "operands have none";

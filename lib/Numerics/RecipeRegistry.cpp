@@ -17,15 +17,17 @@ const std::vector<RecipeKind> &recipeKinds() {
       // The mixed NVFP4/FP8 recipe (issue 14): the forward and backward
       // kernels of sm_90a (NVFP4 per-token Q, K, V, dO where the head dim
       // is contracted, dequantized to bf16 for wgmma; MXFP8 token blocks
-      // elsewhere), no sm_100a kernels (kind::mxf4nvf4). Strict mode
-      // changes none of its layouts (Q K^T and dO V^T are per token
-      // already): its strict preset has the same numerics, and the same
-      // kernels.
+      // elsewhere), and sm_100a's forward (Q K^T by
+      // kind::mxf4nvf4.block_scale.scale_vec::4X on the E2M1 payloads; no
+      // sm_100a backward yet). Strict mode changes none of its layouts
+      // (Q K^T and dO V^T are per token already): its strict preset has
+      // the same numerics, and the same kernels.
       {"nvfp4-mixed",
        "nvfp4_mixed",
        "nvfp4-mixed",
        "nvfp4-mixed-strict",
-       {{"sm_90a", {64, 128}, true, true}}},
+       {{"sm_90a", {64, 128}, true, true},
+        {"sm_100a", {64, 128}, true, false}}},
   };
   return kinds;
 }

@@ -30,6 +30,12 @@
 // columns), P at 384 (32 columns of E4M3 or 64 of bf16), scale factors
 // from 448 (Q; K and V double-buffered by S buffer; P's fixed scale).
 //
+// Recipe nvfp4-mixed: Q and K are E2M1 payloads (two a byte) with unsigned
+// E4M3 scales per 16 channels, a 512-byte scale-factor tile per 64
+// channels; S = Q K^T is kind::mxf4nvf4.block_scale.scale_vec::4X, one
+// 4-column scale chunk per K = 64 step (Q 448-455, K 456-463 and 464-471,
+// V 472-479, P 480 at D = 128). P V is the same MXFP8 MMA.
+//
 // Pipelines and who arrives on their barriers:
 //   q    (1 stage)  full: producer TMA;  empty: commit after the item's last S
 //   kv   (S stages) full: producer TMA;  empty: commit after the tile's P V
@@ -57,9 +63,6 @@ constexpr int64_t kSColumn = 0;   // two 128-column S buffers
 constexpr int64_t kOColumn = 256; // D columns
 constexpr int64_t kPColumn = 384; // 32 (E4M3) or 64 (bf16) columns
 constexpr int64_t kSfQColumn = 448;
-constexpr int64_t kSfKColumn = 452; // + 4 * S buffer
-constexpr int64_t kSfVColumn = 460; // + 4 * S buffer
-constexpr int64_t kSfPColumn = 468;
 /// Columns of O rescaled per tensor-memory round trip.
 constexpr int64_t kRescaleColumns = 32;
 /// E8M0 1.0 in each byte: P's E4M3 codes hold P * 2^8 exactly like the
@@ -75,6 +78,14 @@ struct Sm100Program {
   bool causal, safe;
   int64_t stages;
   bool pInSmem;
+  /// Q's and K's scale-factor tiles per slot: 1 (E4M3, 4 K-blocks of 32
+  /// channels), or one per 64 channels (NVFP4, 4 blocks of 16 each).
+  int64_t qkTiles = 1;
+  /// TMEM columns of the scale-factor chunks: Q's from kSfQColumn, then K's
+  /// and V's per S buffer, then P's fixed scale.
+  int64_t sfKColumn() const { return kSfQColumn + 4 * qkTiles; }
+  int64_t sfVColumn() const { return sfKColumn() + 2 * 4 * qkTiles; }
+  int64_t sfPColumn() const { return sfVColumn() + 2 * 4; }
   static constexpr int64_t bm = 128, bn = 128;
 
   // Parameters and shared state (set up in build()).
@@ -109,21 +120,30 @@ LogicalResult Sm100Program::build() {
            << "flamia-tile: sm_100a reads each of q, k, v as its E4M3 payload "
               "and its [NB, H, 512] scale-factor tiles (two operands each)";
   auto payload = cast<GlobalType>(at.getQ()[0].getType());
-  if (!isa<Float8E4M3FNType>(payload.getElementType()))
-    return at.emitOpError() << "flamia-tile: sm_100a reads E4M3 payloads, got "
-                            << payload;
+  auto kPayload = cast<GlobalType>(at.getK()[0].getType());
+  auto vPayload = cast<GlobalType>(at.getV()[0].getType());
+  bool fp4 = isa<Float4E2M1FNType>(payload.getElementType());
+  if ((!fp4 && !isa<Float8E4M3FNType>(payload.getElementType())) ||
+      kPayload.getElementType() != payload.getElementType() ||
+      !isa<Float8E4M3FNType>(vPayload.getElementType()))
+    return at.emitOpError()
+           << "flamia-tile: sm_100a reads Q and K as E4M3 (mxfp8) or E2M1 "
+              "(nvfp4-mixed) payloads of one format and V as E4M3, got "
+           << payload << ", " << kPayload << ", " << vPayload;
   d = payload.getShape()[2];
   if (failed(checkKernelsExist(at, "sm_100a", d)))
     return failure();
-  for (Value sf : {at.getQ()[1], at.getK()[1], at.getV()[1]}) {
+  qkTiles = fp4 ? (d + 63) / 64 : 1;
+  for (auto [sf, tiles] : {std::make_pair(at.getQ()[1], qkTiles),
+                           std::make_pair(at.getK()[1], qkTiles),
+                           std::make_pair(at.getV()[1], int64_t{1})}) {
     auto t = cast<GlobalType>(sf.getType());
-    if (t.getShape().size() != 3 || t.getShape()[2] != 512 ||
+    if (t.getShape().size() != 3 || t.getShape()[2] != 512 * tiles ||
         !t.getElementType().isInteger(8))
       return at.emitOpError() << "flamia-tile: scale-factor tiles are [NB, H, "
-                                 "512] i8, got "
-                              << t;
+                              << 512 * tiles << "] i8, got " << t;
   }
-  if (at.getP().getElementType() != payload.getElementType() ||
+  if (at.getP().getElementType() != vPayload.getElementType() ||
       !at.getP().getFixedScale())
     return at.emitOpError() << "flamia-tile: sm_100a rounds P to E4M3 with a "
                                "fixed scale, got "
@@ -163,25 +183,29 @@ LogicalResult Sm100Program::build() {
   kernel.setThreads(384);
 
   OpBuilder b = OpBuilder::atBlockEnd(&body);
-  Type f8 = payload.getElementType(), bf16 = BFloat16Type::get(ctx);
+  Type qk = payload.getElementType(), f8 = vPayload.getElementType(),
+       bf16 = BFloat16Type::get(ctx);
   Type i8 = IntegerType::get(ctx, 8);
   auto tile = [&](int64_t n, Type t) {
     return SmemAllocOp::create(b, loc, SmemType::get(ctx, {n, bm, d}, t))
         .getResult();
   };
-  auto sfTile = [&](int64_t n) {
-    return SmemAllocOp::create(b, loc, SmemType::get(ctx, {n, 8, 64}, i8))
+  auto sfTile = [&](int64_t n, int64_t tiles) {
+    return SmemAllocOp::create(b, loc,
+                               SmemType::get(ctx, {n, 8 * tiles, 64}, i8))
         .getResult();
   };
   // The E4M3 ring is as deep as shared memory allows next to the bf16
   // safe-block buffers.
-  stages = d == 128 && safe ? (pInSmem ? 2 : 3) : 4;
-  q8s = tile(1, f8);
-  qSfs = sfTile(1);
-  k8s = tile(stages, f8);
+  // (NVFP4's K tiles are half as large: 4 stages fit at D = 128 too, with
+  // P in shared memory as well.)
+  stages = d == 128 && safe && !fp4 ? (pInSmem ? 2 : 3) : 4;
+  q8s = tile(1, qk);
+  qSfs = sfTile(1, qkTiles);
+  k8s = tile(stages, qk);
   v8s = tile(stages, f8);
-  kSfs = sfTile(stages);
-  vSfs = sfTile(stages);
+  kSfs = sfTile(stages, qkTiles);
+  vSfs = sfTile(stages, 1);
   if (safe) {
     q16s = tile(1, bf16);
     k16s = tile(1, bf16);
@@ -224,7 +248,11 @@ LogicalResult Sm100Program::build() {
 void Sm100Program::buildProducer(OpBuilder &b) {
   OpBuilder rb = createRole(b, loc, "producer", 0, 1, 40, /*singleThread=*/true);
   I32Builder ib{rb, loc};
+  // (Q's and K's payload tiles: d bytes a row of E4M3, d / 2 of E2M1.)
   int64_t f8Tile = bm * d, bf16Tile = 2 * bm * d;
+  int64_t qkTile =
+      bm * d *
+      cast<GlobalType>(q8.getType()).getElementType().getIntOrFloatBitWidth() / 8;
   workLoop(rb, loc, queue, numItems, QueueSide::fetch, ValueRange{ib.c(0), ib.c(0)},
            [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
                -> SmallVector<Value> {
@@ -233,7 +261,7 @@ void Sm100Program::buildProducer(OpBuilder &b) {
     Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
                                           PipelineSide::producer);
     PipelineExpectOp::create(ab, loc, qp, qst,
-                             f8Tile + 512 + (safe ? bf16Tile : 0));
+                             qkTile + 512 * qkTiles + (safe ? bf16Tile : 0));
     Value qCol = eb.mul(item.qHead, eb.c(d));
     TmaLoadOp::create(ab, loc, q8, item.qStart, qCol, q8s, qst, qp);
     BulkLoadOp::create(ab, loc, qSf,
@@ -256,7 +284,8 @@ void Sm100Program::buildProducer(OpBuilder &b) {
         I32Builder lib{lb, loc};
         Value st = PipelineAcquireOp::create(lb, loc, i32, kvp, kvIt,
                                              PipelineSide::producer);
-        PipelineExpectOp::create(lb, loc, kvp, st, 2 * f8Tile + 2 * 512);
+        PipelineExpectOp::create(lb, loc, kvp, st,
+                                 qkTile + f8Tile + 512 * qkTiles + 512);
         TmaLoadOp::create(lb, loc, k8, row, kvCol, k8s, st, kvp);
         TmaLoadOp::create(lb, loc, v8, row, kvCol, v8s, st, kvp);
         Value slot =
@@ -291,10 +320,10 @@ void Sm100Program::buildProducer(OpBuilder &b) {
 void Sm100Program::buildMma(OpBuilder &b) {
   OpBuilder rb = createRole(b, loc, "mma", 1, 2, 104, /*singleThread=*/true);
   I32Builder ib{rb, loc};
-  Type f8 = cast<GlobalType>(q8.getType()).getElementType();
+  Type f8 = cast<GlobalType>(v8.getType()).getElementType();
   Type bf16 = BFloat16Type::get(ctx);
   TypeAttr pType8 = TypeAttr::get(f8), pType16 = TypeAttr::get(bf16);
-  Value sfP = ib.add(tmem, ib.c(kSfPColumn));
+  Value sfP = ib.add(tmem, ib.c(sfPColumn()));
   // Carried: kv iteration, safe iteration, S iteration, P iteration.
   workLoop(rb, loc, queue, numItems, QueueSide::receive,
            ValueRange{ib.c(0), ib.c(0), ib.c(0), ib.c(0)},
@@ -305,7 +334,8 @@ void Sm100Program::buildMma(OpBuilder &b) {
     Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
                                           PipelineSide::consumer);
     Value sfQ = eb.add(tmem, eb.c(kSfQColumn));
-    UmmaScalesOp::create(ab, loc, qSfs, qst, tmem, kSfQColumn);
+    for (int64_t t = 0; t < qkTiles; ++t)
+      UmmaScalesOp::create(ab, loc, qSfs, qst, tmem, kSfQColumn + 4 * t, t);
 
     // S_kt = Q K_kt^T into S buffer sIt % 2; returns the next (kvIt,
     // safeIt) and the K/V stage it read.
@@ -321,8 +351,10 @@ void Sm100Program::buildMma(OpBuilder &b) {
                                              PipelineSide::consumer);
         // K's scale factors alternate with the S buffer (the copy for
         // S_{j+2} must not overwrite those S_j may still read).
-        Value sfK = lib.add(tmem, lib.add(lib.c(kSfKColumn), lib.mul(sbuf, lib.c(4))));
-        UmmaScalesOp::create(lb, loc, kSfs, st, sfK, 0);
+        Value sfK = lib.add(
+            tmem, lib.add(lib.c(sfKColumn()), lib.mul(sbuf, lib.c(4 * qkTiles))));
+        for (int64_t t = 0; t < qkTiles; ++t)
+          UmmaScalesOp::create(lb, loc, kSfs, st, sfK, 4 * t, t);
         UmmaOp::create(lb, loc, sAddr, kSColumn, q8s, qst, IntegerAttr(),
                        TypeAttr(), k8s, st, /*b_transposed=*/false,
                        lib.i1(false), sfQ, sfK, /*b_k_block=*/Value(),
@@ -409,7 +441,7 @@ void Sm100Program::buildMma(OpBuilder &b) {
       };
       auto pvScaled = [&](OpBuilder &lb) {
         I32Builder lib{lb, loc};
-        Value sfV = lib.add(tmem, lib.add(lib.c(kSfVColumn), lib.mul(sbuf, lib.c(4))));
+        Value sfV = lib.add(tmem, lib.add(lib.c(sfVColumn()), lib.mul(sbuf, lib.c(4))));
         UmmaScalesOp::create(lb, loc, vSfs, st, sfV, 0);
         zeroPastEnd(lb, v8s, st, /*kStep=*/32);
         if (pInSmem)
@@ -455,12 +487,12 @@ void Sm100Program::buildSoftmax(OpBuilder &b) {
   OpBuilder rb = createRole(b, loc, "softmax", 2, 3, 240, /*singleThread=*/false);
   I32Builder ib{rb, loc};
   Type f32 = Float32Type::get(ctx), bf16 = BFloat16Type::get(ctx);
-  Type f8 = cast<GlobalType>(q8.getType()).getElementType();
+  Type f8 = cast<GlobalType>(v8.getType()).getElementType();
   auto sType = FragmentType::get(ctx, {bm, bn}, f32);
   auto oType = FragmentType::get(ctx, {bm, d}, f32);
   auto rowsType = RowsType::get(ctx, bm, f32);
   // P's scale factors: the fixed 2^8 stays in the codes (see kUnitScales).
-  TmemFillOp::create(rb, loc, tmem, kSfPColumn, 4, kUnitScales);
+  TmemFillOp::create(rb, loc, tmem, sfPColumn(), 4, kUnitScales);
   workLoop(rb, loc, queue, numItems, QueueSide::receive, ValueRange{ib.c(0), ib.c(0)},
            [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
                -> SmallVector<Value> {

@@ -556,7 +556,9 @@ KernelOp buildForwardKernel(OpBuilder &mb, const ForwardPlan &plan,
     v = {{"v_deq", plan.bf16Copy(plan.vType)}};
   } else {
     q = {{"q_pt", payloadOf(plan.qType)}, {"q_sf", plan.scaleFactorTiles(plan.qType)}};
-    k = {{"k_tb", payloadOf(plan.kType)}, {"k_sf", plan.scaleFactorTiles(plan.kType)}};
+    // (nvfp4-mixed: K per token, E2M1, for S = Q K^T.)
+    k = {{plan.kPerToken() ? "k_pt" : "k_tb", payloadOf(plan.kType)},
+         {"k_sf", plan.scaleFactorTiles(plan.kType)}};
     v = {{"v_tb", payloadOf(plan.vType)}, {"v_sf", plan.scaleFactorTiles(plan.vType)}};
   }
   for (auto *operand : {&q, &k, &v})

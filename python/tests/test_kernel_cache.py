@@ -99,12 +99,12 @@ def test_keys_name_every_specialization():
 @pytest.mark.skipif(not _kernels.compiler_available(),
                     reason="needs the compiler")
 def test_training_on_sm100a_nvfp4_is_an_error(cache):
-    """sm_100a has no nvfp4-mixed kernels: asking for its training step there
-    is the compiler's clear error, not a set of other kernels."""
+    """sm_100a has nvfp4-mixed forward kernels only: asking for its training
+    step there is the compiler's clear error, not a set of other kernels."""
     spec = _kernels.KernelSpec(target="sm_100a", head_dim=64, backward=True,
                                recipe="nvfp4-mixed")
     with pytest.raises(ValueError,
-                       match="no sm_100a kernels implement recipe nvfp4-mixed"):
+                       match="no sm_100a backward kernels implement recipe nvfp4-mixed"):
         _kernels.get(spec)
 
 

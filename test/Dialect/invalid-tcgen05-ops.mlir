@@ -248,16 +248,23 @@ flamia.kernel @k(%t: i32) attributes {launch = #flamia.launch<grid>, target = #f
 //===----------------------------------------------------------------------===//
 
 // -----
+func.func @f(%t: i32, %i: i32, %s: !flamia.smem<1x8x32xi8>) {
+  // expected-error @below {{'flamia.umma.scales' op copies from stages of 512-byte i8 scale-factor tiles, got '!flamia.smem<1x8x32xi8>'}}
+  flamia.umma.scales %s[%i] -> %t[0] : !flamia.smem<1x8x32xi8>
+  return
+}
+
+// -----
 func.func @f(%t: i32, %i: i32, %s: !flamia.smem<1x16x64xi8>) {
-  // expected-error @below {{'flamia.umma.scales' op copies one 512-byte i8 scale-factor tile per stage, got '!flamia.smem<1x16x64xi8>'}}
-  flamia.umma.scales %s[%i] -> %t[0] : !flamia.smem<1x16x64xi8>
+  // expected-error @below {{'flamia.umma.scales' op part 2 is outside the 2 scale-factor tile(s) of a stage}}
+  flamia.umma.scales %s[%i] -> %t[0] {part = 2 : i64} : !flamia.smem<1x16x64xi8>
   return
 }
 
 // -----
 // E8M0 scales are i8 codes in shared memory.
 func.func @f(%t: i32, %i: i32, %s: !flamia.smem<1x8x64xf8E8M0FNU>) {
-  // expected-error @below {{'flamia.umma.scales' op copies one 512-byte i8 scale-factor tile per stage, got '!flamia.smem<1x8x64xf8E8M0FNU>'}}
+  // expected-error @below {{'flamia.umma.scales' op copies from stages of 512-byte i8 scale-factor tiles, got '!flamia.smem<1x8x64xf8E8M0FNU>'}}
   flamia.umma.scales %s[%i] -> %t[0] : !flamia.smem<1x8x64xf8E8M0FNU>
   return
 }
@@ -378,7 +385,7 @@ func.func @f(%t: i32, %i: i32, %acc: i1, %b: !flamia.smem<1x128x128xbf16>) {
 
 // -----
 func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x64xf16>, %b: !flamia.smem<1x128x64xf16>) {
-  // expected-error @below {{'flamia.umma' op operands are bf16 (kind::f16) or f8E4M3FN (kind::mxf8f6f4), got 'f16'}}
+  // expected-error @below {{'flamia.umma' op operands are bf16 (kind::f16), f8E4M3FN (kind::mxf8f6f4) or f4E2M1FN (kind::mxf4nvf4), got 'f16'}}
   flamia.umma %t[0] a %a[%i] b %b[%i] accumulate %acc
       : (i32, !flamia.smem<1x128x64xf16>, i32, !flamia.smem<1x128x64xf16>, i32, i1) -> ()
   return
@@ -386,7 +393,7 @@ func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x64xf16>, %b: !fl
 
 // -----
 func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xf8E4M3FN>, %b: !flamia.smem<1x128x128xf8E4M3FN>) {
-  // expected-error @below {{'flamia.umma' op block-scaled f8E4M3FN operands need scales(scale_a, scale_b)}}
+  // expected-error @below {{'flamia.umma' op block-scaled operands (f8E4M3FN, f4E2M1FN) need scales(scale_a, scale_b)}}
   flamia.umma %t[0] a %a[%i] b %b[%i] accumulate %acc
       : (i32, !flamia.smem<1x128x128xf8E4M3FN>, i32, !flamia.smem<1x128x128xf8E4M3FN>, i32, i1) -> ()
   return
@@ -395,7 +402,7 @@ func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xf8E4M3FN>, %
 // -----
 // Only the generic form can give one scale without the other.
 func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xf8E4M3FN>, %b: !flamia.smem<1x128x128xf8E4M3FN>) {
-  // expected-error @below {{'flamia.umma' op block-scaled f8E4M3FN operands need scales(scale_a, scale_b)}}
+  // expected-error @below {{'flamia.umma' op block-scaled operands (f8E4M3FN, f4E2M1FN) need scales(scale_a, scale_b)}}
   "flamia.umma"(%t, %a, %i, %b, %i, %acc, %t) <{d_column = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0, 0>}>
       : (i32, !flamia.smem<1x128x128xf8E4M3FN>, i32, !flamia.smem<1x128x128xf8E4M3FN>, i32, i1, i32) -> ()
   return
@@ -868,5 +875,46 @@ func.func @f(%p: !flamia.frag<128x128xf8E4M3FN>, %t: !flamia.smem<1x128x128xf8E4
   %c1 = arith.constant 1 : i32
   // expected-error @below {{'flamia.smem.store' op stage 1 is out of range: the tile has 1 stage(s)}}
   flamia.smem.store %p, %t[%c1] : !flamia.frag<128x128xf8E4M3FN>, !flamia.smem<1x128x128xf8E4M3FN>
+  return
+}
+
+// -----
+// flamia.umma with f4E2M1FN (kind::mxf4nvf4)
+func.func @f(%t: i32, %i: i32, %acc: i1, %s: i32, %b: !flamia.smem<1x128x128xf4E2M1FN>) {
+  // expected-error @below {{'flamia.umma' op kind::mxf4nvf4 reads both f4E2M1FN operands K-major from shared memory (no A in tensor memory, no transposed B)}}
+  flamia.umma %t[0] b %b[%i] accumulate %acc scales(%s, %s) {a_column = 384 : i64, a_type = f4E2M1FN}
+      : (i32, !flamia.smem<1x128x128xf4E2M1FN>, i32, i1, i32, i32) -> ()
+  return
+}
+
+// -----
+func.func @f(%t: i32, %i: i32, %acc: i1, %s: i32, %a: !flamia.smem<1x128x128xf4E2M1FN>, %b: !flamia.smem<1x128x128xf4E2M1FN>) {
+  // expected-error @below {{'flamia.umma' op kind::mxf4nvf4 reads both f4E2M1FN operands K-major from shared memory (no A in tensor memory, no transposed B)}}
+  flamia.umma %t[0] a %a[%i] b %b[%i] accumulate %acc scales(%s, %s) {b_transposed}
+      : (i32, !flamia.smem<1x128x128xf4E2M1FN>, i32, !flamia.smem<1x128x128xf4E2M1FN>, i32, i1, i32, i32) -> ()
+  return
+}
+
+// -----
+func.func @f(%t: i32, %i: i32, %acc: i1, %s: i32, %a: !flamia.smem<1x128x128xf4E2M1FN>, %b: !flamia.smem<1x128x128xf4E2M1FN>) {
+  // expected-error @below {{'flamia.umma' op f4E2M1FN operands take no b_k_block or k_valid (one scale chunk per 64-wide K step)}}
+  flamia.umma %t[0] a %a[%i] b %b[%i] accumulate %acc scales(%s, %s) k_valid %i
+      : (i32, !flamia.smem<1x128x128xf4E2M1FN>, i32, !flamia.smem<1x128x128xf4E2M1FN>, i32, i1, i32, i32, i32) -> ()
+  return
+}
+
+// -----
+func.func @f(%t: i32, %i: i32, %acc: i1, %a: !flamia.smem<1x128x128xf4E2M1FN>, %b: !flamia.smem<1x128x128xf4E2M1FN>) {
+  // expected-error @below {{'flamia.umma' op block-scaled operands (f8E4M3FN, f4E2M1FN) need scales(scale_a, scale_b)}}
+  flamia.umma %t[0] a %a[%i] b %b[%i] accumulate %acc
+      : (i32, !flamia.smem<1x128x128xf4E2M1FN>, i32, !flamia.smem<1x128x128xf4E2M1FN>, i32, i1) -> ()
+  return
+}
+
+// -----
+func.func @f(%t: i32, %i: i32, %acc: i1, %s: i32, %a: !flamia.smem<1x128x256xf4E2M1FN>, %b: !flamia.smem<1x128x256xf4E2M1FN>) {
+  // expected-error @below {{'flamia.umma' op K = 256 needs more than two scale-factor chunks}}
+  flamia.umma %t[0] a %a[%i] b %b[%i] accumulate %acc scales(%s, %s)
+      : (i32, !flamia.smem<1x128x256xf4E2M1FN>, i32, !flamia.smem<1x128x256xf4E2M1FN>, i32, i1, i32, i32) -> ()
   return
 }

@@ -258,3 +258,20 @@ func.func @smem_store(%p: !flamia.frag<128x128xf8E4M3FN>, %pb: !flamia.frag<128x
 // CHECK-LABEL: func.func @smem_store(
 // CHECK-NEXT: flamia.smem.store %arg0, %arg2[%arg4] : !flamia.frag<128x128xf8E4M3FN>, !flamia.smem<1x128x128xf8E4M3FN>{{$}}
 // CHECK-NEXT: flamia.smem.store %arg1, %arg3[%arg4] : !flamia.frag<128x64xbf16>, !flamia.smem<2x128x64xbf16>{{$}}
+
+// -----
+// NVFP4's S = Q K^T (recipe nvfp4-mixed): E2M1 tiles, the two scale tiles of
+// a 1024-byte slot copied one part at a time.
+func.func @umma_nvfp4(%t: i32, %st: i32, %acc: i1, %sfq: i32, %sfk: i32,
+                      %q4: !flamia.smem<1x128x128xf4E2M1FN>, %k4: !flamia.smem<3x128x128xf4E2M1FN>,
+                      %ksf: !flamia.smem<3x16x64xi8>) {
+  flamia.umma.scales %ksf[%st] -> %t[456] : !flamia.smem<3x16x64xi8>
+  flamia.umma.scales %ksf[%st] -> %t[460] {part = 1 : i64} : !flamia.smem<3x16x64xi8>
+  flamia.umma %t[0] a %q4[%st] b %k4[%st] accumulate %acc scales(%sfq, %sfk)
+      : (i32, !flamia.smem<1x128x128xf4E2M1FN>, i32, !flamia.smem<3x128x128xf4E2M1FN>, i32, i1, i32, i32) -> ()
+  return
+}
+// CHECK-LABEL: func.func @umma_nvfp4(
+// CHECK-NEXT: flamia.umma.scales %arg7[%arg1] -> %arg0[456] : !flamia.smem<3x16x64xi8>{{$}}
+// CHECK-NEXT: flamia.umma.scales %arg7[%arg1] -> %arg0[460] {part = 1 : i64} : !flamia.smem<3x16x64xi8>{{$}}
+// CHECK-NEXT: flamia.umma %arg0[0] a %arg5[%arg1] b %arg6[%arg1] accumulate %arg2 scales(%arg3, %arg4) : (i32, !flamia.smem<1x128x128xf4E2M1FN>, i32, !flamia.smem<3x128x128xf4E2M1FN>, i32, i1, i32, i32) -> (){{$}}

@@ -193,3 +193,57 @@ module {
 // PSMEM-LABEL: flamia.kernel @attn_d64_attention_fwd
 // PSMEM-SAME: stages = 4 : i64
 // PSMEM: flamia.smem.store
+
+// -----
+
+// Recipe nvfp4-mixed (GQA 4 query / 2 key-value heads, D = 128, causal): Q and
+// K per token as E2M1 payloads with a 1024-byte slot of two unsigned-E4M3
+// scale tiles each.
+module {
+  flamia.kernel @flamia_attention_fwd(%arg0: !flamia.global<?x4x128xf4E2M1FN> {flamia.param = "q_pt"}, %arg1: !flamia.global<?x4x1024xi8> {flamia.param = "q_sf"}, %arg2: !flamia.global<?x2x128xf4E2M1FN> {flamia.param = "k_pt"}, %arg3: !flamia.global<?x2x1024xi8> {flamia.param = "k_sf"}, %arg4: !flamia.global<?x2x128xf8E4M3FN> {flamia.param = "v_tb"}, %arg5: !flamia.global<?x2x512xi8> {flamia.param = "v_sf"}, %arg6: !flamia.global<?x4x128xbf16> {flamia.param = "q"}, %arg7: !flamia.global<?x2x128xbf16> {flamia.param = "k"}, %arg8: !flamia.global<?x2x128xbf16> {flamia.param = "v"}, %arg9: !flamia.global<?x4x128xbf16> {flamia.param = "o"}, %arg10: !flamia.global<4x?xf32> {flamia.param = "lse"}, %arg11: !flamia.global<?x8xi32> {flamia.param = "items"}, %arg12: i32 {flamia.param = "num_items"}, %arg13: !flamia.global<1xi32> {flamia.param = "counter"}, %arg14: f32 {flamia.param = "softmax_scale_log2"}, %arg15: i32 {flamia.param = "T"}) attributes {flamia.phase = "forward", launch = #flamia.launch<persistent>, schedule = {block_m = 128 : i64, block_n = 128 : i64, cost_model = "sm_100a", order = "lpt", safe_block = 128 : i64}, target = #flamia.target<sm_100a>, threads = 128 : i64} {
+    %0 = flamia.queue.create %arg13, %arg12 : !flamia.global<1xi32>
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %1:2 = scf.while (%arg16 = %c0_i32) : (i32) -> (i32, i32) {
+      %2 = flamia.queue.next fetch %0[%arg16]
+      %3 = arith.cmpi slt, %2, %arg12 : i32
+      scf.condition(%3) %arg16, %2 : i32, i32
+    } do {
+    ^bb0(%arg16: i32, %arg17: i32):
+      flamia.attention_tile %arg11[%arg17] q(%arg0, %arg1) k(%arg2, %arg3) v(%arg4, %arg5) safe(%arg6, %arg7, %arg8) to %arg9, %arg10 scale %arg14 tokens %arg15 {block_m = 128 : i64, block_n = 128 : i64, causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<nvfp4_mixed, safe_block = 128>} : (!flamia.global<?x8xi32>, i32, !flamia.global<?x4x128xf4E2M1FN>, !flamia.global<?x4x1024xi8>, !flamia.global<?x2x128xf4E2M1FN>, !flamia.global<?x2x1024xi8>, !flamia.global<?x2x128xf8E4M3FN>, !flamia.global<?x2x512xi8>, !flamia.global<?x4x128xbf16>, !flamia.global<?x2x128xbf16>, !flamia.global<?x2x128xbf16>, !flamia.global<?x4x128xbf16>, !flamia.global<4x?xf32>, f32, i32) -> ()
+      %2 = arith.addi %arg16, %c1_i32 : i32
+      scf.yield %2 : i32
+    }
+    flamia.return
+  }
+}
+// Half-size E2M1 tiles, so 4 K/V stages at D = 128 too; each Q and K slot
+// two 512-byte tiles, copied part by part into consecutive 4-column chunks
+// (Q 448 and 452, K from 456 + 8 per S buffer); S = Q K^T on the E2M1 tiles
+// with both chunks' base addresses; V's scales after K's (472 + 4 per
+// buffer), P's fixed scale at 480.
+// CHECK-LABEL: flamia.kernel @flamia_attention_fwd
+// CHECK-SAME: stages = 4 : i64
+// CHECK: %[[Q4:.*]] = flamia.smem.alloc : !flamia.smem<1x128x128xf4E2M1FN>
+// CHECK-NEXT: %[[QSF:.*]] = flamia.smem.alloc : !flamia.smem<1x16x64xi8>
+// CHECK-NEXT: %[[K4:.*]] = flamia.smem.alloc : !flamia.smem<4x128x128xf4E2M1FN>
+// CHECK-NEXT: %[[V8:.*]] = flamia.smem.alloc : !flamia.smem<4x128x128xf8E4M3FN>
+// CHECK-NEXT: %[[KSF:.*]] = flamia.smem.alloc : !flamia.smem<4x16x64xi8>
+// CHECK-NEXT: %[[VSF:.*]] = flamia.smem.alloc : !flamia.smem<4x8x64xi8>
+// Q: 8 KiB of E2M1 + 1 KiB of scale tiles + 32 KiB of bf16; K/V: 8 + 16 KiB
+// + 1 KiB + 512 bytes.
+// CHECK: flamia.pipeline.expect %{{.*}} bytes 41984
+// CHECK: flamia.tma.load %arg0[%q_start, %{{.*}}] -> %[[Q4]]
+// CHECK: flamia.bulk.load %arg1[%{{.*}}] -> %[[QSF]]
+// CHECK: flamia.pipeline.expect %{{.*}} bytes 26112
+// CHECK: flamia.umma.scales %[[QSF]][%{{.*}}] -> %[[TM:.*]][448] :
+// CHECK-NEXT: flamia.umma.scales %[[QSF]][%{{.*}}] -> %[[TM]][452] {part = 1 : i64} :
+// CHECK: %[[C456:.*]] = arith.constant 456 : i32
+// CHECK: %[[C8:.*]] = arith.constant 8 : i32
+// CHECK: flamia.umma.scales %[[KSF]][%{{.*}}] -> %[[SFK:.*]][0] :
+// CHECK-NEXT: flamia.umma.scales %[[KSF]][%{{.*}}] -> %[[SFK]][4] {part = 1 : i64} :
+// CHECK: flamia.umma %{{.*}}[0] a %[[Q4]][%{{.*}}] b %[[K4]][%{{.*}}] accumulate %false scales(%{{.*}}, %[[SFK]]) : (i32, !flamia.smem<1x128x128xf4E2M1FN>, i32, !flamia.smem<4x128x128xf4E2M1FN>, i32, i1, i32, i32) -> ()
+// CHECK: arith.constant 472 : i32
+// CHECK: flamia.umma.scales %[[VSF]]
+// CHECK: flamia.umma %[[TM]][256] b %[[V8]][%{{.*}}] {{.*}} {a_column = 384 : i64, a_type = f8E4M3FN, b_transposed}
+// CHECK: flamia.tmem.fill %{{.*}}[480] columns 4 value 2139062143

@@ -64,7 +64,8 @@ func.func @nvfp4(%q: !b, %k: !b, %v: !b, %cu: tensor<?xi32>) -> (!b, tensor<2x?x
   %q8 = flamia.quantize %q : (!b) -> !pt
   %k8 = flamia.quantize %k cu_seqlens(%cu) : (!b, tensor<?xi32>) -> !tb
   %v8 = flamia.quantize %v cu_seqlens(%cu) : (!b, tensor<?xi32>) -> !tb
-  // expected-error @below {{flamia-varlen-schedule: no sm_100a kernels implement recipe nvfp4-mixed yet (they implement mxfp8)}}
+  // (sm_100a has nvfp4-mixed forward kernels: their contract is checked.)
+  // expected-error @below {{flamia-varlen-schedule: the kernels implement recipe nvfp4-mixed's contract, where q is '!flamia.qtensor<?x2x64xf4E2M1FN, f8E4M3FN, 1x16>', but it is '!flamia.qtensor<?x2x64xf8E4M3FN, f8E8M0FNU, 1x32>'}}
   %o, %lse = flamia.attention_fwd qk(%q8, %k8) pv(%v8) safe(%q, %k, %v) cu_seqlens(%cu)
       {causal, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>, recipe = #flamia.recipe<nvfp4_mixed, safe_block = 128>}
       : (!pt, !tb, !tb, !b, !b, !b, tensor<?xi32>) -> (!b, tensor<2x?xf32>)

@@ -1,6 +1,6 @@
 // RUN: flamia-opt %s '--flamia-varlen-schedule=target=sm_90a payloads=true' | FileCheck %s
 // RUN: flamia-opt %s --flamia-varlen-schedule=target=sm_90a | FileCheck %s --check-prefix=LEAN
-// RUN: not flamia-opt %s --flamia-varlen-schedule=target=sm_100a 2>&1 | FileCheck %s --check-prefix=SM100
+// RUN: flamia-opt %s --flamia-varlen-schedule=target=sm_100a | FileCheck %s --check-prefix=SM100
 // Strict mode (L3) changes none of nvfp4-mixed's layouts: the same kernels.
 // RUN: sed 's/safe_block = 128>/safe_block = 128, strict>/' %s | flamia-opt '--flamia-varlen-schedule=target=sm_90a payloads=true' | FileCheck %s
 // sm_100a's scale-factor tiles on the H200 (to check their layout there): Q
@@ -63,7 +63,19 @@ func.func @nvfp4(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x
 // LEAN-NOT: workspace "q_pt"
 // LEAN: flamia.workspace workspace "q_pt_scales" dims ["T", "8", "4"] : !flamia.global<?x8x4xf8E4M3FN>
 
-// SM100: error: 'flamia.attention_fwd' op flamia-varlen-schedule: no sm_100a kernels implement recipe nvfp4-mixed yet (they implement mxfp8)
+// sm_100a's forward reads the E2M1 payloads of Q and K per token (two a
+// byte: [T, H, 32] bytes at D = 64) with their UE4M3 scale-factor tiles (one
+// 512-byte tile per 64 channels), and V's E4M3 32x32 copy.
+// SM100-LABEL: flamia.kernel @nvfp4_quantize(
+// SM100: flamia.quantize_block %arg0 {{.*}} per_token(%arg4, %arg5) {{.*}} per_token_tiles(%arg12) :
+// SM100: flamia.quantize_block %arg1 {{.*}} per_token(%arg8, %arg9) per_token_tiles(%arg13) :
+// SM100-SAME: !flamia.global<?x2x64xf4E2M1FN>, !flamia.global<?x2x4xf8E4M3FN>, !flamia.global<?x2x512xi8>
+// SM100-LABEL: flamia.kernel @nvfp4_attention_fwd(
+// SM100-SAME: %arg0: !flamia.global<?x8x64xf4E2M1FN> {flamia.param = "q_pt"}, %arg1: !flamia.global<?x8x512xi8> {flamia.param = "q_sf"}, %arg2: !flamia.global<?x2x64xf4E2M1FN> {flamia.param = "k_pt"}, %arg3: !flamia.global<?x2x512xi8> {flamia.param = "k_sf"}, %arg4: !flamia.global<?x2x64xf8E4M3FN> {flamia.param = "v_tb"}
+// SM100: flamia.attention_tile %arg11[%{{.*}}] q(%arg0, %arg1) k(%arg2, %arg3) v(%arg4, %arg5)
+// SM100: flamia.workspace workspace "q_pt" dims ["T", "8", "32"] : !flamia.global<?x8x64xf4E2M1FN>
+// SM100: flamia.workspace workspace "k_pt" dims ["T", "2", "32"] : !flamia.global<?x2x64xf4E2M1FN>
+// SM100: flamia.workspace workspace "q_sf" dims ["NB", "8", "512"]
 
 // TILES-LABEL: flamia.kernel @nvfp4_quantize
 // TILES: flamia.quantize_block %arg0 {{.*}} per_token_scales(%{{.*}}) per_token_dequant(%{{.*}}) per_token_tiles(%{{.*}}) :

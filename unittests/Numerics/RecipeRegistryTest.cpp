@@ -149,10 +149,16 @@ TEST(RecipeRegistry, KernelsOfEachTargetAndHeadDim) {
   EXPECT_NE(s.message.find("no sm_100a kernels implement strict mxfp8"),
             std::string::npos)
       << s.message;
-  s = checkKernels(*findRecipeKind("nvfp4-mixed"), false, "sm_100a", 128);
+  // nvfp4-mixed: sm_100a has its forward (both head dims, strict preset
+  // too), not its backward.
+  for (int64_t d : {64, 128})
+    for (bool strict : {false, true})
+      EXPECT_TRUE(checkKernels(*findRecipeKind("nvfp4-mixed"), strict,
+                               "sm_100a", d))
+          << "D=" << d;
+  s = checkKernels(*findRecipeKind("nvfp4-mixed"), false, "sm_100a", 96);
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.message, "no sm_100a kernels implement recipe nvfp4-mixed yet "
-                       "(they implement mxfp8)");
+  EXPECT_EQ(s.message, "head dim 96 is not implemented by the kernels (64, 128)");
   EXPECT_EQ(kernelTargets(), (std::vector<std::string>{"sm_90a", "sm_100a"}));
 }
 
@@ -162,8 +168,9 @@ TEST(RecipeRegistry, BackwardKernels) {
     for (int64_t d : {64, 128})
       EXPECT_TRUE(checkBackwardKernels(mx, false, target, d))
           << target << " D=" << d;
-  // Strict mode and nvfp4-mixed have backward kernels on sm_90a only: the
-  // forward's checks say so first.
+  // Strict mode and nvfp4-mixed have backward kernels on sm_90a only:
+  // strict mxfp8 has no sm_100a forward either (said first), nvfp4-mixed's
+  // sm_100a forward exists.
   Status s = checkBackwardKernels(mx, true, "sm_100a", 128);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.message, "no sm_100a kernels implement strict mxfp8 (L3 "
@@ -172,8 +179,9 @@ TEST(RecipeRegistry, BackwardKernels) {
   s = checkBackwardKernels(*findRecipeKind("nvfp4-mixed"), false, "sm_100a",
                            128);
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.message, "no sm_100a kernels implement recipe nvfp4-mixed yet "
-                       "(they implement mxfp8)");
+  EXPECT_EQ(s.message, "no sm_100a backward kernels implement recipe "
+                       "nvfp4-mixed yet (they exist for sm_90a); the forward "
+                       "kernels do");
   s = checkBackwardKernels(mx, false, "sm_90a", 96);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.message, "head dim 96 is not implemented by the kernels (64, 128)");

@@ -38,11 +38,14 @@ struct TensorMapView {
   int64_t boxRows = 0, boxCols = 0, swizzleBytes = 128;
 
   /// The view that fills `tile`: boxes of the tile's rows x one swizzle
-  /// atom (128 bytes, or the whole row when it is 32 or 64 bytes).
+  /// atom (128 bytes, or the whole row when it is 32 or 64 bytes). Columns
+  /// count the tensor map's elements: bytes for packed 4-bit tiles (the
+  /// map is u8), the tile's elements otherwise.
   static TensorMapView of(SmemType tile) {
-    int64_t elemBytes = tile.getElementType().getIntOrFloatBitWidth() / 8;
-    int64_t atomBytes = std::min<int64_t>(128, tile.getCols() * elemBytes);
-    return {tile.getRows(), atomBytes / elemBytes, atomBytes};
+    int64_t bits = tile.getElementType().getIntOrFloatBitWidth();
+    int64_t mapBytes = bits < 8 ? 1 : bits / 8;
+    int64_t atomBytes = std::min<int64_t>(128, tile.getCols() * bits / 8);
+    return {tile.getRows(), atomBytes / mapBytes, atomBytes};
   }
 };
 

@@ -194,14 +194,20 @@ struct TmaLoadLowering : OpConversionPattern<TmaLoadOp> {
     Emitter e(rewriter, op.getLoc());
     SmemType dst = op.getDest().getType();
     TensorMapView view = TensorMapView::of(dst);
-    int64_t elemBytes = dst.getElementType().getIntOrFloatBitWidth() / 8;
+    int64_t bits = dst.getElementType().getIntOrFloatBitWidth();
+    // Packed 4-bit tiles go through a u8 map: columns in bytes.
+    int64_t perMapElement = bits < 8 ? 8 / bits : 1;
     int64_t atomCols = view.boxCols;
-    int64_t atomBytes = dst.getRows() * atomCols * elemBytes;
+    int64_t atomBytes = dst.getRows() * view.swizzleBytes;
     Value tile = e.gep(adaptor.getDest(),
                        e.mul(adaptor.getStage(), e.i32c(dst.getTileBytes())));
     Value bar = barrierAt(e, adaptor.getPipeline(), adaptor.getStage());
-    for (int64_t a = 0; a < dst.getCols() / atomCols; ++a) {
-      Value col = e.add(adaptor.getCol(), e.i32c(a * atomCols));
+    Value col0 = adaptor.getCol();
+    if (perMapElement > 1)
+      col0 = e.udiv(col0, e.i32c(perMapElement));
+    int64_t mapCols = dst.getCols() / perMapElement;
+    for (int64_t a = 0; a < mapCols / atomCols; ++a) {
+      Value col = e.add(col0, e.i32c(a * atomCols));
       // The destination as a shared::cluster address of this CTA.
       Value dst = LLVM::AddrSpaceCastOp::create(
           rewriter, op.getLoc(),

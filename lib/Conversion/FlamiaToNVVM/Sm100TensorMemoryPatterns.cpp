@@ -277,9 +277,11 @@ struct UmmaScalesLowering : OpConversionPattern<UmmaScalesOp> {
     std::string error;
     if (!makeSm100ScaleFactorCopyDescriptor(0, templ, error))
       return op.emitOpError() << "scale-factor copy descriptor: " << error;
-    Value src = withBase(e, templ,
-                         stageAddress(e, adaptor.getSource(), adaptor.getStage(),
-                                      op.getSource().getType()));
+    Value tile = stageAddress(e, adaptor.getSource(), adaptor.getStage(),
+                              op.getSource().getType());
+    if (op.getPart() != 0)
+      tile = e.add(tile, e.i32c(512 * op.getPart()));
+    Value src = withBase(e, templ, tile);
     Value dst = tmemPtr(e, e.add(adaptor.getBase(), e.i32c(op.getColumn())));
     NVVM::Tcgen05CpOp::create(
         rewriter, loc, NVVM::Tcgen05CpShape::SHAPE_32x128b,
@@ -291,11 +293,22 @@ struct UmmaScalesLowering : OpConversionPattern<UmmaScalesOp> {
 };
 
 /// The canonical layout TMA leaves a [rows, cols] tile in, as an operand:
-/// K-major (rows = M or N) or MN-major (rows = K).
+/// K-major (rows = M or N) or MN-major (rows = K). Packed 4-bit operands
+/// (kind::mxf4nvf4, K-major only) are described as their bytes: the
+/// descriptor addresses bytes, two elements each.
 SmemOperandTile operandTile(SmemType type, OperandMajor major) {
   SmemOperandTile tile;
   tile.major = major;
   tile.elementBits = type.getElementType().getIntOrFloatBitWidth();
+  if (tile.elementBits == 4 && major == OperandMajor::K) {
+    tile.elementBits = 8;
+    tile.swizzle = widestSmemSwizzleFor(
+        static_cast<uint32_t>(std::min<int64_t>(type.getCols() / 2, 128)));
+    tile.mnExtent = type.getRows();
+    tile.kExtent = type.getCols() / 2;
+    tile.order = AtomOrder::MNFastest;
+    return tile;
+  }
   int64_t rowBytes = type.getCols() * tile.elementBits / 8;
   tile.swizzle = widestSmemSwizzleFor(
       static_cast<uint32_t>(std::min<int64_t>(rowBytes, 128)));
@@ -312,6 +325,8 @@ SmemOperandTile operandTile(SmemType type, OperandMajor major) {
 }
 
 Sm100ElementType elementTypeOf(Type t) {
+  if (isa<Float4E2M1FNType>(t))
+    return Sm100ElementType::E2M1;
   return t.isBF16() ? Sm100ElementType::BF16
                     : Sm100ElementType::E4M3;
 }
@@ -325,23 +340,28 @@ struct UmmaLowering : OpConversionPattern<UmmaOp> {
     Emitter e(rewriter, loc);
     MLIRContext *ctx = rewriter.getContext();
     Type element = op.getAElementType();
-    bool scaled = isa<Float8E4M3FNType>(element);
+    // NVFP4 (kind::mxf4nvf4, scale_vec::4X): K = 64 a step, its four
+    // unsigned-E4M3 scales per row in one 32-bit cell of the step's own
+    // 4-column chunk (scale-factor ID 0).
+    bool fp4 = isa<Float4E2M1FNType>(element);
+    bool scaled = isa<Float8E4M3FNType>(element) || fp4;
     int64_t n = op.getN(), k = op.getK();
-    int64_t kStep = scaled ? 32 : 16;
+    int64_t kStep = fp4 ? 64 : scaled ? 32 : 16;
     SmemType bType = op.getB().getType();
     OperandMajor bMajor = op.getBTransposed() ? OperandMajor::MN : OperandMajor::K;
 
     Sm100MmaConfig config;
-    config.kind = scaled ? Sm100MmaKind::MXF8F6F4
-                         : Sm100MmaKind::F16;
+    config.kind = fp4      ? Sm100MmaKind::MXF4NVF4
+                  : scaled ? Sm100MmaKind::MXF8F6F4
+                           : Sm100MmaKind::F16;
     config.aType = config.bType = elementTypeOf(element);
     config.dType = Sm100AccumType::F32;
     config.aMajor = OperandMajor::K;
     config.bMajor = bMajor;
     config.m = 128;
     config.n = static_cast<uint32_t>(n);
-    config.scaleType = Sm100ScaleType::UE8M0;
-    config.scaleVec = Sm100ScaleVec::X1;
+    config.scaleType = fp4 ? Sm100ScaleType::UE4M3 : Sm100ScaleType::UE8M0;
+    config.scaleVec = fp4 ? Sm100ScaleVec::X4 : Sm100ScaleVec::X1;
 
     std::string error;
     Value dAddr = tmemPtr(e, e.add(adaptor.getTmem(), e.i32c(op.getDColumn())));
@@ -357,7 +377,8 @@ struct UmmaLowering : OpConversionPattern<UmmaOp> {
     SmallVector<uint64_t> bTempl(steps), aTempl(steps);
     SmallVector<uint32_t> idescs(steps);
     for (int64_t kk = 0; kk < steps; ++kk) {
-      uint32_t k0 = static_cast<uint32_t>(kk * kStep);
+      // (In the tile's descriptor units: bytes for packed 4-bit operands.)
+      uint32_t k0 = static_cast<uint32_t>(kk * (fp4 ? kStep / 2 : kStep));
       if (!makeSm100OperandDescriptor(operandTile(bType, bMajor), 0, k0,
                                       bTempl[kk], error))
         return op.emitOpError() << "B descriptor: " << error;
@@ -367,7 +388,7 @@ struct UmmaLowering : OpConversionPattern<UmmaOp> {
               aTempl[kk], error))
         return op.emitOpError() << "A descriptor: " << error;
       config.aScaleFactorId = config.bScaleFactorId =
-          scaled ? static_cast<uint8_t>(kk) : 0;
+          scaled && !fp4 ? static_cast<uint8_t>(kk) : 0;
       if (!encodeSm100InstrDescriptor(config, idescs[kk], error))
         return op.emitOpError() << "instruction descriptor: " << error;
     }
@@ -379,18 +400,29 @@ struct UmmaLowering : OpConversionPattern<UmmaOp> {
     Value bKBlockBits;
     if (Value kb = adaptor.getBKBlock())
       bKBlockBits = e.shl(kb, e.i32c(4));
-    auto issue = [&](Value bDesc, Value a, Value idesc, Value enableD) {
+    // The scale-factor chunks of step kk: the same chunk for every step of
+    // an E4M3 MMA (the ID picks the byte), chunk kk for NVFP4.
+    auto scaleOfStep = [&](Value scale, int64_t kk) {
+      return tmemPtr(e, fp4 && kk > 0 ? e.add(scale, e.i32c(4 * kk)) : scale);
+    };
+    auto issue = [&](Value bDesc, Value a, Value idesc, Value enableD,
+                     int64_t kk) {
       if (bKBlockBits)
         idesc = e.add(idesc, bKBlockBits);
       if (scaled)
         NVVM::Tcgen05MMABlockScaleOp::create(
             rewriter, loc,
-            NVVM::MMABlockScaleKindAttr::get(ctx, NVVM::MMABlockScaleKind::MXF8F6F4),
+            NVVM::MMABlockScaleKindAttr::get(
+                ctx, fp4 ? NVVM::MMABlockScaleKind::MXF4NVF4
+                         : NVVM::MMABlockScaleKind::MXF8F6F4),
             NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_1),
-            NVVM::Tcgen05MMABlockScaleAttr::get(ctx, NVVM::Tcgen05MMABlockScale::BLOCK32),
+            NVVM::Tcgen05MMABlockScaleAttr::get(
+                ctx, fp4 ? NVVM::Tcgen05MMABlockScale::BLOCK16
+                         : NVVM::Tcgen05MMABlockScale::BLOCK32),
             NVVM::Tcgen05MMACollectorOpAttr::get(ctx, NVVM::Tcgen05MMACollectorOp::DISCARD),
-            dAddr, a, bDesc, idesc, enableD, tmemPtr(e, adaptor.getScaleA()),
-            tmemPtr(e, adaptor.getScaleB()));
+            dAddr, a, bDesc, idesc, enableD,
+            scaleOfStep(adaptor.getScaleA(), kk),
+            scaleOfStep(adaptor.getScaleB(), kk));
       else
         NVVM::Tcgen05MMAOp::create(
             rewriter, loc,
@@ -412,7 +444,7 @@ struct UmmaLowering : OpConversionPattern<UmmaOp> {
       Value a = aOfStep(kk);
       Value enableD = kk == 0 ? accumulate : e.i1c(true);
       Value idesc = e.i32c(static_cast<int32_t>(idescs[kk]));
-      issue(bDesc, a, idesc, enableD);
+      issue(bDesc, a, idesc, enableD, kk);
     };
 
     Value kValid = adaptor.getKValid();
@@ -460,7 +492,7 @@ struct UmmaLowering : OpConversionPattern<UmmaOp> {
       Value idescOwn = e.i32c(static_cast<int32_t>(idescs[kk]));
       Value idesc = e.select(own, idescOwn, iLast);
       Value enableD = kk == 0 ? accumulate : e.i1c(true);
-      issue(bDesc, a, idesc, enableD);
+      issue(bDesc, a, idesc, enableD, kk);
     }
     rewriter.eraseOp(op);
     return success();

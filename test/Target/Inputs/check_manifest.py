@@ -13,7 +13,7 @@ ap.add_argument("--runtime-heads", action="store_true")
 ap.add_argument("--head-dim", type=int, required=True)
 ap.add_argument("--target", required=True)
 # nvfp4-mixed: Q and K per token in NVFP4 (E2M1 two a byte, E4M3 scales per
-# 16 channels), V in MXFP8 token blocks (sm_90a only).
+# 16 channels), V in MXFP8 token blocks.
 ap.add_argument("--recipe", default="mxfp8", choices=("mxfp8", "nvfp4-mixed"))
 # The quantizer's payloads: sm_100a's MMAs read them; sm_90a writes them
 # only when compiled with --payloads (its kernels read the bf16 copies).
@@ -85,9 +85,11 @@ if NVFP4:
         "k_pt_scales": holds("scales", "k", "per_token", "e4m3"),
     })
 if a.target == "sm_100a":
+    # (NVFP4: Q's and K's tiles hold the per-token unsigned-E4M3 scales.)
     expected_holds.update({
-        "q_sf": holds("scale_tiles", "q", "per_token", "e8m0", tile_rows="tokens"),
-        "k_sf": holds("scale_tiles", "k", "token_block", "e8m0", tile_rows="tokens"),
+        "q_sf": holds("scale_tiles", "q", "per_token", "e4m3" if NVFP4 else "e8m0", tile_rows="tokens"),
+        "k_sf": holds("scale_tiles", "k", "per_token" if NVFP4 else "token_block",
+                      "e4m3" if NVFP4 else "e8m0", tile_rows="tokens"),
         "v_sf": holds("scale_tiles", "v", "token_block", "e8m0", tile_rows="channels"),
     })
 else:
@@ -126,10 +128,12 @@ expect(len(maps) == 6, "six tensor maps")
 ELEM_BYTES = {"bf16": 2, "u8": 1}
 for p in maps:
     heads = H if p["buffer"] in ("q", "q_deq", "q_pt") else HKV
-    row_bytes = a.head_dim * ELEM_BYTES[p["dtype"]]
+    # The NVFP4 payloads go through u8 maps of their bytes (D / 2 a row).
+    row = a.head_dim // 2 if NVFP4 and p["buffer"] in ("q_pt", "k_pt") else a.head_dim
+    row_bytes = row * ELEM_BYTES[p["dtype"]]
     # One TMA box is 128 rows of at most one 128-byte swizzle atom per row.
     atom = min(row_bytes, 128)
-    cols = f"{heads} * {a.head_dim}" if a.runtime_heads else str(int(heads) * a.head_dim)
+    cols = f"{heads} * {row}" if a.runtime_heads else str(int(heads) * row)
     expect(p["dims"] == ["T", cols]
            and p["box"] == [128, atom // ELEM_BYTES[p["dtype"]]]
            and p["swizzle"] == atom, "map " + p["name"])
@@ -138,9 +142,12 @@ if a.target == "sm_100a":
     # through TMA and their scales from the 128x4 tiled scale-factor buffers,
     # which it copies into tensor memory; S, O and P live in all 512 columns.
     expect(fwd["tmem_columns"] == 512 and q["tmem_columns"] == 0, "tensor memory columns")
-    expect(sorted(p["buffer"] for p in maps) == ["k", "k_tb", "q", "q_pt", "v", "v_tb"], "sm_100a maps")
-    for sf, heads in (("q_sf", H), ("k_sf", HKV), ("v_sf", HKV)):
-        expect(buffers[sf]["shape"] == ["NB", heads, "512"] and buffers[sf]["dtype"] == "u8", sf + " tile buffer")
+    k_copy = "k_pt" if NVFP4 else "k_tb"
+    expect(sorted(p["buffer"] for p in maps) == sorted(["k", k_copy, "q", "q_pt", "v", "v_tb"]), "sm_100a maps")
+    # A 512-byte tile per slot, NVFP4's one per 64 channels.
+    qk_tile = str(512 * ((a.head_dim + 63) // 64)) if NVFP4 else "512"
+    for sf, heads, tile in (("q_sf", H, qk_tile), ("k_sf", HKV, qk_tile), ("v_sf", HKV, "512")):
+        expect(buffers[sf]["shape"] == ["NB", heads, tile] and buffers[sf]["dtype"] == "u8", sf + " tile buffer")
         expect(any(p["buffer"] == sf for p in q["params"]), "quantizer writes " + sf)
         expect(any(p["buffer"] == sf for p in fwd["params"]), "forward reads " + sf)
 else:
