@@ -37,8 +37,9 @@ static cl::opt<std::string> target("target",
                                    cl::cat(compileCategory));
 static cl::opt<std::string>
     recipe("recipe",
-           cl::desc("Recipe (mxfp8; nvfp4-mixed: sm_90a only; the strict "
-                    "presets mxfp8-strict, nvfp4-mixed-strict: sm_90a only)"),
+           cl::desc("Recipe (mxfp8; nvfp4-mixed: sm_90a, and the sm_100a "
+                    "forward; the strict presets mxfp8-strict: sm_90a only, "
+                    "nvfp4-mixed-strict: as nvfp4-mixed)"),
            cl::init("mxfp8"), cl::cat(compileCategory));
 static cl::opt<bool>
     strict("strict",
