@@ -89,6 +89,8 @@ def Flamia_SmemType : Flamia_Type<"Smem", "smem"> {
     int64_t getStages() const { return getShape()[0]; }
     int64_t getRows() const { return getShape()[1]; }
     int64_t getCols() const { return getShape()[2]; }
+    /// Bytes of one row (packed 4-bit elements: two a byte).
+    int64_t getRowBytes() const;
     /// Bytes of one stage (one tile).
     int64_t getTileBytes() const;
   }];

@@ -435,8 +435,7 @@ LogicalResult WarpgroupMmaOp::verify() {
 
 LogicalResult SmemZeroRowsOp::verify() {
   SmemType tile = getTile().getType();
-  int64_t rowBytes =
-      tile.getCols() * tile.getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t rowBytes = tile.getRowBytes();
   if (rowBytes % 128 != 0 && rowBytes != 64)
     return emitOpError() << "zeroes rows of a multiple of 128 bytes (whole "
                             "swizzle atoms) or of 64 bytes (one atom), got "

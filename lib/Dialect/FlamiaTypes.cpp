@@ -189,9 +189,11 @@ LogicalResult SmemType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-int64_t SmemType::getTileBytes() const {
-  return getRows() * getCols() * getElementType().getIntOrFloatBitWidth() / 8;
+int64_t SmemType::getRowBytes() const {
+  return getCols() * getElementType().getIntOrFloatBitWidth() / 8;
 }
+
+int64_t SmemType::getTileBytes() const { return getRows() * getRowBytes(); }
 
 Type FragmentType::parse(AsmParser &parser) {
   SMLoc loc = parser.getCurrentLocation();

@@ -44,7 +44,7 @@ struct TensorMapView {
   static TensorMapView of(SmemType tile) {
     int64_t bits = tile.getElementType().getIntOrFloatBitWidth();
     int64_t mapBytes = bits < 8 ? 1 : bits / 8;
-    int64_t atomBytes = std::min<int64_t>(128, tile.getCols() * bits / 8);
+    int64_t atomBytes = std::min<int64_t>(128, tile.getRowBytes());
     return {tile.getRows(), atomBytes / mapBytes, atomBytes};
   }
 };

@@ -352,8 +352,7 @@ struct SmemZeroRowsLowering : OpConversionPattern<SmemZeroRowsOp> {
     Emitter e(rewriter, loc);
     SmemType tile = op.getTile().getType();
     int64_t rows = tile.getRows();
-    int64_t rowBytes =
-        tile.getCols() * tile.getElementType().getIntOrFloatBitWidth() / 8;
+    int64_t rowBytes = tile.getRowBytes();
     int64_t atomBytes = std::min<int64_t>(rowBytes, 128);
     int64_t atoms = rowBytes / atomBytes;
     int64_t threads = roleThreads.getInt();

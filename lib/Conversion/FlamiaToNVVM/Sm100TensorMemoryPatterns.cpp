@@ -211,9 +211,9 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
     Emitter e(rewriter, loc);
     SmemType tile = op.getTile().getType();
     int64_t rows = tile.getRows();
-    int64_t rowBytes =
-        tile.getCols() * tile.getElementType().getIntOrFloatBitWidth() / 8;
-    int64_t boxBytes = std::min<int64_t>(rowBytes, 128);
+    int64_t rowBytes = tile.getRowBytes();
+    // The box (and swizzle) a TMA load of the tile uses.
+    int64_t boxBytes = TensorMapView::of(tile).swizzleBytes;
     SmemSwizzle swizzle = widestSmemSwizzleFor(static_cast<uint32_t>(boxBytes));
     // The swizzle XORs byte-offset bits [4, 4+B) with bits [7, 7+B).
     int64_t swizzleMask = static_cast<int64_t>(smemSwizzleBytes(swizzle)) / 16 - 1;
@@ -300,21 +300,16 @@ SmemOperandTile operandTile(SmemType type, OperandMajor major) {
   SmemOperandTile tile;
   tile.major = major;
   tile.elementBits = type.getElementType().getIntOrFloatBitWidth();
+  int64_t cols = type.getCols();
   if (tile.elementBits == 4 && major == OperandMajor::K) {
     tile.elementBits = 8;
-    tile.swizzle = widestSmemSwizzleFor(
-        static_cast<uint32_t>(std::min<int64_t>(type.getCols() / 2, 128)));
-    tile.mnExtent = type.getRows();
-    tile.kExtent = type.getCols() / 2;
-    tile.order = AtomOrder::MNFastest;
-    return tile;
+    cols /= 2;
   }
-  int64_t rowBytes = type.getCols() * tile.elementBits / 8;
   tile.swizzle = widestSmemSwizzleFor(
-      static_cast<uint32_t>(std::min<int64_t>(rowBytes, 128)));
+      static_cast<uint32_t>(std::min<int64_t>(type.getRowBytes(), 128)));
   if (major == OperandMajor::K) {
     tile.mnExtent = type.getRows();
-    tile.kExtent = type.getCols();
+    tile.kExtent = cols;
     tile.order = AtomOrder::MNFastest;
   } else {
     tile.mnExtent = type.getCols();

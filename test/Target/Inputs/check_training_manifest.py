@@ -72,6 +72,11 @@ buf("k_tb_scales", "workspace", "u8", ["NB", HKV, C], holds("scales", "k", "toke
 buf("grad_o", "input", "bf16", ["T", H, D])
 for name, heads in (("dq", H), ("dk", HKV), ("dv", HKV)):
     buf(name, "output", a.grad_dtype, ["T", heads, D])
+# dO's 32x32 copy (its payload on sm_100a or with --payloads), D, the key-tile items.
+buf("do_tb", "workspace", "u8", ["T", H, D], holds("payload", "grad_o", "token_block", "e4m3"))
+buf("do_tb_scales", "workspace", "u8", ["NB", H, C], holds("scales", "grad_o", "token_block", "e8m0"))
+buf("delta", "workspace", "f32", [H, "T"], holds("delta", "grad_o", "per_token", "f32"))
+buf("kv_items", "schedule", "i32", ["NUM_KV_ITEMS", "8"])
 if a.target == "sm_100a":
     # The forward's copies the backward rereads (S is recomputed from the
     # same Q and K payloads), and each token-block copy's scale tile in the
@@ -85,8 +90,6 @@ if a.target == "sm_100a":
     buf("q_tb", "workspace", "u8", ["T", H, D], holds("payload", "q", "token_block", "e4m3"))
     buf("k_tb", "workspace", "u8", ["T", HKV, D], holds("payload", "k", "token_block", "e4m3"))
     buf("v_tb", "workspace", "u8", ["T", HKV, D], holds("payload", "v", "token_block", "e4m3"))
-    buf("do_tb", "workspace", "u8", ["T", H, D], holds("payload", "grad_o", "token_block", "e4m3"))
-    buf("do_tb_scales", "workspace", "u8", ["NB", H, C], holds("scales", "grad_o", "token_block", "e8m0"))
     for name, tensor, layout, rows, heads in (
             ("q_sf", "q", "per_token", "tokens", H),
             ("k_sf", "k", "token_block", "tokens", HKV),
@@ -99,8 +102,6 @@ if a.target == "sm_100a":
         buf(name, "workspace", "u8", ["NB", heads, "512"], tiles(tensor, layout, rows))
     for name in buffers:
         expect(not name.endswith("_deq"), f"sm_100a reads no dequantized copy: {name}")
-    buf("delta", "workspace", "f32", [H, "T"], holds("delta", "grad_o", "per_token", "f32"))
-    buf("kv_items", "schedule", "i32", ["NUM_KV_ITEMS", "8"])
     params = {k["name"]: [p["name"] for p in k["params"]] for k in m["kernels"]}
     expect(params["flamia_quantize_grad"] == ["grad_o", "o", "block_info", "do_tb", "do_tb_scales",
                                               "do_sf", "do_sf_channels", "delta", "T"] + HEADS,
@@ -132,70 +133,58 @@ if a.target == "sm_100a":
         expect(maps[name]["box"] == [128, int(D)], f"dkdv {name} box {maps[name]['box']}")
     for name in ("q_sf", "k_sf", "v_sf_tokens", "do_sf", "do_sf_channels", "q_tb_sf_channels", "lse", "delta"):
         expect(maps[name]["kind"] == "ptr", f"dkdv {name} is a pointer")
-    for k in m["kernels"]:
-        ints = {p["name"]: p.get("value") for p in k["params"] if p["kind"] == "i32"}
-        for h in HEADS:
-            expect(ints.get(h) == h, f"{k['name']}: parameter {h} = {ints.get(h)}")
-    if errors:
-        print("\n".join(errors))
-        sys.exit(1)
-    print("training manifest ok")
-    sys.exit(0)
-buf("q_tb_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "q", "token_block", "bf16"))
-buf("do_tb", "workspace", "u8", ["T", H, D], holds("payload", "grad_o", "token_block", "e4m3"))
-buf("do_tb_scales", "workspace", "u8", ["NB", H, C], holds("scales", "grad_o", "token_block", "e8m0"))
-second = a.recipe != "mxfp8"
-expect(m["recipe"]["kind"] == a.recipe.replace("-strict", "")
-       and m["recipe"]["strict"] == (a.recipe == "mxfp8-strict"), f"recipe {m['recipe']}")
-if second:
-    # The per-token copies of S = Q K^T (K) and dP = dO V^T (dO, V): MXFP8
-    # 1x32 (strict) or NVFP4 1x16, two E2M1 a byte (nvfp4-mixed).
-    nv = a.recipe == "nvfp4-mixed"
-    pay, scl = ("e2m1", "e4m3") if nv else ("e4m3", "e8m0")
-    PD, PC = (str(a.head_dim // 2), str(a.head_dim // 16)) if nv else (D, C)
-    for name, tensor, heads in (("k_pt", "k", HKV), ("v_pt", "v", HKV), ("do_pt", "grad_o", H)):
-        buf(name, "workspace", "u8", ["T", heads, PD], holds("payload", tensor, "per_token", pay))
-        buf(name + "_scales", "workspace", "u8", ["T", heads, PC], holds("scales", tensor, "per_token", scl))
-    buf("k_tb", "workspace", "u8", ["T", HKV, D], holds("payload", "k", "token_block", "e4m3"))
-    buf("k_deq", "workspace", "bf16", ["T", HKV, D], holds("dequantized", "k", "per_token", "bf16"))
-    buf("k_tb_deq", "workspace", "bf16", ["T", HKV, D], holds("dequantized", "k", "token_block", "bf16"))
-    buf("v_deq", "workspace", "bf16", ["T", HKV, D], holds("dequantized", "v", "token_block", "bf16"))
-    buf("v_pt_deq", "workspace", "bf16", ["T", HKV, D], holds("dequantized", "v", "per_token", "bf16"))
-    buf("do_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "grad_o", "per_token", "bf16"))
-    buf("do_tb_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "grad_o", "token_block", "bf16"))
 else:
-    buf("do_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "grad_o", "token_block", "bf16"))
-    for name in ("k_pt", "v_pt", "do_pt", "k_tb_deq", "v_pt_deq", "do_tb_deq"):
-        expect(name not in buffers, f"mxfp8 has one copy of K, V, dO: no {name}")
-buf("delta", "workspace", "f32", [H, "T"], holds("delta", "grad_o", "per_token", "f32"))
-buf("kv_items", "schedule", "i32", ["NUM_KV_ITEMS", "8"])
-params = {k["name"]: [p["name"] for p in k["params"]] for k in m["kernels"]}
-grad_copies = (["do_pt", "do_pt_scales", "do_tb", "do_tb_scales", "do_deq", "do_tb_deq"] if second
-               else ["do_tb", "do_tb_scales", "do_deq"])
-if not a.payloads:
-    grad_copies = [n for n in grad_copies if n not in ("do_pt", "do_tb")]
-expect(params["flamia_quantize_grad"] == ["grad_o", "o", "block_info"] + grad_copies + ["delta", "T"] + HEADS,
-       f"quantize_grad params {params['flamia_quantize_grad']}")
-# dP = dO V^T reads V's per-token copy where there is one; dQ = dS K K's
-# token-block copy, dV = P^T dO dO's.
-common = ["q_deq", "k_deq", "v_pt_deq" if second else "v_deq", "do_deq"]
-dq_extra = ["k_tb_deq"] if second else []
-dkdv_extra = ["q_tb_deq"] + (["do_tb_deq"] if second else [])
-safe = ["q", "k", "v", "grad_o", "lse", "delta"]
-tail = ["counter", "softmax_scale_log2", "softmax_scale", "T"] + HEADS
-expect(params["flamia_attention_dq"] == common + dq_extra + safe + ["dq", "items", "num_items"] + tail,
-       f"dq params {params['flamia_attention_dq']}")
-expect(params["flamia_attention_dkdv"] == common + dkdv_extra + safe + ["dk", "dv", "kv_items", "num_kv_items"] + tail,
-       f"dkdv params {params['flamia_attention_dkdv']}")
-# Tensor maps: the dK/dV kernel reads its query-side tiles in 64-row boxes.
-maps = {p["name"]: p for k in m["kernels"] if k["name"] == "flamia_attention_dkdv" for p in k["params"]}
-expect(maps["q_deq"]["kind"] == "tensormap" and maps["q_deq"]["box"][0] == 64, f"dkdv q_deq {maps['q_deq']}")
-expect(maps["k_deq"]["kind"] == "tensormap" and maps["k_deq"]["box"][0] == 128, f"dkdv k_deq {maps['k_deq']}")
-expect(maps["lse"]["kind"] == "ptr" and maps["delta"]["kind"] == "ptr", "lse/delta are pointers")
-# The tensor maps' 2-D view [T, H * D] of each packed tensor.
-for name, heads in (("q_deq", H), ("k_deq", HKV), ("grad_o", H)):
-    want = ["T", f"{heads} * {D}" if a.runtime_heads else str(int(heads) * int(D))]
-    expect(maps[name]["dims"] == want, f"dkdv {name} dims {maps[name]['dims']}")
+    buf("q_tb_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "q", "token_block", "bf16"))
+    second = a.recipe != "mxfp8"
+    expect(m["recipe"]["kind"] == a.recipe.replace("-strict", "")
+           and m["recipe"]["strict"] == (a.recipe == "mxfp8-strict"), f"recipe {m['recipe']}")
+    if second:
+        # The per-token copies of S = Q K^T (K) and dP = dO V^T (dO, V): MXFP8
+        # 1x32 (strict) or NVFP4 1x16, two E2M1 a byte (nvfp4-mixed).
+        nv = a.recipe == "nvfp4-mixed"
+        pay, scl = ("e2m1", "e4m3") if nv else ("e4m3", "e8m0")
+        PD, PC = (str(a.head_dim // 2), str(a.head_dim // 16)) if nv else (D, C)
+        for name, tensor, heads in (("k_pt", "k", HKV), ("v_pt", "v", HKV), ("do_pt", "grad_o", H)):
+            buf(name, "workspace", "u8", ["T", heads, PD], holds("payload", tensor, "per_token", pay))
+            buf(name + "_scales", "workspace", "u8", ["T", heads, PC], holds("scales", tensor, "per_token", scl))
+        buf("k_tb", "workspace", "u8", ["T", HKV, D], holds("payload", "k", "token_block", "e4m3"))
+        buf("k_deq", "workspace", "bf16", ["T", HKV, D], holds("dequantized", "k", "per_token", "bf16"))
+        buf("k_tb_deq", "workspace", "bf16", ["T", HKV, D], holds("dequantized", "k", "token_block", "bf16"))
+        buf("v_deq", "workspace", "bf16", ["T", HKV, D], holds("dequantized", "v", "token_block", "bf16"))
+        buf("v_pt_deq", "workspace", "bf16", ["T", HKV, D], holds("dequantized", "v", "per_token", "bf16"))
+        buf("do_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "grad_o", "per_token", "bf16"))
+        buf("do_tb_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "grad_o", "token_block", "bf16"))
+    else:
+        buf("do_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "grad_o", "token_block", "bf16"))
+        for name in ("k_pt", "v_pt", "do_pt", "k_tb_deq", "v_pt_deq", "do_tb_deq"):
+            expect(name not in buffers, f"mxfp8 has one copy of K, V, dO: no {name}")
+    params = {k["name"]: [p["name"] for p in k["params"]] for k in m["kernels"]}
+    grad_copies = (["do_pt", "do_pt_scales", "do_tb", "do_tb_scales", "do_deq", "do_tb_deq"] if second
+                   else ["do_tb", "do_tb_scales", "do_deq"])
+    if not a.payloads:
+        grad_copies = [n for n in grad_copies if n not in ("do_pt", "do_tb")]
+    expect(params["flamia_quantize_grad"] == ["grad_o", "o", "block_info"] + grad_copies + ["delta", "T"] + HEADS,
+           f"quantize_grad params {params['flamia_quantize_grad']}")
+    # dP = dO V^T reads V's per-token copy where there is one; dQ = dS K K's
+    # token-block copy, dV = P^T dO dO's.
+    common = ["q_deq", "k_deq", "v_pt_deq" if second else "v_deq", "do_deq"]
+    dq_extra = ["k_tb_deq"] if second else []
+    dkdv_extra = ["q_tb_deq"] + (["do_tb_deq"] if second else [])
+    safe = ["q", "k", "v", "grad_o", "lse", "delta"]
+    tail = ["counter", "softmax_scale_log2", "softmax_scale", "T"] + HEADS
+    expect(params["flamia_attention_dq"] == common + dq_extra + safe + ["dq", "items", "num_items"] + tail,
+           f"dq params {params['flamia_attention_dq']}")
+    expect(params["flamia_attention_dkdv"] == common + dkdv_extra + safe + ["dk", "dv", "kv_items", "num_kv_items"] + tail,
+           f"dkdv params {params['flamia_attention_dkdv']}")
+    # Tensor maps: the dK/dV kernel reads its query-side tiles in 64-row boxes.
+    maps = {p["name"]: p for k in m["kernels"] if k["name"] == "flamia_attention_dkdv" for p in k["params"]}
+    expect(maps["q_deq"]["kind"] == "tensormap" and maps["q_deq"]["box"][0] == 64, f"dkdv q_deq {maps['q_deq']}")
+    expect(maps["k_deq"]["kind"] == "tensormap" and maps["k_deq"]["box"][0] == 128, f"dkdv k_deq {maps['k_deq']}")
+    expect(maps["lse"]["kind"] == "ptr" and maps["delta"]["kind"] == "ptr", "lse/delta are pointers")
+    # The tensor maps' 2-D view [T, H * D] of each packed tensor.
+    for name, heads in (("q_deq", H), ("k_deq", HKV), ("grad_o", H)):
+        want = ["T", f"{heads} * {D}" if a.runtime_heads else str(int(heads) * int(D))]
+        expect(maps[name]["dims"] == want, f"dkdv {name} dims {maps[name]['dims']}")
 for k in m["kernels"]:
     ints = {p["name"]: p.get("value") for p in k["params"] if p["kind"] == "i32"}
     for h in HEADS:
