@@ -63,6 +63,13 @@ Value isSafeTile(I32Builder &ib, Value kt, const ItemInfo &item,
                 ib.div(item.qTile, ib.c(tilesPerSafe)));
 }
 
+int64_t stageBytes(ArrayRef<Value> buffers) {
+  int64_t bytes = 0;
+  for (Value buffer : buffers)
+    bytes += cast<SmemType>(buffer.getType()).getTileBytes();
+  return bytes;
+}
+
 Value scaleTileSlot(I32Builder &ib, const ItemInfo &item, Value tile,
                     Value head, Value heads) {
   return ib.add(ib.mul(ib.add(item.docBlockBase, ib.mul(tile, ib.c(4))), heads),

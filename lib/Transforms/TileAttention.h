@@ -158,6 +158,10 @@ Value scaleTileSlot(I32Builder &ib, const ItemInfo &item, Value tile,
                     Value head, Value heads);
 /// The head count of the scale tiles `tiles`: its static H, or `runtime`.
 Value scaleTileHeads(I32Builder &ib, Value tiles, Value runtime);
+/// The bytes one stage of each shared-memory buffer in `buffers` holds: what
+/// the TMA and bulk copies that fill a stage of them bring in, i.e. the count
+/// the stage's flamia.pipeline.expect names.
+int64_t stageBytes(ArrayRef<Value> buffers);
 
 /// The sm_90a backward programs (TileAttentionBackward.cpp).
 /// `pingPong`: the consumer warpgroups take turns issuing their MMAs.

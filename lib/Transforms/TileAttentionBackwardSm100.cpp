@@ -328,7 +328,6 @@ void DqProgram::buildProducer(OpBuilder &b) {
   OpBuilder rb = createRole(b, loc, "producer", 0, 1, kProducerRegisters,
                             /*singleThread=*/true);
   I32Builder ib{rb, loc};
-  const int64_t f8Tile = bm * d, bf16Tile = 2 * bm * d;
   // Carried: the K, V and safe rings' iterations.
   workLoop(rb, loc, queue, numItems, QueueSide::fetch,
            ValueRange{ib.c(0), ib.c(0), ib.c(0)},
@@ -339,7 +338,8 @@ void DqProgram::buildProducer(OpBuilder &b) {
     Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
                                           PipelineSide::producer);
     PipelineExpectOp::create(ab, loc, qp, qst,
-                             2 * f8Tile + 2 * 512 + (safe ? 2 * bf16Tile : 0));
+                             safe ? stageBytes({q8s, qSfs, g8s, gSfs, q16s, g16s})
+                                  : stageBytes({q8s, qSfs, g8s, gSfs}));
     Value qCol = eb.mul(item.qHead, eb.c(d));
     Value qSlot = scaleTileSlot(eb, item, item.qTile, item.qHead,
                                 scaleTileHeads(eb, qSf, qHeads));
@@ -367,13 +367,13 @@ void DqProgram::buildProducer(OpBuilder &b) {
                                    scaleTileHeads(lib, kSf, kvHeads));
         Value kst = PipelineAcquireOp::create(lb, loc, i32, kp, kIt,
                                               PipelineSide::producer);
-        PipelineExpectOp::create(lb, loc, kp, kst, f8Tile + 2 * 512);
+        PipelineExpectOp::create(lb, loc, kp, kst, stageBytes({k8s, kSfs, kSfCs}));
         TmaLoadOp::create(lb, loc, k8, row, kvCol, k8s, kst, kp);
         BulkLoadOp::create(lb, loc, kSf, slot, kSfs, kst, kp);
         BulkLoadOp::create(lb, loc, kSfC, slot, kSfCs, kst, kp);
         Value vst = PipelineAcquireOp::create(lb, loc, i32, vp, vIt,
                                               PipelineSide::producer);
-        PipelineExpectOp::create(lb, loc, vp, vst, f8Tile + 512);
+        PipelineExpectOp::create(lb, loc, vp, vst, stageBytes({v8s, vSfs}));
         TmaLoadOp::create(lb, loc, v8, row, kvCol, v8s, vst, vp);
         BulkLoadOp::create(lb, loc, vSf, slot, vSfs, vst, vp);
         return {lib.add(kIt, lib.c(1)), lib.add(vIt, lib.c(1)), safeIt};
@@ -385,7 +385,7 @@ void DqProgram::buildProducer(OpBuilder &b) {
         I32Builder tib{tb, loc};
         Value st = PipelineAcquireOp::create(tb, loc, i32, safep, safeIt,
                                              PipelineSide::producer);
-        PipelineExpectOp::create(tb, loc, safep, st, 2 * bf16Tile);
+        PipelineExpectOp::create(tb, loc, safep, st, stageBytes({k16s, v16s}));
         TmaLoadOp::create(tb, loc, kSafe, row, kvCol, k16s, st, safep);
         TmaLoadOp::create(tb, loc, vSafe, row, kvCol, v16s, st, safep);
         scf::YieldOp::create(tb, loc,
@@ -797,8 +797,6 @@ void DkdvProgram::buildProducer(OpBuilder &b) {
   OpBuilder rb = createRole(b, loc, "producer", 0, 1, kProducerRegisters,
                             /*singleThread=*/true);
   I32Builder ib{rb, loc};
-  const int64_t keyF8 = bn * d, keyBf16 = 2 * bn * d;
-  const int64_t queryF8 = bq * d, queryBf16 = 2 * bq * d;
   // Carried: the quantized and bf16 query rings' iterations.
   workLoop(rb, loc, queue, numItems, QueueSide::fetch,
            ValueRange{ib.c(0), ib.c(0)},
@@ -809,7 +807,8 @@ void DkdvProgram::buildProducer(OpBuilder &b) {
     Value kst = PipelineAcquireOp::create(ab, loc, i32, kp, it,
                                           PipelineSide::producer);
     PipelineExpectOp::create(ab, loc, kp, kst,
-                             2 * keyF8 + 2 * 512 + (safe ? 2 * keyBf16 : 0));
+                             safe ? stageBytes({k8s, kSfs, v8s, vSfs, k16s, v16s})
+                                  : stageBytes({k8s, kSfs, v8s, vSfs}));
     Value kvCol = eb.mul(item.kvHead, eb.c(d));
     Value kSlot = scaleTileSlot(eb, item, item.qTile, item.kvHead,
                                 scaleTileHeads(eb, kSf, kvHeads));
@@ -841,7 +840,9 @@ void DkdvProgram::buildProducer(OpBuilder &b) {
                           scaleTileHeads(lib, qSf, qHeads));
         Value st = PipelineAcquireOp::create(lb, loc, i32, qr, qIt,
                                              PipelineSide::producer);
-        PipelineExpectOp::create(lb, loc, qr, st, 3 * queryF8 + 4 * 512);
+        PipelineExpectOp::create(
+            lb, loc, qr, st,
+            stageBytes({qa8s, qaSfs, g8s, gSfs, gSfCs, qb8s, qbSfCs}));
         TmaLoadOp::create(lb, loc, q8, row, col, qa8s, st, qr);
         BulkLoadOp::create(lb, loc, qSf, slot, qaSfs, st, qr);
         TmaLoadOp::create(lb, loc, g8, row, col, g8s, st, qr);
@@ -859,7 +860,7 @@ void DkdvProgram::buildProducer(OpBuilder &b) {
         I32Builder tib{tb, loc};
         Value st = PipelineAcquireOp::create(tb, loc, i32, qs, safeIt,
                                              PipelineSide::producer);
-        PipelineExpectOp::create(tb, loc, qs, st, 2 * queryBf16);
+        PipelineExpectOp::create(tb, loc, qs, st, stageBytes({q16s, g16s}));
         TmaLoadOp::create(tb, loc, qSafe, row, col, q16s, st, qs);
         TmaLoadOp::create(tb, loc, gSafe, row, col, g16s, st, qs);
         scf::YieldOp::create(tb, loc,

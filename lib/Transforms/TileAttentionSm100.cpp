@@ -248,11 +248,6 @@ LogicalResult Sm100Program::build() {
 void Sm100Program::buildProducer(OpBuilder &b) {
   OpBuilder rb = createRole(b, loc, "producer", 0, 1, 40, /*singleThread=*/true);
   I32Builder ib{rb, loc};
-  // (Q's and K's payload tiles: d bytes a row of E4M3, d / 2 of E2M1.)
-  int64_t f8Tile = bm * d, bf16Tile = 2 * bm * d;
-  int64_t qkTile =
-      bm * d *
-      cast<GlobalType>(q8.getType()).getElementType().getIntOrFloatBitWidth() / 8;
   workLoop(rb, loc, queue, numItems, QueueSide::fetch, ValueRange{ib.c(0), ib.c(0)},
            [&](OpBuilder &ab, Value it, ValueRange carried, Value index)
                -> SmallVector<Value> {
@@ -260,8 +255,9 @@ void Sm100Program::buildProducer(OpBuilder &b) {
     ItemInfo item = loadItem(eb, items, index, causal, bn);
     Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
                                           PipelineSide::producer);
-    PipelineExpectOp::create(ab, loc, qp, qst,
-                             qkTile + 512 * qkTiles + (safe ? bf16Tile : 0));
+    PipelineExpectOp::create(
+        ab, loc, qp, qst,
+        safe ? stageBytes({q8s, qSfs, q16s}) : stageBytes({q8s, qSfs}));
     Value qCol = eb.mul(item.qHead, eb.c(d));
     TmaLoadOp::create(ab, loc, q8, item.qStart, qCol, q8s, qst, qp);
     BulkLoadOp::create(ab, loc, qSf,
@@ -285,7 +281,7 @@ void Sm100Program::buildProducer(OpBuilder &b) {
         Value st = PipelineAcquireOp::create(lb, loc, i32, kvp, kvIt,
                                              PipelineSide::producer);
         PipelineExpectOp::create(lb, loc, kvp, st,
-                                 qkTile + f8Tile + 512 * qkTiles + 512);
+                                 stageBytes({k8s, v8s, kSfs, vSfs}));
         TmaLoadOp::create(lb, loc, k8, row, kvCol, k8s, st, kvp);
         TmaLoadOp::create(lb, loc, v8, row, kvCol, v8s, st, kvp);
         Value slot =
@@ -301,7 +297,7 @@ void Sm100Program::buildProducer(OpBuilder &b) {
         I32Builder tib{tb, loc};
         Value st = PipelineAcquireOp::create(tb, loc, i32, safep, safeIt,
                                              PipelineSide::producer);
-        PipelineExpectOp::create(tb, loc, safep, st, 2 * bf16Tile);
+        PipelineExpectOp::create(tb, loc, safep, st, stageBytes({k16s, v16s}));
         TmaLoadOp::create(tb, loc, kSafe, row, kvCol, k16s, st, safep);
         TmaLoadOp::create(tb, loc, vSafe, row, kvCol, v16s, st, safep);
         scf::YieldOp::create(tb, loc, ValueRange{kvIt, tib.add(safeIt, tib.c(1))});
