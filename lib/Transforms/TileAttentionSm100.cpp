@@ -24,7 +24,8 @@
 // (flamia.smem.store: TMA's swizzled K-major layout, fenced for the async
 // proxy) and P V reads A from there, the block-scaled form CUTLASS wraps;
 // the bf16 safe-block P stays in TMEM (kind::f16 with A in TMEM is the form
-// FlashAttention-4 uses). It costs one K/V stage at D = 128.
+// FlashAttention-4 uses). It costs one K/V stage at D = 128 (not with
+// nvfp4-mixed's half-size K tiles).
 //
 // Tensor memory (512 columns): S buffers at 0 and 128, O at 256 (D
 // columns), P at 384 (32 columns of E4M3 or 64 of bf16), scale factors
@@ -117,8 +118,8 @@ LogicalResult Sm100Program::build() {
            << safeBlock;
   if (at.getQ().size() != 2 || at.getK().size() != 2 || at.getV().size() != 2)
     return at.emitOpError()
-           << "flamia-tile: sm_100a reads each of q, k, v as its E4M3 payload "
-              "and its [NB, H, 512] scale-factor tiles (two operands each)";
+           << "flamia-tile: sm_100a reads each of q, k, v as its payload and "
+              "its [NB, H, 512 x tiles] scale-factor tiles (two operands each)";
   auto payload = cast<GlobalType>(at.getQ()[0].getType());
   auto kPayload = cast<GlobalType>(at.getK()[0].getType());
   auto vPayload = cast<GlobalType>(at.getV()[0].getType());
