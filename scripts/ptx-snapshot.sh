@@ -72,6 +72,14 @@ for d in 64 128; do
 done
 configs+=("sm_90a 128 causal varlen gqa --backward --recipe=mxfp8-strict"
           "sm_90a 64 causal varlen gqa --backward --recipe=nvfp4-mixed")
+# sm_100a: training steps of mxfp8 and nvfp4-mixed, and nvfp4-mixed's
+# forward.
+configs+=("sm_100a 128 causal varlen gqa --backward"
+          "sm_100a 64 full varlen mha --backward"
+          "sm_100a 128 causal varlen gqa --recipe=nvfp4-mixed"
+          "sm_100a 64 full varlen mha --recipe=nvfp4-mixed"
+          "sm_100a 128 causal varlen gqa --backward --recipe=nvfp4-mixed"
+          "sm_100a 64 causal varlen mha --backward --recipe=nvfp4-mixed")
 
 for c in "${configs[@]}"; do
   read -r target d mask layout heads extra <<<"$c"

@@ -14,20 +14,20 @@ const std::vector<RecipeKind> &recipeKinds() {
        // sm_100a's kernels quantize K in 32x32 token blocks.
        {{"sm_90a", {64, 128}, true, true},
         {"sm_100a", {64, 128}, false, true}}},
-      // The mixed NVFP4/FP8 recipe (issue 14): the forward and backward
-      // kernels of sm_90a (NVFP4 per-token Q, K, V, dO where the head dim
-      // is contracted, dequantized to bf16 for wgmma; MXFP8 token blocks
-      // elsewhere), and sm_100a's forward (Q K^T by
-      // kind::mxf4nvf4.block_scale.scale_vec::4X on the E2M1 payloads; no
-      // sm_100a backward yet). Strict mode changes none of its layouts
-      // (Q K^T and dO V^T are per token already): its strict preset has
-      // the same numerics, and the same kernels.
+      // The mixed NVFP4/FP8 recipe (issue 14): NVFP4 per-token Q, K, V, dO
+      // where the head dim is contracted, MXFP8 token blocks elsewhere.
+      // sm_90a dequantizes them to bf16 for wgmma; sm_100a's forward and
+      // backward read the E2M1 payloads (Q K^T, dO V^T and their
+      // transposes by kind::mxf4nvf4.block_scale.scale_vec::4X). Strict
+      // mode changes none of its layouts (Q K^T and dO V^T are per token
+      // already): its strict preset has the same numerics, and the same
+      // kernels.
       {"nvfp4-mixed",
        "nvfp4_mixed",
        "nvfp4-mixed",
        "nvfp4-mixed-strict",
        {{"sm_90a", {64, 128}, true, true},
-        {"sm_100a", {64, 128}, true, false}}},
+        {"sm_100a", {64, 128}, true, true}}},
   };
   return kinds;
 }

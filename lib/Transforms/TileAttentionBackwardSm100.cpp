@@ -45,6 +45,16 @@
 //   448 K, 452 V, 456 Q, 460 dO (rows tokens), 464 dO, 468 Q's token
 //   blocks (rows channels), 472 dS^T, 476 P's fixed scale (E8M0 1.0).
 //
+// Recipe nvfp4-mixed: the GEMMs that contract the head dim (S, dP, S^T,
+// dP^T) read the E2M1 per-token copies of Q, K, V, dO with their
+// unsigned-E4M3 scales per 16 channels (kind::mxf4nvf4, scale_vec::4X, a
+// 512-byte tile and a 4-column chunk per 64 channels: 8 columns each at
+// D = 128, so the chunks above move up and end at 488 and 496); the
+// token-contracted ones (dQ, dV, dK) read K's, dO's and Q's E4M3 token
+// blocks, separate copies here (k_tb, grad_o_tb) that share the stage of
+// the per-token copy they come with. NVFP4's half-size tiles leave room
+// for a second V stage in the dQ kernel at D = 128.
+//
 // Rows of the next document that a tile reaches into are zeroed in shared
 // memory before a token-contracted MMA reads them, and the K steps wholly
 // past the document's end re-read the last step that holds its rows
@@ -72,19 +82,33 @@ constexpr int64_t kMmaRegisters = 168;
 constexpr int64_t kGradRegisters = 152;
 constexpr int64_t kGradThreads = 256;
 constexpr int64_t kTmemColumns = 512;
+/// The dQ kernel's producer with K's second copy (one more tensor map and
+/// TMA per key tile) spills at 40 registers (nvfp4-mixed, D = 64, causal):
+/// 8 more, taken from the MMA thread, which needs no more than 160 there.
+constexpr int64_t kProducerRegistersTwoK = 48;
+constexpr int64_t kMmaRegistersTwoK = 160;
+static_assert((kProducerRegisters + kMmaRegisters) * 128 +
+                      kGradRegisters * kGradThreads ==
+                  65536,
+              "the roles' registers fill the register file");
+static_assert(kProducerRegistersTwoK + kMmaRegistersTwoK ==
+                  kProducerRegisters + kMmaRegisters,
+              "the same register file, split differently");
 /// E8M0 1.0 in each byte: P's codes hold P * 2^8 like the bf16 safe-block P,
 /// and the dV epilogue divides by 2^8 once.
 constexpr int32_t kUnitScales = 0x7F7F7F7F;
 
 // dQ kernel columns.
 constexpr int64_t kDqS = 0, kDqDp = 128, kDqAcc = 256, kDqDs = 384;
-constexpr int64_t kDqSfQ = 448, kDqSfDo = 452, kDqSfK = 456, kDqSfV = 460,
-                  kDqSfDs = 464, kDqSfKc = 468;
+/// The first scale-factor chunk (Q's); the rest follow it, 4 columns per
+/// tile (DqProgram::sf*Col).
+constexpr int64_t kDqSfQ = 448;
 // dK/dV kernel columns.
 constexpr int64_t kKvS = 0, kKvDp = 64, kKvDv = 128, kKvDk = 256, kKvP = 384,
                   kKvDs = 416;
-constexpr int64_t kKvSfK = 448, kKvSfV = 452, kKvSfQ = 456, kKvSfDo = 460,
-                  kKvSfDoC = 464, kKvSfQbC = 468, kKvSfDs = 472, kKvSfP = 476;
+/// The first scale-factor chunk (K's); the rest follow it
+/// (DkdvProgram::sf*Col).
+constexpr int64_t kKvSfK = 448;
 
 /// What both programs set up the same way.
 struct Sm100BackwardBase {
@@ -108,10 +132,20 @@ struct Sm100BackwardBase {
                                SmemType::get(ctx, {stages, rows, d}, element))
         .getResult();
   }
-  /// `stages` 512-byte scale-factor tiles.
-  Value sfTile(OpBuilder &b, int64_t stages) {
-    return SmemAllocOp::create(b, loc, SmemType::get(ctx, {stages, 8, 64}, i8))
+  /// `stages` slots of `tiles` 512-byte scale-factor tiles (one per 64
+  /// channels for an NVFP4 operand, else one).
+  Value sfTile(OpBuilder &b, int64_t stages, int64_t tiles = 1) {
+    return SmemAllocOp::create(
+               b, loc, SmemType::get(ctx, {stages, 8 * tiles, 64}, i8))
         .getResult();
+  }
+  /// Copies the `tiles` scale-factor tiles of `source`[`stage`] into the
+  /// 4-column chunks from `column` on, tile t into chunk t (the chunk K
+  /// step t of an NVFP4 MMA reads).
+  void copyScales(OpBuilder &b, Value source, Value stage, Value tmem,
+                  int64_t column, int64_t tiles) {
+    for (int64_t t = 0; t < tiles; ++t)
+      UmmaScalesOp::create(b, loc, source, stage, tmem, column + 4 * t, t);
   }
   Value pipeline(OpBuilder &b, int64_t stages, int64_t consumers,
                  int64_t producers) {
@@ -155,29 +189,67 @@ struct Sm100BackwardBase {
   }
 };
 
-/// The operand groups an sm_100a backward op must have: an E4M3 payload
-/// and `tiles` scale-factor tiles ([NB, H, 512] i8) each.
-LogicalResult checkOperand(Operation *op, ValueRange group, StringRef name,
-                           size_t tiles, StringRef what) {
-  if (group.size() != 1 + tiles)
+/// An operand's payload format: E4M3 (MXFP8, one 512-byte scale-factor
+/// tile per slot) or E2M1 (NVFP4, a tile per 64 channels).
+struct OperandFormat {
+  Type element;
+  int64_t tiles = 1;
+  bool fp4() const { return isa<Float4E2M1FNType>(element); }
+};
+
+/// Where an operand group is read: the GEMMs that contract the head dim
+/// (K-major: NVFP4 allowed, kind::mxf4nvf4) or tokens (MN-major: MXFP8
+/// only, as the recipes define the token-block copies).
+enum class Contracted { headDim, tokens };
+
+/// The operand groups an sm_100a backward op must have: a payload and
+/// `sets` sets of its scale-factor tiles ([NB, H, 512 x tiles] i8 each).
+/// `what` says the rows of each set and names the GEMMs.
+FailureOr<OperandFormat> checkOperand(Operation *op, ValueRange group,
+                                      StringRef name, size_t sets,
+                                      StringRef what, Contracted contracted) {
+  if (group.size() != 1 + sets)
     return op->emitOpError()
-           << "flamia-tile: sm_100a reads " << name
-           << " as its E4M3 payload and " << tiles << " scale-factor tile"
-           << (tiles == 1 ? "" : "s") << " (" << what << "), got "
-           << group.size() << " operand(s)";
+           << "flamia-tile: sm_100a reads " << name << " as its payload and "
+           << sets << " set" << (sets == 1 ? "" : "s")
+           << " of scale-factor tiles (" << what << "), got " << group.size()
+           << " operand(s)";
   auto payload = cast<GlobalType>(group[0].getType());
-  if (!isa<Float8E4M3FNType>(payload.getElementType()))
+  OperandFormat format{payload.getElementType()};
+  if (format.fp4() && contracted == Contracted::tokens)
+    return op->emitOpError()
+           << "flamia-tile: " << name << " is contracted over tokens ("
+           << what
+           << "): an MN-major operand, which kind::mxf4nvf4 cannot read; "
+              "it must be an E4M3 token-block copy, got "
+           << payload;
+  if (!format.fp4() && !isa<Float8E4M3FNType>(format.element))
     return op->emitOpError() << "flamia-tile: sm_100a reads " << name
-                             << " as an E4M3 payload, got " << payload;
+                             << " as an E4M3 (or, where the head dim is "
+                                "contracted, E2M1) payload, got "
+                             << payload;
+  if (format.fp4())
+    format.tiles = (payload.getShape()[2] + 63) / 64;
   for (Value sf : group.drop_front()) {
     auto t = cast<GlobalType>(sf.getType());
-    if (t.getShape().size() != 3 || t.getShape()[2] != 512 ||
+    if (t.getShape().size() != 3 || t.getShape()[2] != 512 * format.tiles ||
         !t.getElementType().isInteger(8))
-      return op->emitOpError() << "flamia-tile: " << name
-                               << "'s scale-factor tiles are [NB, H, 512] i8, "
-                                  "got "
-                               << t;
+      return op->emitOpError()
+             << "flamia-tile: " << name << "'s scale-factor tiles are [NB, H, "
+             << 512 * format.tiles << "] i8, got " << t;
   }
+  return format;
+}
+
+/// The two operands of one GEMM are of one format (kind::mxf8f6f4 on E4M3
+/// or kind::mxf4nvf4 on E2M1).
+LogicalResult checkSameFormat(Operation *op, const OperandFormat &a,
+                              const OperandFormat &b, StringRef gemm) {
+  if (a.element != b.element)
+    return op->emitOpError()
+           << "flamia-tile: the operands of " << gemm
+           << " must have one format (E4M3 or E2M1), got " << a.element
+           << " and " << b.element;
   return success();
 }
 
@@ -205,13 +277,26 @@ struct DqProgram : Sm100BackwardBase {
   int64_t safeBlock;
   bool causal, safe;
   int64_t kStages = 0, vStages = 0;
+  /// The formats of S = Q K^T's and dP = dO V^T's operands.
+  OperandFormat qk, dov;
+  /// K's token blocks (dQ = dS K) are a copy of their own (kb8), not K's
+  /// payload read in the other orientation (recipes with second copies).
+  bool secondK = false;
 
-  Value items, q8, qSf, k8, kSf, kSfC, v8, vSf, g8, gSf, qSafe, kSafe, vSafe,
-      gSafe, lse, delta, dq, scaleLog2, softmaxScale, numTokens, qHeads,
+  // Tensor-memory columns of the scale-factor chunks (4 per tile).
+  int64_t sfQCol() const { return kDqSfQ; }
+  int64_t sfDoCol() const { return sfQCol() + 4 * qk.tiles; }
+  int64_t sfKCol() const { return sfDoCol() + 4 * dov.tiles; }
+  int64_t sfVCol() const { return sfKCol() + 4 * qk.tiles; }
+  int64_t sfDsCol() const { return sfVCol() + 4 * dov.tiles; }
+  int64_t sfKcCol() const { return sfDsCol() + 4; }
+
+  Value items, q8, qSf, k8, kSf, kb8, kSfC, v8, vSf, g8, gSf, qSafe, kSafe,
+      vSafe, gSafe, lse, delta, dq, scaleLog2, softmaxScale, numTokens, qHeads,
       kvHeads, counter, numItems;
   // Shared memory and pipelines.
-  Value q8s, qSfs, g8s, gSfs, q16s, g16s, k8s, kSfs, kSfCs, v8s, vSfs, k16s,
-      v16s, dsSfs;
+  Value q8s, qSfs, g8s, gSfs, q16s, g16s, k8s, kSfs, kb8s, kSfCs, v8s, vSfs,
+      k16s, v16s, dsSfs;
   Value qp, kp, vp, safep, sp, dsp, dqp, queue, tmem;
 
   DqProgram(KernelOp kernel, AttentionDqTileOp at)
@@ -232,18 +317,43 @@ struct DqProgram : Sm100BackwardBase {
 LogicalResult DqProgram::build() {
   if (failed(checkBackwardShape(at, at.getRecipe(), at.getBlockM(),
                                 at.getBlockN(), bm, bn)) ||
-      failed(checkSafeBlock(at, at.getRecipe())) ||
-      failed(checkOperand(at, at.getQ(), "q", 1, "rows are tokens")) ||
-      failed(checkOperand(at, at.getK(), "k", 2,
-                          "rows are tokens for S = Q K^T, channels for "
-                          "dQ = dS K")) ||
-      failed(checkOperand(at, at.getV(), "v", 1,
-                          "rows are tokens for dP = dO V^T")) ||
-      failed(checkOperand(at, at.getGradO(), "grad_o", 1, "rows are tokens")))
+      failed(checkSafeBlock(at, at.getRecipe())))
     return failure();
-  if (!at.getKTb().empty())
-    return at.emitOpError() << "flamia-tile: sm_100a's dQ kernel reads one "
-                               "copy of K (no k_tb: recipe mxfp8)";
+  // K: one payload in both orientations (mxfp8), or a copy for S (rows
+  // tokens) and its token blocks for dQ (rows channels) in k_tb.
+  secondK = !at.getKTb().empty();
+  FailureOr<OperandFormat> q = checkOperand(
+      at, at.getQ(), "q", 1, "rows are tokens, for S = Q K^T",
+      Contracted::headDim);
+  if (failed(q))
+    return failure();
+  FailureOr<OperandFormat> k =
+      secondK ? checkOperand(at, at.getK(), "k", 1,
+                             "rows are tokens, for S = Q K^T",
+                             Contracted::headDim)
+              : checkOperand(at, at.getK(), "k", 2,
+                             "rows are tokens for S = Q K^T, channels for "
+                             "dQ = dS K",
+                             Contracted::tokens);
+  if (failed(k))
+    return failure();
+  FailureOr<OperandFormat> v = checkOperand(
+      at, at.getV(), "v", 1, "rows are tokens, for dP = dO V^T",
+      Contracted::headDim);
+  if (failed(v))
+    return failure();
+  FailureOr<OperandFormat> g = checkOperand(
+      at, at.getGradO(), "grad_o", 1, "rows are tokens, for dP = dO V^T",
+      Contracted::headDim);
+  if (failed(g) ||
+      (secondK && failed(checkOperand(at, at.getKTb(), "k_tb", 1,
+                                      "rows are channels, for dQ = dS K",
+                                      Contracted::tokens))) ||
+      failed(checkSameFormat(at, *q, *k, "S = Q K^T")) ||
+      failed(checkSameFormat(at, *g, *v, "dP = dO V^T")))
+    return failure();
+  qk = *q;
+  dov = *g;
   if (at.getDebugScores())
     return at.emitOpError() << "flamia-tile: debug_scores (the backward's S "
                                "check) is implemented on sm_90a only";
@@ -256,7 +366,8 @@ LogicalResult DqProgram::build() {
   qSf = at.getQ()[1];
   k8 = at.getK()[0];
   kSf = at.getK()[1];
-  kSfC = at.getK()[2];
+  kb8 = secondK ? at.getKTb()[0] : k8;
+  kSfC = secondK ? at.getKTb()[1] : at.getK()[2];
   v8 = at.getV()[0];
   vSf = at.getV()[1];
   g8 = at.getGradO()[0];
@@ -280,25 +391,28 @@ LogicalResult DqProgram::build() {
   numItems = queueCreate.getNumItems();
 
   OpBuilder b = resetKernel();
-  // K is read by S_{j+1} while dQ_j still reads K_j: two stages at least.
-  // V's stage frees when dP_j completes, before S_{j+1} is issued. At
-  // D = 128 with the bf16 safe-block tiles (Q, dO, K, V: 128 KiB) that is
-  // all that fits next to the E4M3 tiles.
+  // K is read by S_{j+1} while dQ_j still reads K_j: two stages at least
+  // (a stage holds both of K's copies where there are two). V's stage
+  // frees when dP_j completes, before S_{j+1} is issued. At D = 128 with
+  // the bf16 safe-block tiles (Q, dO, K, V: 128 KiB) that is all that fits
+  // next to the E4M3 tiles; NVFP4's half-size Q, dO, K and V leave room
+  // for a second V stage.
   kStages = d == 128 && safe ? 2 : 3;
-  vStages = d == 128 && safe ? 1 : 3;
-  q8s = tile(b, 1, bm, f8);
-  qSfs = sfTile(b, 1);
-  g8s = tile(b, 1, bm, f8);
-  gSfs = sfTile(b, 1);
+  vStages = d == 128 && safe ? (dov.fp4() ? 2 : 1) : 3;
+  q8s = tile(b, 1, bm, qk.element);
+  qSfs = sfTile(b, 1, qk.tiles);
+  g8s = tile(b, 1, bm, dov.element);
+  gSfs = sfTile(b, 1, dov.tiles);
   if (safe) {
     q16s = tile(b, 1, bm, bf16);
     g16s = tile(b, 1, bm, bf16);
   }
-  k8s = tile(b, kStages, bn, f8);
-  kSfs = sfTile(b, kStages);
+  k8s = tile(b, kStages, bn, qk.element);
+  kSfs = sfTile(b, kStages, qk.tiles);
+  kb8s = secondK ? tile(b, kStages, bn, f8) : k8s;
   kSfCs = sfTile(b, kStages);
-  v8s = tile(b, vStages, bn, f8);
-  vSfs = sfTile(b, vStages);
+  v8s = tile(b, vStages, bn, dov.element);
+  vSfs = sfTile(b, vStages, dov.tiles);
   if (safe) {
     k16s = tile(b, 1, bn, bf16);
     v16s = tile(b, 1, bn, bf16);
@@ -325,8 +439,10 @@ LogicalResult DqProgram::build() {
 }
 
 void DqProgram::buildProducer(OpBuilder &b) {
-  OpBuilder rb = createRole(b, loc, "producer", 0, 1, kProducerRegisters,
-                            /*singleThread=*/true);
+  OpBuilder rb = createRole(
+      b, loc, "producer", 0, 1,
+      secondK ? kProducerRegistersTwoK : kProducerRegisters,
+      /*singleThread=*/true);
   I32Builder ib{rb, loc};
   // Carried: the K, V and safe rings' iterations.
   workLoop(rb, loc, queue, numItems, QueueSide::fetch,
@@ -367,9 +483,13 @@ void DqProgram::buildProducer(OpBuilder &b) {
                                    scaleTileHeads(lib, kSf, kvHeads));
         Value kst = PipelineAcquireOp::create(lb, loc, i32, kp, kIt,
                                               PipelineSide::producer);
-        PipelineExpectOp::create(lb, loc, kp, kst, stageBytes({k8s, kSfs, kSfCs}));
+        PipelineExpectOp::create(lb, loc, kp, kst,
+                                 secondK ? stageBytes({k8s, kSfs, kb8s, kSfCs})
+                                         : stageBytes({k8s, kSfs, kSfCs}));
         TmaLoadOp::create(lb, loc, k8, row, kvCol, k8s, kst, kp);
         BulkLoadOp::create(lb, loc, kSf, slot, kSfs, kst, kp);
+        if (secondK)
+          TmaLoadOp::create(lb, loc, kb8, row, kvCol, kb8s, kst, kp);
         BulkLoadOp::create(lb, loc, kSfC, slot, kSfCs, kst, kp);
         Value vst = PipelineAcquireOp::create(lb, loc, i32, vp, vIt,
                                               PipelineSide::producer);
@@ -403,13 +523,16 @@ void DqProgram::buildProducer(OpBuilder &b) {
 }
 
 void DqProgram::buildMma(OpBuilder &b) {
-  OpBuilder rb = createRole(b, loc, "mma", 1, 2, kMmaRegisters,
+  OpBuilder rb = createRole(b, loc, "mma", 1, 2,
+                            secondK ? kMmaRegistersTwoK : kMmaRegisters,
                             /*singleThread=*/true);
   I32Builder ib{rb, loc};
   TypeAttr dsType8 = TypeAttr::get(f8), dsType16 = TypeAttr::get(bf16);
-  Value sfQ = ib.add(tmem, ib.c(kDqSfQ)), sfDo = ib.add(tmem, ib.c(kDqSfDo)),
-        sfK = ib.add(tmem, ib.c(kDqSfK)), sfV = ib.add(tmem, ib.c(kDqSfV)),
-        sfDs = ib.add(tmem, ib.c(kDqSfDs)), sfKc = ib.add(tmem, ib.c(kDqSfKc));
+  Value sfQ = ib.add(tmem, ib.c(sfQCol())),
+        sfDo = ib.add(tmem, ib.c(sfDoCol())),
+        sfK = ib.add(tmem, ib.c(sfKCol())), sfV = ib.add(tmem, ib.c(sfVCol())),
+        sfDs = ib.add(tmem, ib.c(sfDsCol())),
+        sfKc = ib.add(tmem, ib.c(sfKcCol()));
   // Carried: the K, V, safe, S and dS pipelines' iterations.
   workLoop(rb, loc, queue, numItems, QueueSide::receive,
            ValueRange{ib.c(0), ib.c(0), ib.c(0), ib.c(0), ib.c(0)},
@@ -422,8 +545,8 @@ void DqProgram::buildMma(OpBuilder &b) {
     // factors may be overwritten now.
     Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
                                           PipelineSide::consumer);
-    UmmaScalesOp::create(ab, loc, qSfs, qst, tmem, kDqSfQ);
-    UmmaScalesOp::create(ab, loc, gSfs, qst, tmem, kDqSfDo);
+    copyScales(ab, qSfs, qst, tmem, sfQCol(), qk.tiles);
+    copyScales(ab, gSfs, qst, tmem, sfDoCol(), dov.tiles);
 
     // S_kt = Q K_kt^T and dP_kt = dO V_kt^T, once the gradient role has
     // loaded the previous ones; returns the next (kIt, vIt, safeIt) and the
@@ -439,8 +562,8 @@ void DqProgram::buildMma(OpBuilder &b) {
                                               PipelineSide::consumer);
         Value vst = PipelineAcquireOp::create(lb, loc, i32, vp, vIt,
                                               PipelineSide::consumer);
-        UmmaScalesOp::create(lb, loc, kSfs, kst, tmem, kDqSfK);
-        UmmaScalesOp::create(lb, loc, vSfs, vst, tmem, kDqSfV);
+        copyScales(lb, kSfs, kst, tmem, sfKCol(), qk.tiles);
+        copyScales(lb, vSfs, vst, tmem, sfVCol(), dov.tiles);
         UmmaOp::create(lb, loc, tmem, kDqS, q8s, qst, IntegerAttr(), TypeAttr(),
                        k8s, kst, /*b_transposed=*/false, lib.i1(false), sfQ,
                        sfK, /*b_k_block=*/Value(), /*k_valid=*/Value());
@@ -520,11 +643,11 @@ void DqProgram::buildMma(OpBuilder &b) {
       Value keysInDoc = fib.sub(item.docLen, fib.mul(kt, fib.c(bn)));
       auto quantizedDq = [&](OpBuilder &lb) {
         UmmaScalesOp::create(lb, loc, dsSfs, I32Builder{lb, loc}.c(0), tmem,
-                             kDqSfDs);
-        UmmaScalesOp::create(lb, loc, kSfCs, kst, tmem, kDqSfKc);
-        zeroPastEnd(lb, k8s, kst, keysInDoc, bn, /*kStep=*/32);
+                             sfDsCol());
+        UmmaScalesOp::create(lb, loc, kSfCs, kst, tmem, sfKcCol());
+        zeroPastEnd(lb, kb8s, kst, keysInDoc, bn, /*kStep=*/32);
         UmmaOp::create(lb, loc, tmem, kDqAcc, Value(), Value(),
-                       lb.getI64IntegerAttr(kDqDs), dsType8, k8s, kst,
+                       lb.getI64IntegerAttr(kDqDs), dsType8, kb8s, kst,
                        /*b_transposed=*/true, accumulate, sfDs, sfKc,
                        /*b_k_block=*/Value(), keysInDoc);
         UmmaCommitOp::create(lb, loc, dsp, dsst, StageBarrier::empty);
@@ -665,13 +788,29 @@ struct DkdvProgram : Sm100BackwardBase {
   /// before dV and dK of the first free its stage.
   static constexpr int64_t kSafeStages = 2;
   QueryVisitShape shape;
+  /// The formats of S^T = K Q^T's and dP^T = V dO^T's operands.
+  OperandFormat qk, dov;
+  /// dO's token blocks (dV = P^T dO) are a copy of their own (gb8), not
+  /// dO's payload read in the other orientation (recipes with second
+  /// copies).
+  bool secondDo = false;
 
-  Value items, q8, qSf, k8, kSf, v8, vSf, g8, gSf, gSfC, qb8, qbSfC, qSafe,
-      kSafe, vSafe, gSafe, lse, delta, dk, dv, scaleLog2, softmaxScale,
+  // Tensor-memory columns of the scale-factor chunks (4 per tile).
+  int64_t sfKCol() const { return kKvSfK; }
+  int64_t sfVCol() const { return sfKCol() + 4 * qk.tiles; }
+  int64_t sfQCol() const { return sfVCol() + 4 * dov.tiles; }
+  int64_t sfDoCol() const { return sfQCol() + 4 * qk.tiles; }
+  int64_t sfDoCCol() const { return sfDoCol() + 4 * dov.tiles; }
+  int64_t sfQbCCol() const { return sfDoCCol() + 4; }
+  int64_t sfDsCol() const { return sfQbCCol() + 4; }
+  int64_t sfPCol() const { return sfDsCol() + 4; }
+
+  Value items, q8, qSf, k8, kSf, v8, vSf, g8, gSf, gb8, gSfC, qb8, qbSfC,
+      qSafe, kSafe, vSafe, gSafe, lse, delta, dk, dv, scaleLog2, softmaxScale,
       numTokens, qHeads, kvHeads, counter, numItems;
   PrecisionAttr pPrecision;
-  Value k8s, kSfs, v8s, vSfs, k16s, v16s, qa8s, qaSfs, g8s, gSfs, gSfCs, qb8s,
-      qbSfCs, q16s, g16s, dsSfs;
+  Value k8s, kSfs, v8s, vSfs, k16s, v16s, qa8s, qaSfs, g8s, gSfs, gb8s, gSfCs,
+      qb8s, qbSfCs, q16s, g16s, dsSfs;
   Value kp, qr, qs, sp, pdsp, accp, queue, tmem;
 
   DkdvProgram(KernelOp kernel, AttentionDkdvTileOp at)
@@ -688,19 +827,46 @@ struct DkdvProgram : Sm100BackwardBase {
 LogicalResult DkdvProgram::build() {
   if (failed(checkBackwardShape(at, at.getRecipe(), at.getBlockM(),
                                 at.getBlockN(), bq, bn)) ||
-      failed(checkSafeBlock(at, at.getRecipe())) ||
-      failed(checkOperand(at, at.getQ(), "q", 1, "rows are tokens")) ||
-      failed(checkOperand(at, at.getK(), "k", 1, "rows are tokens")) ||
-      failed(checkOperand(at, at.getV(), "v", 1, "rows are tokens")) ||
-      failed(checkOperand(at, at.getGradO(), "grad_o", 2,
-                          "rows are tokens for dP^T = V dO^T, channels for "
-                          "dV = P^T dO")) ||
-      failed(checkOperand(at, at.getQTb(), "q_tb", 1,
-                          "rows are channels for dK = dS^T Q")))
+      failed(checkSafeBlock(at, at.getRecipe())))
     return failure();
-  if (!at.getGradOTb().empty())
-    return at.emitOpError() << "flamia-tile: sm_100a's dK/dV kernel reads one "
-                               "copy of dO (no grad_o_tb: recipe mxfp8)";
+  // dO: one payload in both orientations (mxfp8), or a copy for dP^T (rows
+  // tokens) and its token blocks for dV (rows channels) in grad_o_tb.
+  secondDo = !at.getGradOTb().empty();
+  FailureOr<OperandFormat> q = checkOperand(
+      at, at.getQ(), "q", 1, "rows are tokens, for S^T = K Q^T",
+      Contracted::headDim);
+  if (failed(q))
+    return failure();
+  FailureOr<OperandFormat> k = checkOperand(
+      at, at.getK(), "k", 1, "rows are tokens, for S^T = K Q^T",
+      Contracted::headDim);
+  if (failed(k))
+    return failure();
+  FailureOr<OperandFormat> v = checkOperand(
+      at, at.getV(), "v", 1, "rows are tokens, for dP^T = V dO^T",
+      Contracted::headDim);
+  if (failed(v))
+    return failure();
+  FailureOr<OperandFormat> g =
+      secondDo ? checkOperand(at, at.getGradO(), "grad_o", 1,
+                              "rows are tokens, for dP^T = V dO^T",
+                              Contracted::headDim)
+               : checkOperand(at, at.getGradO(), "grad_o", 2,
+                              "rows are tokens for dP^T = V dO^T, channels "
+                              "for dV = P^T dO",
+                              Contracted::tokens);
+  if (failed(g) ||
+      (secondDo && failed(checkOperand(at, at.getGradOTb(), "grad_o_tb", 1,
+                                       "rows are channels, for dV = P^T dO",
+                                       Contracted::tokens))) ||
+      failed(checkOperand(at, at.getQTb(), "q_tb", 1,
+                          "rows are channels, for dK = dS^T Q",
+                          Contracted::tokens)) ||
+      failed(checkSameFormat(at, *k, *q, "S^T = K Q^T")) ||
+      failed(checkSameFormat(at, *v, *g, "dP^T = V dO^T")))
+    return failure();
+  qk = *q;
+  dov = *g;
   pPrecision = at.getP();
   if (!pPrecision.getFixedScale() ||
       !isa<Float8E4M3FNType>(pPrecision.getElementType()))
@@ -723,7 +889,8 @@ LogicalResult DkdvProgram::build() {
   vSf = at.getV()[1];
   g8 = at.getGradO()[0];
   gSf = at.getGradO()[1];
-  gSfC = at.getGradO()[2];
+  gb8 = secondDo ? at.getGradOTb()[0] : g8;
+  gSfC = secondDo ? at.getGradOTb()[1] : at.getGradO()[2];
   qb8 = at.getQTb()[0];
   qbSfC = at.getQTb()[1];
   if (safe) {
@@ -753,19 +920,22 @@ LogicalResult DkdvProgram::build() {
   // tiles stream through a ring as deep as shared memory allows (S^T of a
   // tile is issued before dV and dK of the one before free theirs: two
   // stages at least).
+  // (NVFP4: a stage holds dO twice, E2M1 and E4M3, which a third stage
+  // at D = 128 would take past 227 KiB.)
   stages = d == 128 ? (safe ? 2 : 4) : 4;
-  k8s = tile(b, 1, bn, f8);
-  kSfs = sfTile(b, 1);
-  v8s = tile(b, 1, bn, f8);
-  vSfs = sfTile(b, 1);
+  k8s = tile(b, 1, bn, qk.element);
+  kSfs = sfTile(b, 1, qk.tiles);
+  v8s = tile(b, 1, bn, dov.element);
+  vSfs = sfTile(b, 1, dov.tiles);
   if (safe) {
     k16s = tile(b, 1, bn, bf16);
     v16s = tile(b, 1, bn, bf16);
   }
-  qa8s = tile(b, stages, bq, f8);
-  qaSfs = sfTile(b, stages);
-  g8s = tile(b, stages, bq, f8);
-  gSfs = sfTile(b, stages);
+  qa8s = tile(b, stages, bq, qk.element);
+  qaSfs = sfTile(b, stages, qk.tiles);
+  g8s = tile(b, stages, bq, dov.element);
+  gSfs = sfTile(b, stages, dov.tiles);
+  gb8s = secondDo ? tile(b, stages, bq, f8) : g8s;
   gSfCs = sfTile(b, stages);
   qb8s = tile(b, stages, bq, f8);
   qbSfCs = sfTile(b, stages);
@@ -840,13 +1010,17 @@ void DkdvProgram::buildProducer(OpBuilder &b) {
                           scaleTileHeads(lib, qSf, qHeads));
         Value st = PipelineAcquireOp::create(lb, loc, i32, qr, qIt,
                                              PipelineSide::producer);
-        PipelineExpectOp::create(
-            lb, loc, qr, st,
-            stageBytes({qa8s, qaSfs, g8s, gSfs, gSfCs, qb8s, qbSfCs}));
+        SmallVector<Value> filled = {qa8s, qaSfs, g8s, gSfs, gSfCs, qb8s,
+                                     qbSfCs};
+        if (secondDo)
+          filled.push_back(gb8s);
+        PipelineExpectOp::create(lb, loc, qr, st, stageBytes(filled));
         TmaLoadOp::create(lb, loc, q8, row, col, qa8s, st, qr);
         BulkLoadOp::create(lb, loc, qSf, slot, qaSfs, st, qr);
         TmaLoadOp::create(lb, loc, g8, row, col, g8s, st, qr);
         BulkLoadOp::create(lb, loc, gSf, slot, gSfs, st, qr);
+        if (secondDo)
+          TmaLoadOp::create(lb, loc, gb8, row, col, gb8s, st, qr);
         BulkLoadOp::create(lb, loc, gSfC, slot, gSfCs, st, qr);
         TmaLoadOp::create(lb, loc, qb8, row, col, qb8s, st, qr);
         BulkLoadOp::create(lb, loc, qbSfC, slot, qbSfCs, st, qr);
@@ -882,10 +1056,11 @@ void DkdvProgram::buildMma(OpBuilder &b) {
                             /*singleThread=*/true);
   I32Builder ib{rb, loc};
   TypeAttr type8 = TypeAttr::get(f8), type16 = TypeAttr::get(bf16);
-  Value sfK = ib.add(tmem, ib.c(kKvSfK)), sfV = ib.add(tmem, ib.c(kKvSfV)),
-        sfDoC = ib.add(tmem, ib.c(kKvSfDoC)),
-        sfQbC = ib.add(tmem, ib.c(kKvSfQbC)),
-        sfDs = ib.add(tmem, ib.c(kKvSfDs)), sfP = ib.add(tmem, ib.c(kKvSfP));
+  Value sfK = ib.add(tmem, ib.c(sfKCol())), sfV = ib.add(tmem, ib.c(sfVCol())),
+        sfDoC = ib.add(tmem, ib.c(sfDoCCol())),
+        sfQbC = ib.add(tmem, ib.c(sfQbCCol())),
+        sfDs = ib.add(tmem, ib.c(sfDsCol())),
+        sfP = ib.add(tmem, ib.c(sfPCol()));
   // Carried: the quantized and bf16 query rings', S's and P/dS's iterations.
   workLoop(rb, loc, queue, numItems, QueueSide::receive,
            ValueRange{ib.c(0), ib.c(0), ib.c(0), ib.c(0)},
@@ -897,8 +1072,8 @@ void DkdvProgram::buildMma(OpBuilder &b) {
     // completed: their scale factors may be overwritten now.
     Value kst = PipelineAcquireOp::create(ab, loc, i32, kp, it,
                                           PipelineSide::consumer);
-    UmmaScalesOp::create(ab, loc, kSfs, kst, tmem, kKvSfK);
-    UmmaScalesOp::create(ab, loc, vSfs, kst, tmem, kKvSfV);
+    copyScales(ab, kSfs, kst, tmem, sfKCol(), qk.tiles);
+    copyScales(ab, vSfs, kst, tmem, sfVCol(), dov.tiles);
     QueryVisits vis = QueryVisits::of(eb, item, shape);
 
     // S^T_i = K Q_i^T and dP^T_i = V dO_i^T (N = 64 queries), once the
@@ -915,15 +1090,16 @@ void DkdvProgram::buildMma(OpBuilder &b) {
         I32Builder lib{lb, loc};
         Value st = PipelineAcquireOp::create(lb, loc, i32, qr, qIt,
                                              PipelineSide::consumer);
-        UmmaScalesOp::create(lb, loc, qaSfs, st, tmem, kKvSfQ);
-        UmmaScalesOp::create(lb, loc, gSfs, st, tmem, kKvSfDo);
+        copyScales(lb, qaSfs, st, tmem, sfQCol(), qk.tiles);
+        copyScales(lb, gSfs, st, tmem, sfDoCol(), dov.tiles);
         // The 64 queries are rows 64 (qt % 2) of their 128-token scale
         // tile: the B scale factors start 2 (qt % 2) columns on (a
-        // 4-column chunk holds rows 32 c + r in column c).
+        // 4-column chunk holds rows 32 c + r in column c; an NVFP4 MMA's
+        // K step t reads chunk t from there, 4 t columns on).
         Value odd = arith::RemSIOp::create(lb, loc, qt, lib.c(2));
         Value rowShift = lib.mul(odd, lib.c(2));
-        Value sfQ = lib.add(tmem, lib.add(lib.c(kKvSfQ), rowShift));
-        Value sfDo = lib.add(tmem, lib.add(lib.c(kKvSfDo), rowShift));
+        Value sfQ = lib.add(tmem, lib.add(lib.c(sfQCol()), rowShift));
+        Value sfDo = lib.add(tmem, lib.add(lib.c(sfDoCol()), rowShift));
         UmmaOp::create(lb, loc, tmem, kKvS, k8s, kst, IntegerAttr(),
                        TypeAttr(), qa8s, st, /*b_transposed=*/false,
                        lib.i1(false), sfK, sfQ, /*b_k_block=*/Value(),
@@ -1006,15 +1182,15 @@ void DkdvProgram::buildMma(OpBuilder &b) {
       Value queriesInDoc = fib.sub(item.docLen, fib.mul(qt, fib.c(bq)));
       auto quantized = [&](OpBuilder &lb) {
         I32Builder lib{lb, loc};
-        UmmaScalesOp::create(lb, loc, gSfCs, st, tmem, kKvSfDoC);
-        UmmaScalesOp::create(lb, loc, qbSfCs, st, tmem, kKvSfQbC);
-        UmmaScalesOp::create(lb, loc, dsSfs, lib.c(0), tmem, kKvSfDs);
+        UmmaScalesOp::create(lb, loc, gSfCs, st, tmem, sfDoCCol());
+        UmmaScalesOp::create(lb, loc, qbSfCs, st, tmem, sfQbCCol());
+        UmmaScalesOp::create(lb, loc, dsSfs, lib.c(0), tmem, sfDsCol());
         // dO's and Q's scales along the queries: K-blocks 2 (qt % 2) and
         // 2 (qt % 2) + 1 of the 128-token tile.
         Value kBlock = lib.mul(arith::RemSIOp::create(lb, loc, qt, lib.c(2)),
                                lib.c(2));
         UmmaOp::create(lb, loc, tmem, kKvDv, Value(), Value(),
-                       lb.getI64IntegerAttr(kKvP), type8, g8s, st,
+                       lb.getI64IntegerAttr(kKvP), type8, gb8s, st,
                        /*b_transposed=*/true, accumulate, sfP, sfDoC, kBlock,
                        queriesInDoc);
         UmmaOp::create(lb, loc, tmem, kKvDk, Value(), Value(),
@@ -1073,7 +1249,7 @@ void DkdvProgram::buildGrad(OpBuilder &b) {
   auto type16 = FragmentType::get(ctx, {bn, half}, bf16);
   auto accType = FragmentType::get(ctx, {bn, dHalf}, f32);
   // P's scale factors: the fixed 2^8 stays in the codes (kUnitScales).
-  TmemFillOp::create(rb, loc, tmem, kKvSfP, 4, kUnitScales);
+  TmemFillOp::create(rb, loc, tmem, sfPCol(), 4, kUnitScales);
   // Carried: the S and P/dS pipelines' iterations, and the quantized and
   // bf16 query rings' (to find the stage whose rows past the end it zeroes).
   workLoop(rb, loc, queue, numItems, QueueSide::receive,
@@ -1125,7 +1301,7 @@ void DkdvProgram::buildGrad(OpBuilder &b) {
       auto quantized = [&](OpBuilder &lb) -> SmallVector<Value> {
         I32Builder lib{lb, loc};
         Value st = stageOf(lib, qIt, stages);
-        zeroPastEnd(lb, g8s, st, queriesInDoc, bq, /*kStep=*/32);
+        zeroPastEnd(lb, gb8s, st, queriesInDoc, bq, /*kStep=*/32);
         zeroPastEnd(lb, qb8s, st, queriesInDoc, bq, /*kStep=*/32);
         Value p8 = FragQuantizeOp::create(lb, loc, codesType, grad.getP(),
                                           lib.i1(true), pPrecision);

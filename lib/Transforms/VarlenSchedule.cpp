@@ -357,18 +357,25 @@ struct ForwardPlan {
     // sm_100a's backward reads K, V and Q's token blocks in the other
     // orientation too (rowTiles()): K's and Q's with channels as rows (the
     // MN-major B of dQ = dS K and dK = dS^T Q), V's with tokens as rows
-    // (the K-major operand of dP = dO V^T).
-    if (blockScaledBackward())
+    // (the K-major operand of dP = dO V^T). Where the recipe has second
+    // copies (nvfp4-mixed) these are the tiles of the copy each GEMM reads:
+    // K's token blocks (dQ = dS K) and V's per-token copy (dP = dO V^T).
+    if (backwardTiles())
       copies.append({{"q_tb_sf_channels", scaleFactorTiles(qTbType)},
-                     {"k_sf_channels", scaleFactorTiles(kType)},
-                     {"v_sf_tokens", scaleFactorTiles(vType)}});
+                     {"k_sf_channels", scaleFactorTiles(kTb)},
+                     {"v_sf_tokens", scaleFactorTiles(dpValueType())}});
     return copies;
   }
 
-  /// A backward whose MMAs are block scaled (sm_100a): every operand is an
-  /// E4M3 payload with its scale-factor tiles, in each orientation a GEMM
-  /// reads it.
-  bool blockScaledBackward() const { return backward() && !hopper; }
+  /// The quantizers write the scale-factor tiles of sm_100a's backward,
+  /// whose block-scaled MMAs read every operand as an E4M3 (or E2M1)
+  /// payload with its tiles in each orientation a GEMM reads it: on
+  /// sm_100a, and on sm_90a with the forward's tiles (scale-tiles), so that
+  /// a Hopper GPU checks their layout too.
+  bool backwardTiles() const { return backward() && tiles; }
+  /// V's copy in dP = dO V^T: its per-token copy where the recipe has one
+  /// (nvfp4-mixed, mxfp8-strict), else P V's token blocks.
+  QTensorType dpValueType() const { return vPtType ? vPtType : vType; }
 
   /// What the gradient quantizer writes: dO's 32x32 copy (and, where dP
   /// reads dO per token, its per-token copy), their bf16 dequantizations
@@ -386,9 +393,10 @@ struct ForwardPlan {
       copies.push_back({"do_tb", payloadOf(tb)});
     copies.push_back({"do_tb_scales", scalesOf(tb)});
     // sm_100a: dO's scale-factor tiles for dP = dO V^T and dP^T = V dO^T
-    // (rows are tokens) and for dV = P^T dO (rows are channels).
-    if (blockScaledBackward())
-      copies.append({{"do_sf", scaleFactorTiles(tb)},
+    // (rows are tokens: of the per-token copy where there is one) and for
+    // dV = P^T dO (rows are channels).
+    if (backwardTiles())
+      copies.append({{"do_sf", scaleFactorTiles(gradOType)},
                      {"do_sf_channels", scaleFactorTiles(tb)}});
     if (hopper) {
       copies.push_back({"do_deq", bf16Copy(gradOType)});
@@ -495,7 +503,7 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
   // Absent parameters (static head counts) are null values: no operand.
   // (sm_100a's backward: Q's token blocks as dK = dS^T Q's MN-major B,
   // rows are channels.)
-  bool bsb = plan.blockScaledBackward();
+  bool bsb = plan.backwardTiles();
   QuantizeBlockOp::create(
       b, loc, p("q"), start, length, block, head, p("Hq"), p("q_pt"),
       p("q_pt_scales"), hopper ? p("q_deq") : Value(), p("q_tb"),
@@ -508,15 +516,19 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
   // (mxfp8-strict, nvfp4-mixed: K per token instead, for S = Q K^T, and
   // with a backward also in 32x32 blocks, for dQ = dS K.)
   bool kTb = static_cast<bool>(plan.kTbType);
+  // (sm_100a's backward: the token blocks as dQ = dS K's MN-major B, rows
+  // are channels.)
   if (plan.kPerToken())
     QuantizeBlockOp::create(
         tb, loc, p("k"), start, length, block, head, p("Hkv"), p("k_pt"),
         p("k_pt_scales"), hopper ? p("k_deq") : Value(),
         kTb ? p("k_tb") : Value(), kTb ? p("k_tb_scales") : Value(),
         kTb && hopper ? p("k_tb_deq") : Value(), tiles ? p("k_sf") : Value(),
-        Value(), Value(), StringAttr());
+        kTb && bsb ? p("k_sf_channels") : Value(), Value(),
+        kTb && bsb ? tb.getStringAttr("channels") : StringAttr());
   // (The backward of mxfp8-strict, nvfp4-mixed: V per token too, for
-  // dP = dO V^T.)
+  // dP = dO V^T; on sm_100a with its tiles, rows are tokens, instead of
+  // the token blocks' second orientation.)
   bool vPt = static_cast<bool>(plan.vPtType);
   for (auto [src, data, scales, deq, sf, rows, otherSf] :
        {std::make_tuple("k", "k_tb", "k_tb_scales", "k_deq", "k_sf", "tokens",
@@ -530,8 +542,8 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
         tb, loc, p(src), start, length, block, head, p("Hkv"),
         pt ? p("v_pt") : Value(), pt ? p("v_pt_scales") : Value(),
         pt && hopper ? p("v_pt_deq") : Value(), p(data), p(scales),
-        hopper ? p(deq) : Value(), Value(), tiles ? p(sf) : Value(),
-        bsb ? p(otherSf) : Value(),
+        hopper ? p(deq) : Value(), pt && bsb ? p(otherSf) : Value(),
+        tiles ? p(sf) : Value(), bsb && !pt ? p(otherSf) : Value(),
         tiles ? tb.getStringAttr(rows) : StringAttr());
   }
   ReturnOp::create(b, loc);
@@ -631,16 +643,20 @@ KernelOp buildGradQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
   auto info = BlockInfoLoadOp::create(b, loc, i32, i32, p("block_info"), block);
   Value start = info.getStart(), length = info.getLength();
   // dO in 32x32 blocks (dP = dO V^T and dV = P^T dO, or only the latter
-  // where dP reads dO's per-token copy: mxfp8-strict, nvfp4-mixed).
+  // where dP reads dO's per-token copy: mxfp8-strict, nvfp4-mixed). On
+  // sm_100a the tiles of dP's copy have tokens as rows (the token blocks'
+  // or the per-token copy's), dV's channels.
   bool pt = static_cast<bool>(plan.gradOTbType), hopper = plan.hopper;
-  bool bsb = plan.blockScaledBackward();
+  bool bsb = plan.backwardTiles();
   QuantizeBlockOp::create(
       b, loc, p("grad_o"), start, length, block, head, p("Hq"),
       pt ? p("do_pt") : Value(), pt ? p("do_pt_scales") : Value(),
       pt && hopper ? p("do_deq") : Value(), p("do_tb"), p("do_tb_scales"),
-      hopper ? p(pt ? "do_tb_deq" : "do_deq") : Value(), Value(),
-      bsb ? p("do_sf") : Value(), bsb ? p("do_sf_channels") : Value(),
-      bsb ? b.getStringAttr("tokens") : StringAttr());
+      hopper ? p(pt ? "do_tb_deq" : "do_deq") : Value(),
+      bsb && pt ? p("do_sf") : Value(),
+      bsb ? p(pt ? "do_sf_channels" : "do_sf") : Value(),
+      bsb && !pt ? p("do_sf_channels") : Value(),
+      bsb ? b.getStringAttr(pt ? "channels" : "tokens") : StringAttr());
   RowDotOp::create(b, loc, p("grad_o"), p("o"), p("delta"), start, length,
                    head, p("T"), p("Hq"));
   ReturnOp::create(b, loc);
@@ -686,25 +702,38 @@ BackwardOperands backwardOperands(const ForwardPlan &plan,
     }
     return ops;
   }
-  // sm_100a (mxfp8: one token-block copy of K, V, dO and Q_tb serves both
-  // orientations; the registry has no sm_100a backward for the recipes
-  // with second copies).
+  // sm_100a: each group is a payload with the tiles of each orientation
+  // its kernel reads it in. mxfp8: one token-block copy of K, V and dO
+  // serves both (two tile sets on one payload). Second copies
+  // (nvfp4-mixed): the per-token copies where the head dim is contracted,
+  // the token blocks in `second` (dQ: K's; dK/dV: Q's, then dO's).
   ops.q = {{"q_pt", payloadOf(plan.qType)},
            {"q_sf", plan.scaleFactorTiles(plan.qType)}};
-  ops.k = {{"k_tb", payloadOf(plan.kType)},
+  ops.k = {{plan.kPerToken() ? "k_pt" : "k_tb", payloadOf(plan.kType)},
            {"k_sf", plan.scaleFactorTiles(plan.kType)}};
-  if (dq)
-    ops.k.push_back({"k_sf_channels", plan.scaleFactorTiles(plan.kType)});
-  ops.v = {{"v_tb", payloadOf(plan.vType)},
-           {"v_sf_tokens", plan.scaleFactorTiles(plan.vType)}};
-  ops.gradO = {{"do_tb", payloadOf(plan.gradOType)},
-               {"do_sf", plan.scaleFactorTiles(plan.gradOType)}};
-  if (!dq) {
-    ops.gradO.push_back(
-        {"do_sf_channels", plan.scaleFactorTiles(plan.gradOType)});
-    ops.second = {{"q_tb", payloadOf(plan.qTbType)},
-                  {"q_tb_sf_channels", plan.scaleFactorTiles(plan.qTbType)}};
+  ops.v = {{plan.vPtType ? "v_pt" : "v_tb", payloadOf(plan.dpValueType())},
+           {"v_sf_tokens", plan.scaleFactorTiles(plan.dpValueType())}};
+  ops.gradO = {
+      {plan.gradOTbType ? "do_pt" : "do_tb", payloadOf(plan.gradOType)},
+      {"do_sf", plan.scaleFactorTiles(plan.gradOType)}};
+  QTensorType kTb = plan.kTbType ? plan.kTbType : plan.kType;
+  QTensorType gradOTb = plan.gradOTbType ? plan.gradOTbType : plan.gradOType;
+  BufferList kChannels = {{"k_sf_channels", plan.scaleFactorTiles(kTb)}};
+  BufferList gradOChannels = {
+      {"do_sf_channels", plan.scaleFactorTiles(gradOTb)}};
+  if (dq) {
+    if (plan.kTbType)
+      ops.second = {{"k_tb", payloadOf(kTb)}, kChannels[0]};
+    else
+      ops.k.append(kChannels);
+    return ops;
   }
+  ops.second = {{"q_tb", payloadOf(plan.qTbType)},
+                {"q_tb_sf_channels", plan.scaleFactorTiles(plan.qTbType)}};
+  if (plan.gradOTbType)
+    ops.second.append({{"do_tb", payloadOf(gradOTb)}, gradOChannels[0]});
+  else
+    ops.gradO.append(gradOChannels);
   return ops;
 }
 

@@ -96,16 +96,32 @@ def test_keys_name_every_specialization():
         "v0.1.0-sm_90a-mxfp8-d64-anyh-full-sb128-fwd"
 
 
-@pytest.mark.skipif(not _kernels.compiler_available(),
-                    reason="needs the compiler")
-def test_training_on_sm100a_nvfp4_is_an_error(cache):
-    """sm_100a has nvfp4-mixed forward kernels only: asking for its training
-    step there is the compiler's clear error, not a set of other kernels."""
+@needs_ptxas
+def test_training_on_sm100a_nvfp4_set(cache):
+    """sm_100a has nvfp4-mixed training kernels: the set holds the five
+    kernels, the E2M1 per-token payloads (two codes a byte) the tcgen05
+    kernels read with their UE4M3 scale-factor tiles, and no dequantized
+    copy (those are sm_90a's)."""
     spec = _kernels.KernelSpec(target="sm_100a", head_dim=64, backward=True,
                                recipe="nvfp4-mixed")
-    with pytest.raises(ValueError,
-                       match="no sm_100a backward kernels implement recipe nvfp4-mixed"):
-        _kernels.get(spec)
+    d = _kernels.get(spec)
+    assert d == cache / spec.key()
+    m = json.loads((d / "manifest.json").read_text())
+    assert m["target"] == "sm_100a"
+    assert m["recipe"]["kind"] == "nvfp4-mixed"
+    assert [k["name"] for k in m["kernels"]] == [
+        "flamia_quantize", "flamia_attention_fwd", "flamia_quantize_grad",
+        "flamia_attention_dq", "flamia_attention_dkdv"]
+    buffers = {b["name"]: b for b in m["buffers"]}
+    for name in ("q_pt", "k_pt", "v_pt", "do_pt"):
+        assert buffers[name]["shape"][2] == "32"
+        assert buffers[name]["holds"]["format"] == "e2m1"
+    assert buffers["k_sf"]["holds"]["format"] == "e4m3"
+    assert not [n for n in buffers if n.endswith("_deq")]
+    params = {k["name"]: [p["name"] for p in k["params"]]
+              for k in m["kernels"]}
+    assert params["flamia_attention_dq"][:2] == ["q_pt", "q_sf"]
+    assert "do_pt" in params["flamia_attention_dkdv"]
 
 
 @needs_ptxas

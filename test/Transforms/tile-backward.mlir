@@ -96,7 +96,8 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK-NEXT: flamia.grad.store %{{.*}} times %[[INV]] to %arg12 rows(%q_start, %{{.*}}, %q_rows) head %kv_head
 
 // sm_90a's operands (bf16 dequantized copies) are not sm_100a's.
-// SM100: error: 'flamia.attention_dq_tile' op flamia-tile: sm_100a reads q as its E4M3 payload and 1 scale-factor tile (rows are tokens), got 1 operand(s)
+// SM100: error: 'flamia.attention_dq_tile' op flamia-tile: sm_100a reads q as its payload and 1 set of scale-factor tiles (rows are tokens, for S = Q K^T), got 1 operand(s)
+// SM100-NOT: reads k as its payload
 
 // backward-ping-pong: warpgroup 1 gives the first turn away before the
 // work loop; each pair of MMAs is issued inside a turn and waited for after

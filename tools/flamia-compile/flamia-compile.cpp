@@ -80,7 +80,8 @@ static cl::opt<bool> ptxOnly("ptx-only",
 static cl::opt<bool> scaleTiles(
     "scale-tiles",
     cl::desc("sm_90a: also write sm_100a's scale-factor tiles (q_sf, k_sf, "
-             "v_sf), to check the quantizer's tile layout on a Hopper GPU"), cl::cat(compileCategory));
+             "v_sf; with --backward also the backward's), to check the "
+             "quantizer's tile layout on a Hopper GPU"), cl::cat(compileCategory));
 static cl::opt<bool> overlapSoftmax(
     "overlap-softmax",
     cl::desc("sm_90a, D = 128: run the softmax while the next S = Q K^T and the "

@@ -150,7 +150,7 @@ TEST(RecipeRegistry, KernelsOfEachTargetAndHeadDim) {
             std::string::npos)
       << s.message;
   // nvfp4-mixed: sm_100a has its forward (both head dims, strict preset
-  // too), not its backward.
+  // too); its backward: BackwardKernels below.
   for (int64_t d : {64, 128})
     for (bool strict : {false, true})
       EXPECT_TRUE(checkKernels(*findRecipeKind("nvfp4-mixed"), strict,
@@ -168,20 +168,25 @@ TEST(RecipeRegistry, BackwardKernels) {
     for (int64_t d : {64, 128})
       EXPECT_TRUE(checkBackwardKernels(mx, false, target, d))
           << target << " D=" << d;
-  // Strict mode and nvfp4-mixed have backward kernels on sm_90a only:
-  // strict mxfp8 has no sm_100a forward either (said first), nvfp4-mixed's
-  // sm_100a forward exists.
+  // nvfp4-mixed has backward kernels on both targets, both head dims (its
+  // strict preset has the same kernels).
+  const RecipeKind &nv = *findRecipeKind("nvfp4-mixed");
+  for (const char *target : {"sm_90a", "sm_100a"})
+    for (int64_t d : {64, 128})
+      for (bool strict : {false, true})
+        EXPECT_TRUE(checkBackwardKernels(nv, strict, target, d))
+            << target << " D=" << d << " strict=" << strict;
+  // Strict mxfp8 has backward kernels on sm_90a only, and no sm_100a
+  // forward either (said first).
+  EXPECT_TRUE(checkBackwardKernels(mx, true, "sm_90a", 128));
   Status s = checkBackwardKernels(mx, true, "sm_100a", 128);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.message, "no sm_100a kernels implement strict mxfp8 (L3 "
                        "causality: K quantized per token) yet; they quantize "
                        "K in 32x32 token blocks");
-  s = checkBackwardKernels(*findRecipeKind("nvfp4-mixed"), false, "sm_100a",
-                           128);
+  s = checkBackwardKernels(nv, false, "sm_100a", 96);
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.message, "no sm_100a backward kernels implement recipe "
-                       "nvfp4-mixed yet (they exist for sm_90a); the forward "
-                       "kernels do");
+  EXPECT_EQ(s.message, "head dim 96 is not implemented by the kernels (64, 128)");
   s = checkBackwardKernels(mx, false, "sm_90a", 96);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.message, "head dim 96 is not implemented by the kernels (64, 128)");

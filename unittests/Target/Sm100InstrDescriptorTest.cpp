@@ -397,4 +397,23 @@ TEST(Sm100InstrDescriptor, BackwardGemms) {
   Sm100MmaConfig odd = dq;
   odd.n = 72;
   EXPECT_NE(rejection(odd).find("Table 50"), std::string::npos);
+  // nvfp4-mixed: S = Q K^T and dP = dO V^T (N = 128 keys) and S^T = K Q^T,
+  // dP^T = V dO^T (N = 64 queries) by mxf4nvf4, UE4M3, scale_vec::4X, both
+  // operands K-major, scale-factor ID 0 in every K = 64 step (each step
+  // reads its own 4-column chunk): n_dim = N >> 3 in bits 17-22.
+  Sm100MmaConfig nv;
+  nv.kind = Sm100MmaKind::MXF4NVF4;
+  nv.aType = nv.bType = ET::E2M1;
+  nv.scaleType = Sm100ScaleType::UE4M3;
+  nv.scaleVec = Sm100ScaleVec::X4;
+  nv.m = 128;
+  nv.n = 128;
+  EXPECT_EQ(encode(nv), 0x08200480u);
+  nv.n = 64;
+  EXPECT_EQ(encode(nv), 0x08100480u);
+  // FP4 operands are K-major only: an MN-major B (a token-contracted GEMM)
+  // is rejected, which is why dQ, dV and dK read the E4M3 token blocks.
+  Sm100MmaConfig nvMn = nv;
+  nvMn.bMajor = OperandMajor::MN;
+  EXPECT_FALSE(rejection(nvMn).empty());
 }

@@ -146,7 +146,9 @@ def FlamiaVarlenSchedule : Pass<"flamia-varlen-schedule", "::mlir::ModuleOp"> {
            "which it always writes">,
     Option<"scaleTiles", "scale-tiles", "bool", /*default=*/"false",
            "On sm_90a too, let the quantizer write the scale-factor tiles "
-           "sm_100a's MMA reads (q_sf, k_sf, v_sf), so that their layout can "
+           "sm_100a's MMA reads (q_sf, k_sf, v_sf; with a backward also those "
+           "of sm_100a's backward kernels: q_tb_sf_channels, k_sf_channels, "
+           "v_sf_tokens, do_sf, do_sf_channels), so that their layout can "
            "be checked on a Hopper GPU">,
     Option<"debugScores", "debug-scores", "bool", /*default=*/"false",
            "A debug build of a training step on sm_90a: the forward and the "

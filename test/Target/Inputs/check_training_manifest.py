@@ -1,7 +1,8 @@
 """Checks the training-step parts of a manifest.json written by flamia-compile --backward
 against docs/runtime-abi.md ("The backward kernels"): sm_90a's dequantized
-copies, or (--target sm_100a) the E4M3 payloads and 128x4 scale-factor tiles
-the tcgen05 kernels read, in both orientations of each token-block copy.
+copies, or (--target sm_100a) the payloads and 128x4 scale-factor tiles the
+tcgen05 kernels read, in both orientations of each token-block copy (recipe
+mxfp8: E4M3; nvfp4-mixed: E2M1 per token, E4M3 in token blocks).
 With --recipe mxfp8-strict or nvfp4-mixed: the second copies those recipes need
 (K, V and dO per token where the head dim is contracted, in 32x32 token blocks
 where tokens are)."""
@@ -77,43 +78,72 @@ buf("do_tb", "workspace", "u8", ["T", H, D], holds("payload", "grad_o", "token_b
 buf("do_tb_scales", "workspace", "u8", ["NB", H, C], holds("scales", "grad_o", "token_block", "e8m0"))
 buf("delta", "workspace", "f32", [H, "T"], holds("delta", "grad_o", "per_token", "f32"))
 buf("kv_items", "schedule", "i32", ["NUM_KV_ITEMS", "8"])
+expect(m["recipe"]["kind"] == a.recipe.replace("-strict", "")
+       and m["recipe"]["strict"] == (a.recipe == "mxfp8-strict"), f"recipe {m['recipe']}")
+params = {k["name"]: [p["name"] for p in k["params"]] for k in m["kernels"]}
+safe = ["q", "k", "v", "grad_o", "lse", "delta"]
+tail = ["counter", "softmax_scale_log2", "softmax_scale", "T"] + HEADS
+# The per-token copies where the head dim is contracted: MXFP8 1x32, or
+# NVFP4 1x16 (nvfp4-mixed), two E2M1 a byte.
+nv = a.recipe == "nvfp4-mixed"
+pay, scl = ("e2m1", "e4m3") if nv else ("e4m3", "e8m0")
+PD, PC = (str(a.head_dim // 2), str(a.head_dim // 16)) if nv else (D, C)
 if a.target == "sm_100a":
     # The forward's copies the backward rereads (S is recomputed from the
     # same Q and K payloads), and each token-block copy's scale tile in the
     # second orientation: rows = channels where tokens are contracted
-    # (dQ = dS K, dV = P^T dO, dK = dS^T Q_tb), rows = tokens for V in
-    # dP = dO V^T. No dequantized copies.
-    expect(a.recipe == "mxfp8", "sm_100a has mxfp8 backward kernels only")
-    def tiles(tensor, layout, rows):
-        return holds("scale_tiles", tensor, layout, "e8m0") | dict(tile_rows=rows)
-    buf("q_pt", "workspace", "u8", ["T", H, D], holds("payload", "q", "per_token", "e4m3"))
-    buf("q_tb", "workspace", "u8", ["T", H, D], holds("payload", "q", "token_block", "e4m3"))
-    buf("k_tb", "workspace", "u8", ["T", HKV, D], holds("payload", "k", "token_block", "e4m3"))
-    buf("v_tb", "workspace", "u8", ["T", HKV, D], holds("payload", "v", "token_block", "e4m3"))
-    for name, tensor, layout, rows, heads in (
-            ("q_sf", "q", "per_token", "tokens", H),
-            ("k_sf", "k", "token_block", "tokens", HKV),
-            ("v_sf", "v", "token_block", "channels", HKV),
-            ("q_tb_sf_channels", "q", "token_block", "channels", H),
-            ("k_sf_channels", "k", "token_block", "channels", HKV),
-            ("v_sf_tokens", "v", "token_block", "tokens", HKV),
-            ("do_sf", "grad_o", "token_block", "tokens", H),
-            ("do_sf_channels", "grad_o", "token_block", "channels", H)):
-        buf(name, "workspace", "u8", ["NB", heads, "512"], tiles(tensor, layout, rows))
+    # (dQ = dS K, dV = P^T dO, dK = dS^T Q_tb), rows = tokens for the
+    # operands of S = Q K^T and dP = dO V^T. No dequantized copies.
+    # mxfp8: those four are E4M3 with E8M0 per 32 channels (Q per token, K,
+    # V and dO in their token-block copies); nvfp4-mixed: per-token NVFP4
+    # copies of all four (E2M1, two a byte; UE4M3 per 16 channels) for
+    # kind::mxf4nvf4, the token-contracted GEMMs on the E4M3 token blocks.
+    expect(a.recipe in ("mxfp8", "nvfp4-mixed"), "sm_100a has mxfp8 and nvfp4-mixed backward kernels only")
+    # A scale-factor tile is 128 rows x 4 scale bytes (512); a block of 128
+    # rows takes as many as its D/32 (E8M0) or D/16 (UE4M3) scales a row
+    # need: one, or two for NVFP4 at D = 128 (1024 bytes).
+    def tiles(tensor, layout, rows, fmt="e8m0"):
+        return holds("scale_tiles", tensor, layout, fmt) | dict(tile_rows=rows)
+    def tile_bytes(per_channels):
+        return str(512 * -(-(a.head_dim // per_channels) // 4))
+    per_token = [("q", "q", H)] + ([("k", "k", HKV), ("v", "v", HKV), ("do", "grad_o", H)] if nv else [])
+    for short, tensor, heads in per_token:
+        buf(short + "_pt", "workspace", "u8", ["T", heads, PD], holds("payload", tensor, "per_token", pay))
+        buf(short + "_pt_scales", "workspace", "u8", ["T", heads, PC], holds("scales", tensor, "per_token", scl))
+    for short, tensor, heads in (("q", "q", H), ("k", "k", HKV), ("v", "v", HKV)):
+        buf(short + "_tb", "workspace", "u8", ["T", heads, D], holds("payload", tensor, "token_block", "e4m3"))
+    # The operands of S and dP: rows = tokens.
+    for name, tensor, heads, mx_layout in (("q_sf", "q", H, "per_token"), ("k_sf", "k", HKV, "token_block"),
+                                            ("v_sf_tokens", "v", HKV, "token_block"),
+                                            ("do_sf", "grad_o", H, "token_block")):
+        if nv:
+            buf(name, "workspace", "u8", ["NB", heads, tile_bytes(16)], tiles(tensor, "per_token", "tokens", "e4m3"))
+        else:
+            buf(name, "workspace", "u8", ["NB", heads, tile_bytes(32)], tiles(tensor, mx_layout, "tokens"))
+    # The token-contracted operands (and the forward's V in P V): rows = channels.
+    for name, tensor, heads in (("v_sf", "v", HKV), ("q_tb_sf_channels", "q", H),
+                                ("k_sf_channels", "k", HKV), ("do_sf_channels", "grad_o", H)):
+        buf(name, "workspace", "u8", ["NB", heads, tile_bytes(32)], tiles(tensor, "token_block", "channels"))
     for name in buffers:
         expect(not name.endswith("_deq"), f"sm_100a reads no dequantized copy: {name}")
-    params = {k["name"]: [p["name"] for p in k["params"]] for k in m["kernels"]}
-    expect(params["flamia_quantize_grad"] == ["grad_o", "o", "block_info", "do_tb", "do_tb_scales",
-                                              "do_sf", "do_sf_channels", "delta", "T"] + HEADS,
+    if nv:
+        # Each operand of S, dP (and S^T, dP^T) with its tile, then the
+        # token-contracted GEMMs' B operands: K for dQ = dS K; Q and dO for
+        # dK = dS^T Q and dV = P^T dO.
+        s_dp = ["q_pt", "q_sf", "k_pt", "k_sf", "v_pt", "v_sf_tokens", "do_pt", "do_sf"]
+        dq_reads = s_dp + ["k_tb", "k_sf_channels"]
+        dkdv_reads = s_dp + ["q_tb", "q_tb_sf_channels", "do_tb", "do_sf_channels"]
+        grad_copies = ["do_pt", "do_pt_scales", "do_tb", "do_tb_scales", "do_sf", "do_sf_channels"]
+    else:
+        dq_reads = ["q_pt", "q_sf", "k_tb", "k_sf", "k_sf_channels", "v_tb", "v_sf_tokens", "do_tb", "do_sf"]
+        dkdv_reads = ["q_pt", "q_sf", "k_tb", "k_sf", "v_tb", "v_sf_tokens", "do_tb", "do_sf", "do_sf_channels",
+                      "q_tb", "q_tb_sf_channels"]
+        grad_copies = ["do_tb", "do_tb_scales", "do_sf", "do_sf_channels"]
+    expect(params["flamia_quantize_grad"] == ["grad_o", "o", "block_info"] + grad_copies + ["delta", "T"] + HEADS,
            f"quantize_grad params {params['flamia_quantize_grad']}")
-    safe = ["q", "k", "v", "grad_o", "lse", "delta"]
-    tail = ["counter", "softmax_scale_log2", "softmax_scale", "T"] + HEADS
-    expect(params["flamia_attention_dq"] ==
-           ["q_pt", "q_sf", "k_tb", "k_sf", "k_sf_channels", "v_tb", "v_sf_tokens", "do_tb", "do_sf"]
-           + safe + ["dq", "items", "num_items"] + tail, f"dq params {params['flamia_attention_dq']}")
-    expect(params["flamia_attention_dkdv"] ==
-           ["q_pt", "q_sf", "k_tb", "k_sf", "v_tb", "v_sf_tokens", "do_tb", "do_sf", "do_sf_channels",
-            "q_tb", "q_tb_sf_channels"] + safe + ["dk", "dv", "kv_items", "num_kv_items"] + tail,
+    expect(params["flamia_attention_dq"] == dq_reads + safe + ["dq", "items", "num_items"] + tail,
+           f"dq params {params['flamia_attention_dq']}")
+    expect(params["flamia_attention_dkdv"] == dkdv_reads + safe + ["dk", "dv", "kv_items", "num_kv_items"] + tail,
            f"dkdv params {params['flamia_attention_dkdv']}")
     launch = {k["name"]: k for k in m["kernels"]}
     for name in ("flamia_attention_dq", "flamia_attention_dkdv"):
@@ -122,28 +152,36 @@ if a.target == "sm_100a":
         # of shared memory an sm_100a block may opt into.
         expect(k["block"] == [512, 1, 1], f"{name} block {k['block']}")
         expect(0 < k["smem_bytes"] <= 232448, f"{name} smem {k['smem_bytes']}")
+    def boxes(kernel, rows, names):
+        # Payload tiles by TMA: u8 tensor maps, a box of `rows` tokens by D
+        # E4M3 codes, or D/2 bytes of packed E2M1 pairs (nvfp4's *_pt).
+        maps = {p["name"]: p for p in launch[kernel]["params"]}
+        for name in names:
+            cols = a.head_dim // 2 if nv and name.endswith("_pt") else a.head_dim
+            p = maps.get(name, {})
+            expect(p.get("kind") == "tensormap" and p.get("dtype") == "u8" and p.get("box") == [rows, cols],
+                   f"{kernel} {name}: {p or 'no such parameter'}")
+    # (kernel, box rows, payloads): the dK/dV kernel's query side in 64-row
+    # boxes, its key side and the dQ kernel's tiles in 128.
+    if nv:
+        wanted = [("flamia_attention_dkdv", 64, ["q_pt", "do_pt", "q_tb", "do_tb"]),
+                  ("flamia_attention_dkdv", 128, ["k_pt", "v_pt"]),
+                  ("flamia_attention_dq", 128, ["q_pt", "k_pt", "v_pt", "do_pt", "k_tb"])]
+    else:
+        wanted = [("flamia_attention_dkdv", 64, ["q_pt", "do_tb", "q_tb"]),
+                  ("flamia_attention_dkdv", 128, ["k_tb", "v_tb"])]
+    for kernel, rows, names in wanted:
+        boxes(kernel, rows, names)
     maps = {p["name"]: p for p in launch["flamia_attention_dkdv"]["params"]}
-    # The dK/dV kernel's query side in 64-row boxes, the key side in 128.
-    for name in ("q_pt", "do_tb", "q_tb"):
-        expect(maps[name]["kind"] == "tensormap" and maps[name]["box"] == [64, int(D)]
-               and maps[name]["dtype"] == "u8", f"dkdv {name} {maps[name]}")
     for name in ("q", "grad_o"):
         expect(maps[name]["box"] == [64, 64], f"dkdv {name} box {maps[name]['box']}")
-    for name in ("k_tb", "v_tb"):
-        expect(maps[name]["box"] == [128, int(D)], f"dkdv {name} box {maps[name]['box']}")
     for name in ("q_sf", "k_sf", "v_sf_tokens", "do_sf", "do_sf_channels", "q_tb_sf_channels", "lse", "delta"):
-        expect(maps[name]["kind"] == "ptr", f"dkdv {name} is a pointer")
+        expect(maps.get(name, {}).get("kind") == "ptr", f"dkdv {name} is a pointer")
 else:
     buf("q_tb_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "q", "token_block", "bf16"))
     second = a.recipe != "mxfp8"
-    expect(m["recipe"]["kind"] == a.recipe.replace("-strict", "")
-           and m["recipe"]["strict"] == (a.recipe == "mxfp8-strict"), f"recipe {m['recipe']}")
     if second:
-        # The per-token copies of S = Q K^T (K) and dP = dO V^T (dO, V): MXFP8
-        # 1x32 (strict) or NVFP4 1x16, two E2M1 a byte (nvfp4-mixed).
-        nv = a.recipe == "nvfp4-mixed"
-        pay, scl = ("e2m1", "e4m3") if nv else ("e4m3", "e8m0")
-        PD, PC = (str(a.head_dim // 2), str(a.head_dim // 16)) if nv else (D, C)
+        # The per-token copies of S = Q K^T (K) and dP = dO V^T (dO, V).
         for name, tensor, heads in (("k_pt", "k", HKV), ("v_pt", "v", HKV), ("do_pt", "grad_o", H)):
             buf(name, "workspace", "u8", ["T", heads, PD], holds("payload", tensor, "per_token", pay))
             buf(name + "_scales", "workspace", "u8", ["T", heads, PC], holds("scales", tensor, "per_token", scl))
@@ -158,7 +196,6 @@ else:
         buf("do_deq", "workspace", "bf16", ["T", H, D], holds("dequantized", "grad_o", "token_block", "bf16"))
         for name in ("k_pt", "v_pt", "do_pt", "k_tb_deq", "v_pt_deq", "do_tb_deq"):
             expect(name not in buffers, f"mxfp8 has one copy of K, V, dO: no {name}")
-    params = {k["name"]: [p["name"] for p in k["params"]] for k in m["kernels"]}
     grad_copies = (["do_pt", "do_pt_scales", "do_tb", "do_tb_scales", "do_deq", "do_tb_deq"] if second
                    else ["do_tb", "do_tb_scales", "do_deq"])
     if not a.payloads:
@@ -170,8 +207,6 @@ else:
     common = ["q_deq", "k_deq", "v_pt_deq" if second else "v_deq", "do_deq"]
     dq_extra = ["k_tb_deq"] if second else []
     dkdv_extra = ["q_tb_deq"] + (["do_tb_deq"] if second else [])
-    safe = ["q", "k", "v", "grad_o", "lse", "delta"]
-    tail = ["counter", "softmax_scale_log2", "softmax_scale", "T"] + HEADS
     expect(params["flamia_attention_dq"] == common + dq_extra + safe + ["dq", "items", "num_items"] + tail,
            f"dq params {params['flamia_attention_dq']}")
     expect(params["flamia_attention_dkdv"] == common + dkdv_extra + safe + ["dk", "dv", "kv_items", "num_kv_items"] + tail,
