@@ -30,6 +30,10 @@
 #   *-d64           D = 64: scale columns 2-3 of the tcgen05.cp copies
 #   nvfp4-*         recipe nvfp4-mixed's forward: S = Q K^T by kind::mxf4nvf4
 #                   on packed E2M1 payloads with UE4M3 scale chunks
+#   nvfp4-bwd-*     its backward: S, dP, S^T and dP^T by kind::mxf4nvf4 (the
+#                   N = 64 B scale chunk shifted by 2 columns for odd query
+#                   tiles, as for E4M3), dQ, dV, dK on the E4M3 token blocks;
+#                   strict by construction, so L3 is expected to pass
 #   p-smem          the forward's P V with P staged in shared memory
 #                   (--p-in-smem) against P read from tensor memory: the
 #                   same O bit for bit (the least-used block-scaled MMA form,
@@ -88,6 +92,8 @@ compile bwd-d64 --head-dim 64 --heads 2 --causal --backward
 compile bwd-rh-d128 --head-dim 128 --runtime-heads --causal --backward
 compile nvfp4-d128 --recipe nvfp4-mixed --head-dim 128 --heads 4 --kv-heads 2 --causal
 compile nvfp4-d64 --recipe nvfp4-mixed --head-dim 64 --heads 2
+compile nvfp4-bwd-d128 --recipe nvfp4-mixed --head-dim 128 --heads 4 --kv-heads 2 --causal --backward
+compile nvfp4-bwd-d64 --recipe nvfp4-mixed --head-dim 64 --heads 2 --causal --backward
 
 RAGGED=docs:300,1000,77,129,0,1     # T = 1507: ends inside tiles, empty, single
 # Forward: reference, copies and scale tiles bit for bit, L1/L2.
@@ -109,6 +115,10 @@ fi
 step nvfp4-check      pass "$RUN" --artifacts "$ART/nvfp4-d128" --heads 4 --kv-heads 2 --workload "$RAGGED" --check --outliers
 step nvfp4-leak       pass "$RUN" --artifacts "$ART/nvfp4-d128" --heads 4 --kv-heads 2 --workload "$RAGGED" --leakcheck
 step nvfp4-d64        pass "$RUN" --artifacts "$ART/nvfp4-d64" --heads 2 --workload "$RAGGED" --check --leakcheck
+# nvfp4-mixed's backward: every copy and tile, the gradients, L2 and L3.
+step nvfp4-bwd-check  pass "$RUN" --artifacts "$ART/nvfp4-bwd-d128" --heads 4 --kv-heads 2 --workload docs:512,700,33 --backward --check --outliers
+step nvfp4-bwd-ragged pass "$RUN" --artifacts "$ART/nvfp4-bwd-d128" --heads 4 --kv-heads 2 --workload "$RAGGED" --backward --check --leakcheck --l3
+step nvfp4-bwd-d64    pass "$RUN" --artifacts "$ART/nvfp4-bwd-d64" --heads 2 --workload "$RAGGED" --backward --check --leakcheck --l3
 # Backward: gradients vs the reference, dO's copies and D bit for bit, L2 on
 # every gradient with NaN documents.
 step bwd-check        pass "$RUN" --artifacts "$ART/bwd-d128" --heads 4 --kv-heads 2 --workload docs:512,700,33 --backward --check

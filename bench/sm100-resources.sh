@@ -3,7 +3,8 @@
 # configuration, every kernel's registers and spill bytes (ptxas -v, as
 # flamia-compile reports them) and its shared memory and tensor-memory
 # columns (manifest.json). The numbers of docs/performance.md's "sm_100a
-# forward of recipe nvfp4-mixed" and "sm_100a backward: resources" sections.
+# forward of recipe nvfp4-mixed" and "sm_100a backward: resources" sections
+# (nvfp4-train-*: the nvfp4-mixed training step).
 # Usage: bench/sm100-resources.sh > bench/results/sm100-resources-DATE.txt
 #        (B=path/to/flamia-compile, PTXAS=path/to/ptxas)
 set -euo pipefail
@@ -30,10 +31,12 @@ for d in 128 64; do
       set -- $h
       run "train-d$d-$mask-h$1kv$2" --head-dim $d "${cf[@]}" --heads $1 --kv-heads $2 --backward
       run "nvfp4-d$d-$mask-h$1kv$2" --recipe nvfp4-mixed --head-dim $d "${cf[@]}" --heads $1 --kv-heads $2
+      run "nvfp4-train-d$d-$mask-h$1kv$2" --recipe nvfp4-mixed --head-dim $d "${cf[@]}" --heads $1 --kv-heads $2 --backward
     done
   done
   run "train-d$d-runtime-heads" --head-dim $d --causal --runtime-heads --backward
   run "nvfp4-d$d-runtime-heads" --recipe nvfp4-mixed --head-dim $d --causal --runtime-heads
+  run "nvfp4-train-d$d-runtime-heads" --recipe nvfp4-mixed --head-dim $d --causal --runtime-heads --backward
   run "nvfp4-d$d-p-in-smem" --recipe nvfp4-mixed --head-dim $d --heads 16 --causal --p-in-smem
   run "fwd-d$d-p-in-smem" --head-dim $d --heads 16 --causal --p-in-smem
 done
