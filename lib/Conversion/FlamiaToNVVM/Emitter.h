@@ -84,8 +84,20 @@ public:
   Value fcmp(LLVM::FCmpPredicate p, Value x, Value y) {
     return LLVM::FCmpOp::create(b, loc, p, x, y);
   }
-  /// exp2 (PTX ex2.approx.f32).
-  Value exp2(Value x) { return LLVM::Exp2Op::create(b, loc, x); }
+  /// exp2 as PTX ex2.approx.ftz.f32: a result below 2^-126 is +0. The
+  /// softmax's exponentials are at most 1 (scores minus a row maximum or
+  /// LSE); one below 2^-126 rounds to 0 in P's E4M3 codes (whose smallest
+  /// value is 2^-9 of P x 2^8) and vanishes in every f32 sum it joins (a
+  /// row sum holds the maximum's 1). Without .ftz the SASS brackets each
+  /// MUFU.EX2 with a compare and two multiplies to produce subnormal
+  /// results: three more instructions per score in an issue-bound loop
+  /// (docs/performance.md, runs 50 and 51).
+  Value exp2(Value x) {
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, f32(), b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
+               ValueRange{x})
+        .getResult(0);
+  }
   /// log2 (PTX lg2.approx.f32; NVPTX has no native llvm.log2).
   Value log2(Value x) {
     return LLVM::CallIntrinsicOp::create(b, loc, f32(),
