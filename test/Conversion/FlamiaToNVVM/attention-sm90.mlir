@@ -181,7 +181,7 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // ... the online softmax: exp2 and quad reductions ...
-// CHECK: llvm.intr.exp2
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // CHECK: nvvm.shfl.sync bfly
 // ... P rounded to E4M3 (x 2^8) or bf16 ...
 // CHECK: nvvm.convert.f32x2.to.f8x2 {{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : vector<2xi8>(f8E4M3FN)
@@ -202,4 +202,4 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 {{.*}}232;
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX-DAG: cvt.rn.satfinite.e4m3x2.f32
-// PTX-DAG: ex2.approx.f32
+// PTX-DAG: ex2.approx.ftz.f32

@@ -110,8 +110,8 @@ flamia.kernel @sm_100a_frag_mask(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.p
 // CHECK-NEXT: llvm.mlir.constant(0.000000e+00 : f32) : f32
 // CHECK-NEXT: %[[NEWMAX:.*]] = llvm.intr.maxnum(%[[OLDMAX]], %{{.*}})
 // CHECK-NEXT: %[[D:.*]] = llvm.fsub %[[OLDMAX]], %[[NEWMAX]] : f32
-// CHECK-NEXT: %[[ALPHA:.*]] = llvm.intr.exp2(%[[D]])
-// CHECK-COUNT-8: llvm.fsub %{{.*}}, %[[NEWMAX]] : f32{{[[:space:]]+}}{{.*}}llvm.intr.exp2{{.*}}{{[[:space:]]+}}{{.*}}llvm.fadd
+// CHECK-NEXT: %[[ALPHA:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[D]])
+// CHECK-COUNT-8: llvm.fsub %{{.*}}, %[[NEWMAX]] : f32{{[[:space:]]+}}{{.*}}llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"{{.*}}{{[[:space:]]+}}{{.*}}llvm.fadd
 // CHECK-NEXT: %[[SCALED:.*]] = llvm.fmul %[[OLDSUM]], %[[ALPHA]] : f32
 // CHECK-NEXT: %[[SUM:.*]] = llvm.fadd %[[SCALED]], %{{.*}} : f32
 // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, $1;", "=f,f" %[[SUM]] : (f32) -> f32

@@ -142,7 +142,7 @@ flamia.kernel @sm_90a_frag_mask(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.pa
 // CHECK-NEXT: llvm.intr.maxnum(%[[Xa2]], %[[SHa2]]
 // CHECK-NEXT: llvm.intr.maxnum
 // CHECK-NEXT: llvm.fsub
-// CHECK-NEXT: llvm.intr.exp2
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // Row slot 1: the same.
 // CHECK: %[[OFFb1:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT: llvm.mlir.constant(-1 : i32) : i32
@@ -154,9 +154,9 @@ flamia.kernel @sm_90a_frag_mask(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.pa
 // CHECK-NEXT: llvm.intr.maxnum(%[[Xb2]], %[[SHb2]]
 // CHECK-NEXT: llvm.intr.maxnum
 // CHECK-NEXT: llvm.fsub
-// CHECK-NEXT: llvm.intr.exp2
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // p = exp2(t - m') for the 8 elements, summed per row slot.
-// CHECK-COUNT-8: llvm.fsub {{.*}}{{[[:space:]]+}}{{.*}}llvm.intr.exp2{{.*}}{{[[:space:]]+}}{{.*}}llvm.fadd
+// CHECK-COUNT-8: llvm.fsub {{.*}}{{[[:space:]]+}}{{.*}}llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"{{.*}}{{[[:space:]]+}}{{.*}}llvm.fadd
 // The two row sums over the quad: l' = l alpha + sum.
 // CHECK: %[[OFFc1:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT: llvm.mlir.constant(-1 : i32) : i32

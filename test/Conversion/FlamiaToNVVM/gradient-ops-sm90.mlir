@@ -10,14 +10,14 @@
 // CHECK-LABEL: llvm.func @sm_90a_softmax_grad_rows(
 // CHECK-COUNT-2: llvm.load {{.*}} -> f32
 // CHECK-NOT: llvm.load
-// CHECK: llvm.intr.exp2
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // CHECK: llvm.fcmp "une"
 // CHECK-COUNT-2: llvm.select %{{.*}} : i1, f32
-// CHECK: llvm.intr.exp2
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // CHECK-COUNT-2: llvm.load {{.*}} -> f32
 // CHECK-NOT: llvm.load
-// CHECK-COUNT-2: llvm.intr.exp2
-// CHECK-NOT: llvm.intr.exp2
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CHECK-NOT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // CHECK: llvm.return
 flamia.kernel @sm_90a_softmax_grad_rows(%lse: !flamia.global<4x?xf32> {flamia.param = "lse"}, %delta: !flamia.global<4x?xf32> {flamia.param = "delta"}, %h: i32 {flamia.param = "h"}, %d0: i32 {flamia.param = "d0"}, %qb: i32 {flamia.param = "qb"}, %lim: i32 {flamia.param = "lim"}, %t: i32 {flamia.param = "T"}, %c: f32 {flamia.param = "c"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "consumer" warpgroups[0, 1) registers 240 {
@@ -36,11 +36,11 @@ flamia.kernel @sm_90a_softmax_grad_rows(%lse: !flamia.global<4x?xf32> {flamia.pa
 // CHECK: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK: llvm.mul %{{.*}}, %[[TWO]] : i32
 // CHECK-COUNT-2: llvm.load {{.*}} -> f32
-// CHECK: llvm.intr.exp2
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // CHECK-COUNT-2: llvm.load {{.*}} -> f32
 // CHECK-NOT: llvm.load
-// CHECK-COUNT-3: llvm.intr.exp2
-// CHECK-NOT: llvm.intr.exp2
+// CHECK-COUNT-3: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CHECK-NOT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // CHECK: llvm.return
 flamia.kernel @sm_90a_softmax_grad_transposed(%lse: !flamia.global<4x?xf32> {flamia.param = "lse"}, %delta: !flamia.global<4x?xf32> {flamia.param = "delta"}, %h: i32 {flamia.param = "h"}, %d0: i32 {flamia.param = "d0"}, %qb: i32 {flamia.param = "qb"}, %lim: i32 {flamia.param = "lim"}, %t: i32 {flamia.param = "T"}, %c: f32 {flamia.param = "c"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "consumer" warpgroups[0, 1) registers 240 {
