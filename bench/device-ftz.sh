@@ -36,7 +36,7 @@ for set in f-d128 f-d64 t-d128 t-d64; do
   for inp in normal outliers; do
     flag=; [ $inp = outliers ] && flag=--outliers
     for v in $set $set-old; do
-      step dump-$v-$inp $RUN --artifacts .device/ftz/$v $bw --workload $SMALL --heads 4 --kv-heads 2 $flag --dump $OUT/dump-$v-$inp
+      step dump-$v-$inp $RUN --artifacts .device/ftz/$v $bw --workload $SMALL --heads 4 --kv-heads 2 $flag --check --dump $OUT/dump-$v-$inp
     done
     for f in $(cd $OUT/dump-$set-$inp && ls *.npy); do
       if cmp -s $OUT/dump-$set-$inp/$f $OUT/dump-$set-old-$inp/$f; then log "bytes $set $inp $f: identical"; else log "bytes $set $inp $f: DIFFER"; fi
