@@ -483,9 +483,10 @@ void DqProgram::buildProducer(OpBuilder &b) {
                                    scaleTileHeads(lib, kSf, kvHeads));
         Value kst = PipelineAcquireOp::create(lb, loc, i32, kp, kIt,
                                               PipelineSide::producer);
-        PipelineExpectOp::create(lb, loc, kp, kst,
-                                 secondK ? stageBytes({k8s, kSfs, kb8s, kSfCs})
-                                         : stageBytes({k8s, kSfs, kSfCs}));
+        SmallVector<Value> filled = {k8s, kSfs, kSfCs};
+        if (secondK)
+          filled.push_back(kb8s);
+        PipelineExpectOp::create(lb, loc, kp, kst, stageBytes(filled));
         TmaLoadOp::create(lb, loc, k8, row, kvCol, k8s, kst, kp);
         BulkLoadOp::create(lb, loc, kSf, slot, kSfs, kst, kp);
         if (secondK)

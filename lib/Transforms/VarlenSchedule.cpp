@@ -331,7 +331,7 @@ struct ForwardPlan {
     if (kPerToken())
       copy("k_pt", "k_pt_scales", kType);
     // K in 32x32 token blocks: S's copy, or dS K's when S's is per token.
-    QTensorType kTb = kPerToken() ? kTbType : kType;
+    QTensorType kTb = kTokenBlocksType();
     if (kTb)
       copy("k_tb", "k_tb_scales", kTb);
     copy("v_tb", "v_tb_scales", vType);
@@ -376,13 +376,23 @@ struct ForwardPlan {
   /// V's copy in dP = dO V^T: its per-token copy where the recipe has one
   /// (nvfp4-mixed, mxfp8-strict), else P V's token blocks.
   QTensorType dpValueType() const { return vPtType ? vPtType : vType; }
+  /// K's copy in 32x32 token blocks: S = Q K^T's (mxfp8), or dQ = dS K's
+  /// where S reads K per token (null there without a backward).
+  QTensorType kTokenBlocksType() const {
+    return kPerToken() ? kTbType : kType;
+  }
+  /// dO's copy in 32x32 token blocks (dV = P^T dO): its second copy where
+  /// dP reads dO per token, else its only one.
+  QTensorType gradOTokenBlocksType() const {
+    return gradOTbType ? gradOTbType : gradOType;
+  }
 
   /// What the gradient quantizer writes: dO's 32x32 copy (and, where dP
   /// reads dO per token, its per-token copy), their bf16 dequantizations
   /// on sm_90a (do_deq: dP's, do_tb_deq: dV's when they differ) and
   /// D = rowsum(dO O), [Hq, T] like LSE.
   SmallVector<std::pair<StringRef, GlobalType>> gradientCopies() const {
-    QTensorType tb = gradOTbType ? gradOTbType : gradOType;
+    QTensorType tb = gradOTokenBlocksType();
     SmallVector<std::pair<StringRef, GlobalType>> copies;
     if (gradOTbType) {
       if (payloads)
@@ -716,24 +726,25 @@ BackwardOperands backwardOperands(const ForwardPlan &plan,
   ops.gradO = {
       {plan.gradOTbType ? "do_pt" : "do_tb", payloadOf(plan.gradOType)},
       {"do_sf", plan.scaleFactorTiles(plan.gradOType)}};
-  QTensorType kTb = plan.kTbType ? plan.kTbType : plan.kType;
-  QTensorType gradOTb = plan.gradOTbType ? plan.gradOTbType : plan.gradOType;
-  BufferList kChannels = {{"k_sf_channels", plan.scaleFactorTiles(kTb)}};
-  BufferList gradOChannels = {
-      {"do_sf_channels", plan.scaleFactorTiles(gradOTb)}};
+  QTensorType kTb = plan.kTokenBlocksType();
+  QTensorType gradOTb = plan.gradOTokenBlocksType();
+  std::pair<StringRef, GlobalType> kChannels = {"k_sf_channels",
+                                                plan.scaleFactorTiles(kTb)};
+  std::pair<StringRef, GlobalType> gradOChannels = {
+      "do_sf_channels", plan.scaleFactorTiles(gradOTb)};
   if (dq) {
     if (plan.kTbType)
-      ops.second = {{"k_tb", payloadOf(kTb)}, kChannels[0]};
+      ops.second = {{"k_tb", payloadOf(kTb)}, kChannels};
     else
-      ops.k.append(kChannels);
+      ops.k.push_back(kChannels);
     return ops;
   }
   ops.second = {{"q_tb", payloadOf(plan.qTbType)},
                 {"q_tb_sf_channels", plan.scaleFactorTiles(plan.qTbType)}};
   if (plan.gradOTbType)
-    ops.second.append({{"do_tb", payloadOf(gradOTb)}, gradOChannels[0]});
+    ops.second.append({{"do_tb", payloadOf(gradOTb)}, gradOChannels});
   else
-    ops.gradO.append(gradOChannels);
+    ops.gradO.push_back(gradOChannels);
   return ops;
 }
 

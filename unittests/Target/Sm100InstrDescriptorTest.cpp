@@ -41,6 +41,18 @@ Sm100MmaConfig mxf8(ET a, ET b, uint32_t m, uint32_t n, unsigned ctaGroup = 1) {
   return c;
 }
 
+/// NVFP4: kind::mxf4nvf4, E2M1 x E2M1, UE4M3 scales, scale_vec::4X.
+Sm100MmaConfig nvfp4(uint32_t m = 128, uint32_t n = 128) {
+  Sm100MmaConfig c;
+  c.kind = Sm100MmaKind::MXF4NVF4;
+  c.aType = c.bType = ET::E2M1;
+  c.scaleType = Sm100ScaleType::UE4M3;
+  c.scaleVec = Sm100ScaleVec::X4;
+  c.m = m;
+  c.n = n;
+  return c;
+}
+
 uint32_t encode(const Sm100MmaConfig &c) {
   uint32_t d = 0;
   std::string err;
@@ -123,13 +135,7 @@ TEST(Sm100InstrDescriptor, KindMxf8f6f4HandDerived) {
 // 3-bit atype and a 2-bit btype (10-11).
 TEST(Sm100InstrDescriptor, KindMxf4HandDerived) {
   // NVFP4: mxf4nvf4, UE4M3 (bit 23 = 0), scale_vec::4X, M = 128, N = 256.
-  Sm100MmaConfig nv;
-  nv.kind = Sm100MmaKind::MXF4NVF4;
-  nv.aType = nv.bType = ET::E2M1;
-  nv.scaleType = Sm100ScaleType::UE4M3;
-  nv.scaleVec = Sm100ScaleVec::X4;
-  nv.m = 128;
-  nv.n = 256;
+  Sm100MmaConfig nv = nvfp4(128, 256);
   EXPECT_EQ(encode(nv), 0x08400480u);
   // MXFP4: mxf4, UE8M0, 2X, cta_group::2, M = 256, IDs 2 and 2.
   Sm100MmaConfig mx = nv;
@@ -244,11 +250,7 @@ TEST(Sm100InstrDescriptor, RejectsIllegalCombinations) {
   fp4mn.bMajor = OperandMajor::MN;
   EXPECT_NE(rejection(fp4mn).find("Table 52"), std::string::npos);
   // mxf4 / mxf4nvf4 have no transpose at all (Table 49).
-  Sm100MmaConfig nv;
-  nv.kind = Sm100MmaKind::MXF4NVF4;
-  nv.aType = nv.bType = ET::E2M1;
-  nv.scaleType = Sm100ScaleType::UE4M3;
-  nv.scaleVec = Sm100ScaleVec::X4;
+  Sm100MmaConfig nv = nvfp4();
   nv.aMajor = OperandMajor::MN;
   EXPECT_NE(rejection(nv).find("Table 49"), std::string::npos);
   // N not a multiple of 8, or above 256 (Table 39).
@@ -324,12 +326,7 @@ TEST(Sm100InstrDescriptor, VerifyAndDecodeFlagReservedBits) {
     EXPECT_FALSE(decodeSm100InstrDescriptor(d | (1u << bit), Sm100MmaKind::MXF8F6F4, 1, c, err));
   }
   // Table 44: bit 12 is reserved (btype is 2 bits), bit 31 selects K = 96.
-  Sm100MmaConfig nv;
-  nv.kind = Sm100MmaKind::MXF4NVF4;
-  nv.aType = nv.bType = ET::E2M1;
-  nv.scaleType = Sm100ScaleType::UE4M3;
-  nv.scaleVec = Sm100ScaleVec::X4;
-  uint32_t dn = encode(nv);
+  uint32_t dn = encode(nvfp4());
   EXPECT_FALSE(verifySm100InstrDescriptorBits(dn | (1u << 12), Sm100MmaKind::MXF4NVF4, err));
   EXPECT_FALSE(verifySm100InstrDescriptorBits(dn | (1u << 31), Sm100MmaKind::MXF4NVF4, err));
   // Table 42: bits 6, 23, 29 reserved; 30-31 (.ws shift) kept 0.
@@ -346,9 +343,7 @@ TEST(Sm100InstrDescriptor, OpcodesAndShapes) {
   EXPECT_EQ(sm100MmaOpcode(bf16(128, 128)), "tcgen05.mma.cta_group::1.kind::f16");
   EXPECT_EQ(sm100MmaOpcode(mxf8(ET::E4M3, ET::E4M3, 128, 128)),
             "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X");
-  Sm100MmaConfig nv;
-  nv.kind = Sm100MmaKind::MXF4NVF4;
-  nv.scaleVec = Sm100ScaleVec::X4;
+  Sm100MmaConfig nv = nvfp4();
   nv.ctaGroup = 2;
   EXPECT_EQ(sm100MmaOpcode(nv),
             "tcgen05.mma.cta_group::2.kind::mxf4nvf4.block_scale.scale_vec::4X");
@@ -401,19 +396,11 @@ TEST(Sm100InstrDescriptor, BackwardGemms) {
   // dP^T = V dO^T (N = 64 queries) by mxf4nvf4, UE4M3, scale_vec::4X, both
   // operands K-major, scale-factor ID 0 in every K = 64 step (each step
   // reads its own 4-column chunk): n_dim = N >> 3 in bits 17-22.
-  Sm100MmaConfig nv;
-  nv.kind = Sm100MmaKind::MXF4NVF4;
-  nv.aType = nv.bType = ET::E2M1;
-  nv.scaleType = Sm100ScaleType::UE4M3;
-  nv.scaleVec = Sm100ScaleVec::X4;
-  nv.m = 128;
-  nv.n = 128;
-  EXPECT_EQ(encode(nv), 0x08200480u);
-  nv.n = 64;
-  EXPECT_EQ(encode(nv), 0x08100480u);
+  EXPECT_EQ(encode(nvfp4(128, 128)), 0x08200480u);
+  EXPECT_EQ(encode(nvfp4(128, 64)), 0x08100480u);
   // FP4 operands are K-major only: an MN-major B (a token-contracted GEMM)
   // is rejected, which is why dQ, dV and dK read the E4M3 token blocks.
-  Sm100MmaConfig nvMn = nv;
+  Sm100MmaConfig nvMn = nvfp4(128, 64);
   nvMn.bMajor = OperandMajor::MN;
   EXPECT_FALSE(rejection(nvMn).empty());
 }
