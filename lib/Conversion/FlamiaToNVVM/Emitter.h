@@ -90,8 +90,8 @@ public:
   /// value is 2^-9 of P x 2^8) and vanishes in every f32 sum it joins (a
   /// row sum holds the maximum's 1). Without .ftz the SASS brackets each
   /// MUFU.EX2 with a compare and two multiplies to produce subnormal
-  /// results: three more instructions per score in an issue-bound loop
-  /// (docs/performance.md, runs 50 and 51).
+  /// results: three more instructions per score (the dK/dV kernel -12 to
+  /// -14% without them; docs/performance.md, runs 50 and 51).
   Value exp2(Value x) {
     return LLVM::CallIntrinsicOp::create(
                b, loc, f32(), b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
