@@ -730,13 +730,23 @@ def Flamia_SoftmaxGradOp : Flamia_Op<"softmax.grad", [Flamia_WarpgroupWide,
     at or past `query_limit` (the document's length), P and dS are exactly
     0, whatever dp holds: masked entries contribute nothing, not 0 x NaN.
     Nothing is read for those queries.
+
+    With `unmasked`, the program states that the tile needs no mask: every
+    query of the tile is below `query_limit` and no entry is masked (the
+    tile is wholly inside the document and, if causal, no key of it comes
+    after a query of it). Every entry is then computed by the formula alone, as
+    the reference computes an unmasked entry, without a test per entry,
+    and the per-query values are read at constant offsets from one address
+    per thread. The program that sets it is responsible for the claim;
+    flamia-tile sets it on the branch of its tiles' mask condition that
+    skips flamia.frag.mask.
   }];
   let arguments = (ins Flamia_FragmentType:$scores, Flamia_FragmentType:$dp,
                        Arg<Flamia_GlobalType, "", [MemRead]>:$lse,
                        Arg<Flamia_GlobalType, "", [MemRead]>:$delta,
                        I32:$head, I32:$doc_start, I32:$query_base,
                        I32:$query_limit, I32:$num_tokens, F32:$scale_log2,
-                       UnitAttr:$transposed);
+                       UnitAttr:$transposed, UnitAttr:$unmasked);
   let results = (outs Flamia_FragmentType:$p, Flamia_FragmentType:$ds);
   let assemblyFormat = [{
     $scores `,` $dp `lse` $lse `delta` $delta `head` $head `queries` `(`

@@ -151,6 +151,33 @@ Value maskIf(OpBuilder &b, Location loc, Value cond, Value s, Value queryBase,
   return ifOp.getResult(0);
 }
 
+std::pair<Value, Value> softmaxGradIf(OpBuilder &b, Location loc, Value cond,
+                                      Value s, Value dp, Value keyBase,
+                                      const SoftmaxGradInputs &in, bool causal,
+                                      bool transposed) {
+  Type type = s.getType();
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type, type}, cond,
+                                /*withElse=*/true);
+  auto grad = [&](OpBuilder &rb, Value scores, bool unmasked) {
+    auto op = SoftmaxGradOp::create(
+        rb, loc, type, type, scores, dp, in.lse, in.delta, in.head,
+        in.docStart, in.queryBase, in.queryLimit, in.numTokens, in.scaleLog2,
+        transposed ? rb.getUnitAttr() : UnitAttr(),
+        unmasked ? rb.getUnitAttr() : UnitAttr());
+    scf::YieldOp::create(rb, loc, op.getResults());
+  };
+  OpBuilder tb = ifOp.getThenBodyBuilder();
+  auto masked = FragMaskOp::create(tb, loc, type, s, in.queryBase, keyBase,
+                                   in.queryLimit,
+                                   causal ? tb.getUnitAttr() : UnitAttr());
+  if (transposed)
+    masked.setTransposed(true);
+  grad(tb, masked.getResult(), /*unmasked=*/false);
+  OpBuilder eb = ifOp.getElseBodyBuilder();
+  grad(eb, s, /*unmasked=*/true);
+  return {ifOp.getResult(0), ifOp.getResult(1)};
+}
+
 Value notOf(OpBuilder &b, Location loc, Value x) {
   return arith::XOrIOp::create(
       b, loc, x, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));

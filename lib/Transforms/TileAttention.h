@@ -57,6 +57,23 @@ Value needsMask(I32Builder &ib, Value kt, Value keyBase, const ItemInfo &item,
 Value maskIf(OpBuilder &b, Location loc, Value cond, Value s, Value queryBase,
              Value keyBase, Value limit, bool causal, bool transposed = false);
 
+/// What flamia.softmax.grad reads besides the scores and dP: the [H, T]
+/// LSE and D, and where the tile's queries are.
+struct SoftmaxGradInputs {
+  Value lse, delta, head, docStart, queryBase, queryLimit, numTokens,
+      scaleLog2;
+};
+
+/// P and dS of the scores `s` (flamia.softmax.grad): where `cond` holds
+/// (the tile needs a mask) after flamia.frag.mask with key base `keyBase`,
+/// otherwise marked `unmasked` (no test per entry), in the two branches of
+/// an scf.if. `cond` must hold for every tile that reaches past the
+/// document end or (causal) has a key after a query. `transposed` for S^T.
+std::pair<Value, Value> softmaxGradIf(OpBuilder &b, Location loc, Value cond,
+                                      Value s, Value dp, Value keyBase,
+                                      const SoftmaxGradInputs &in, bool causal,
+                                      bool transposed);
+
 /// The i1 `!x` (the "quantized" flag of a tile that is not safe).
 Value notOf(OpBuilder &b, Location loc, Value x);
 

@@ -406,15 +406,19 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
             });
         Value s = sdp[0], dp = sdp[1];
         storeDebugScores(fb, loc, debugScores, kt, s, item, rowBase, qHeads);
-        Value masked = maskIf(fb, loc,
-                              needsMask(fib, kt, keyBase, item, causal, bn), s,
-                              queryBase, keyBase, item.docLen, causal,
-                              /*transposed=*/false);
-        auto grad = SoftmaxGradOp::create(
-            fb, loc, sType, sType, masked, dp, lse, delta, item.qHead,
-            item.docStart, queryBase, item.docLen, numTokens, scaleLog2,
-            UnitAttr());
-        Value dsq = FragBlockQuantizeOp::create(fb, loc, dsType, grad.getDs(),
+        // The mask, and the softmax gradient's tests, where the key tile
+        // needs one or the warpgroup's query rows reach past the end.
+        Value rowsPastEnd = fib.cmp(arith::CmpIPredicate::sgt,
+                                    fib.add(queryBase, fib.c(64)), item.docLen);
+        Value needsTests = arith::OrIOp::create(
+            fb, loc, needsMask(fib, kt, keyBase, item, causal, bn),
+            rowsPastEnd);
+        SoftmaxGradInputs in{lse,       delta,       item.qHead, item.docStart,
+                             queryBase, item.docLen, numTokens,  scaleLog2};
+        Value ds = softmaxGradIf(fb, loc, needsTests, s, dp, keyBase, in,
+                                 causal, /*transposed=*/false)
+                       .second;
+        Value dsq = FragBlockQuantizeOp::create(fb, loc, dsType, ds,
                                                 notOf(fb, loc, isSafe));
         Value acc2 = mmaGroup(fb, loc, turns, [&]() -> SmallVector<Value> {
           return {asyncMma(fb, loc, accType, dsq, Value(), dsK, st, acc,
@@ -669,12 +673,11 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
               fb, loc, pastEnd,
               fib.cmp(arith::CmpIPredicate::slt, queryBase,
                       fib.add(tileKeyBase, fib.c(bn))));
-        Value masked = maskIf(fb, loc, cond, sT, queryBase, keyBase,
-                              item.docLen, causal, /*transposed=*/true);
-        auto grad = SoftmaxGradOp::create(
-            fb, loc, sType, sType, masked, dpT, lse, delta, head,
-            item.docStart, queryBase, item.docLen, numTokens, scaleLog2,
-            fb.getUnitAttr());
+        SoftmaxGradInputs in{lse,       delta,       head,      item.docStart,
+                             queryBase, item.docLen, numTokens, scaleLog2};
+        auto [gradP, gradDs] = softmaxGradIf(fb, loc, cond, sT, dpT, keyBase,
+                                             in, causal, /*transposed=*/true);
+        Value pGrad = gradP, dsGrad = gradDs; // captured below
         // Ring B: dV's dO and dK's Q, in their own stage (or ring A's).
         Value stB = st, dvGradO = go;
         if (secondGradO) {
@@ -686,14 +689,14 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
           dvGradO = goTb;
         }
         Value quantized = notOf(fb, loc, isSafe);
-        Value pq = FragQuantizeOp::create(fb, loc, opType, grad.getP(),
+        Value pq = FragQuantizeOp::create(fb, loc, opType, pGrad,
                                           quantized, pPrecision);
         auto dvMma = [&] {
           return asyncMma(fb, loc, accType, pq, Value(), dvGradO, stB, dvAcc,
                           /*bTransposed=*/true);
         };
         auto roundDs = [&] {
-          return FragBlockQuantizeOp::create(fb, loc, opType, grad.getDs(),
+          return FragBlockQuantizeOp::create(fb, loc, opType, dsGrad,
                                              quantized)
               .getResult();
         };

@@ -57,9 +57,22 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK: %[[SA:.*]] = flamia.wg.mma %{{.*}}, %[[KS]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x128xf32>
 // CHECK-NEXT: %[[DPA:.*]] = flamia.wg.mma %{{.*}}, %[[VS]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x128xf32>
 // CHECK-NEXT: %[[SDP:.*]]:2 = flamia.wg.wait %[[SA]], %[[DPA]] pending 0
-// CHECK: flamia.frag.mask %[[SDP]]#0 query %{{.*}} key %{{.*}} limit %{{.*}} {causal} : !flamia.frag<64x128xf32>
-// CHECK: %p, %[[DS:.*]] = flamia.softmax.grad %{{.*}}, %[[SDP]]#1 lse %arg8 delta %arg9 head %q_head queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg16 scale %arg14 : !flamia.frag<64x128xf32>, !flamia.global<4x?xf32>
-// CHECK: %[[DSQ:.*]] = flamia.frag.block_quantize %[[DS]] quantized %{{.*}} : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
+// The mask and the per-entry tests where the key tile needs a mask or the
+// warpgroup's 64 query rows reach past the document end; the other tiles
+// take the unmasked softmax gradient.
+// CHECK: %[[ROWEND:.*]] = arith.addi %[[QBASE:.*]], %c64_i32{{.*}} : i32
+// CHECK-NEXT: %[[ROWSPAST:.*]] = arith.cmpi sgt, %[[ROWEND]], %[[LEN:.*]] : i32
+// CHECK: %[[KEYMASK:.*]] = arith.ori
+// CHECK-NEXT: %[[TESTS:.*]] = arith.ori %[[KEYMASK]], %[[ROWSPAST]] : i1
+// CHECK-NEXT: %[[GRAD:.*]]:2 = scf.if %[[TESTS]] -> (!flamia.frag<64x128xf32>, !flamia.frag<64x128xf32>) {
+// CHECK-NEXT: %[[M:.*]] = flamia.frag.mask %[[SDP]]#0 query %[[QBASE]] key %{{.*}} limit %[[LEN]] {causal} : !flamia.frag<64x128xf32>
+// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[M]], %[[SDP]]#1 lse %arg8 delta %arg9 head %q_head queries(%doc_start, %[[QBASE]], %[[LEN]]) tokens %arg16 scale %arg14 : !flamia.frag<64x128xf32>, !flamia.global<4x?xf32>
+// CHECK-NEXT: scf.yield %p, %ds
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[SDP]]#0, %[[SDP]]#1 lse %arg8 delta %arg9 head %q_head queries(%doc_start, %[[QBASE]], %[[LEN]]) tokens %arg16 scale %arg14 {unmasked} : !flamia.frag<64x128xf32>, !flamia.global<4x?xf32>
+// CHECK-NEXT: scf.yield %p, %ds
+// CHECK-NEXT: }
+// CHECK: %[[DSQ:.*]] = flamia.frag.block_quantize %[[GRAD]]#1 quantized %{{.*}} : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
 // CHECK-NEXT: %[[DQA:.*]] = flamia.wg.mma %[[DSQ]], %[[KS]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {async, b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x64xf32>
 // CHECK-NEXT: flamia.wg.wait %[[DQA]] pending 0
 // CHECK: flamia.grad.store %{{.*}} times %arg15 to %arg10 rows(%q_start, %{{.*}}, %q_rows) head %q_head : !flamia.frag<64x64xf32>, !flamia.global<?x4x64xbf16>
@@ -82,12 +95,17 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK: %[[STA:.*]] = flamia.wg.mma %{{.*}}, %[[QA]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
 // CHECK-NEXT: %[[DPTA:.*]] = flamia.wg.mma %{{.*}}, %[[GO]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
 // CHECK-NEXT: %[[SDPT:.*]]:2 = flamia.wg.wait %[[STA]], %[[DPTA]] pending 0
-// CHECK: flamia.frag.mask %[[SDPT]]#0 query %{{.*}} key %{{.*}} limit %{{.*}} {causal, transposed} : !flamia.frag<64x64xf32>
-// CHECK: %[[P:.*]], %[[DS:.*]] = flamia.softmax.grad %{{.*}}, %[[SDPT]]#1 lse %arg9 delta %arg10 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 scale %arg16 {transposed}
-// CHECK: %[[PQ:.*]] = flamia.frag.quantize %[[P]] quantized %[[QUANT:.*]] {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
+// Masked where the query tile reaches past the end or meets the diagonal,
+// else unmasked.
+// CHECK: %[[GRAD:.*]]:2 = scf.if %{{.*}} -> (!flamia.frag<64x64xf32>, !flamia.frag<64x64xf32>) {
+// CHECK-NEXT: %[[M:.*]] = flamia.frag.mask %[[SDPT]]#0 query %{{.*}} key %{{.*}} limit %{{.*}} {causal, transposed} : !flamia.frag<64x64xf32>
+// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[M]], %[[SDPT]]#1 lse %arg9 delta %arg10 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 scale %arg16 {transposed}
+// CHECK: } else {
+// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[SDPT]]#0, %[[SDPT]]#1 lse %arg9 delta %arg10 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 scale %arg16 {transposed, unmasked}
+// CHECK: %[[PQ:.*]] = flamia.frag.quantize %[[GRAD]]#0 quantized %[[QUANT:.*]] {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
 // dS is rounded while dV += P^T dO runs; dK's MMA follows, one wait for both.
 // CHECK-NEXT: %[[DVA:.*]] = flamia.wg.mma %[[PQ]], %[[GO]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {async, b_transposed}
-// CHECK-NEXT: %[[DSQ:.*]] = flamia.frag.block_quantize %[[DS]] quantized %[[QUANT]] : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
+// CHECK-NEXT: %[[DSQ:.*]] = flamia.frag.block_quantize %[[GRAD]]#1 quantized %[[QUANT]] : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
 // CHECK-NEXT: %[[DKA:.*]] = flamia.wg.mma %[[DSQ]], %[[QB]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {async, b_transposed}
 // CHECK-NEXT: flamia.wg.wait %[[DVA]], %[[DKA]] pending 0
 // dK times the softmax scale, dV times 2^-8 (P carried the fixed scale).

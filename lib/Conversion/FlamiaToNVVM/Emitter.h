@@ -81,6 +81,10 @@ public:
   Value fmul(Value x, Value y) { return LLVM::FMulOp::create(b, loc, x, y); }
   Value fdiv(Value x, Value y) { return LLVM::FDivOp::create(b, loc, x, y); }
   Value fmax(Value x, Value y) { return LLVM::MaxNumOp::create(b, loc, x, y); }
+  /// The maximum that is NaN if either operand is (PTX max.NaN.f32).
+  Value fmaxNaN(Value x, Value y) {
+    return LLVM::MaximumOp::create(b, loc, x, y);
+  }
   Value fcmp(LLVM::FCmpPredicate p, Value x, Value y) {
     return LLVM::FCmpOp::create(b, loc, p, x, y);
   }

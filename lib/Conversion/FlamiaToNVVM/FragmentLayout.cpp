@@ -32,6 +32,10 @@ public:
   Value column(Emitter &e, const ThreadPosition &p, int64_t i) const override {
     return e.add(e.mul(p.lane, e.i32c(2)), e.i32c(8 * (i / 4) + i % 2));
   }
+  int64_t rowOffsetOf(int64_t slot) const override { return 8 * slot; }
+  int64_t columnOffsetOf(int64_t i) const override {
+    return 8 * (i / 4) + i % 2;
+  }
   /// A row's values are spread over the four threads of a quad.
   Value reduceRow(Emitter &e, Value v, bool isMax) const override {
     for (int64_t m : {1, 2}) {
@@ -95,6 +99,8 @@ public:
   Value column(Emitter &e, const ThreadPosition &, int64_t i) const override {
     return e.i32c(i);
   }
+  int64_t rowOffsetOf(int64_t) const override { return 0; }
+  int64_t columnOffsetOf(int64_t i) const override { return i; }
   Value reduceRow(Emitter &, Value v, bool) const override { return v; }
   Value isRowWriter(Emitter &, const ThreadPosition &) const override {
     return Value();

@@ -62,6 +62,11 @@ public:
   virtual Value row(Emitter &e, const ThreadPosition &p, int64_t slot) const = 0;
   /// The tile column of element `i`.
   virtual Value column(Emitter &e, const ThreadPosition &p, int64_t i) const = 0;
+  /// row(slot) - row(0) and column(i) - column(0): the same for every
+  /// thread, so values indexed by row or column are read at constant
+  /// offsets from one address per thread.
+  virtual int64_t rowOffsetOf(int64_t slot) const = 0;
+  virtual int64_t columnOffsetOf(int64_t i) const = 0;
   /// `v` (this thread's partial max or sum of a row) combined with the
   /// partials of the other threads holding the row.
   virtual Value reduceRow(Emitter &e, Value v, bool isMax) const = 0;

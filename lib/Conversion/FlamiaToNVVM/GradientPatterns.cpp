@@ -32,6 +32,14 @@ constexpr float kLog2e = 1.4426950408889634f;
 /// 0 where s is -inf (masked) or the entry's query is past the limit. The
 /// per-query values are loaded once per query a thread holds: per row slot,
 /// or (transposed: queries are columns) per column slot.
+///
+/// An `unmasked` tile (every query valid, no entry masked) needs neither
+/// test: the exponential and the product are the whole per-entry work, and
+/// the values are read at constant offsets from the address of the
+/// thread's first query. With queries as columns that is 16 columns a
+/// thread at N = 64 on sm_90a; the masked form computes, checks and
+/// clamps each column's token index (about 7 instructions a load pair) and
+/// keeps a predicate per column alive until dS.
 struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
   using FragmentPattern::FragmentPattern;
   LogicalResult
@@ -62,6 +70,24 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
       return QueryValues{valid, e.fmul(lse, e.f32c(kLog2e)), delta};
     };
     std::map<int64_t, QueryValues> bySlot;
+    const bool unmasked = op.getUnmasked();
+    // Unmasked: every query of the tile is valid, so the thread's first
+    // query is a valid token and the others are constant offsets from it.
+    Value lseBase, deltaBase;
+    auto loadAt = [&](int64_t offset) {
+      Value lse = e.load(e.f32(), e.gep(lseBase, 4 * offset), 4);
+      Value delta = e.load(e.f32(), e.gep(deltaBase, 4 * offset), 4);
+      return QueryValues{Value(), e.fmul(lse, e.f32c(kLog2e)), delta};
+    };
+    if (unmasked) {
+      Value first = transposed ? l.column(e, pos, 0) : l.row(e, pos, 0);
+      Value token =
+          e.add(adaptor.getDocStart(), e.add(adaptor.getQueryBase(), first));
+      Value index = e.headMajorIndex(adaptor.getHead(), adaptor.getNumTokens(),
+                                     token);
+      lseBase = e.elementPtr(adaptor.getLse(), index, 4);
+      deltaBase = e.elementPtr(adaptor.getDelta(), index, 4);
+    }
     // One row per thread with queries as columns (sm_100a's dK/dV kernel):
     // every thread needs every column's values. Lane l of each warp loads
     // those of column 32 g + l, and column i's come from lane i % 32 by a
@@ -91,6 +117,11 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
       auto it = bySlot.find(slot);
       if (it != bySlot.end())
         return it->second;
+      if (unmasked)
+        return bySlot
+            .emplace(slot, loadAt(transposed ? l.columnOffsetOf(i)
+                                             : l.rowOffsetOf(l.rowSlotOf(i))))
+            .first->second;
       Value local = transposed ? l.column(e, pos, i)
                                : l.row(e, pos, l.rowSlotOf(i));
       return bySlot.emplace(slot, load(e.add(adaptor.getQueryBase(), local)))
@@ -104,6 +135,11 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
       Value t = e.fmul(s[i], adaptor.getScaleLog2());
       Value pi = e.exp2(e.fsub(t, qv.lse2));
       Value dsi = e.fmul(pi, e.fsub(dp[i], qv.delta));
+      if (unmasked) {
+        p[i] = pi;
+        ds[i] = dsi;
+        continue;
+      }
       Value keep = e.band(qv.valid,
                           e.fcmp(LLVM::FCmpPredicate::une, s[i], ninf));
       p[i] = e.select(keep, pi, zero);
@@ -117,7 +153,10 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
 
 /// The E8M0 scale of every (row slot, 32-column block) of the fragment
 /// values `x`: the block's amax (NaN counted as +inf), combined across the
-/// threads that hold the row.
+/// threads that hold the row. A thread's part of a block is reduced with
+/// the NaN-propagating maximum (PTX max.NaN) and its NaN turned into +inf
+/// once, before the reduction across threads (which keeps numbers over
+/// NaN), instead of a test per element.
 std::map<std::pair<int64_t, int64_t>, MxScale>
 blockScalesOf(Emitter &e, const FragmentLayout &l, ArrayRef<Value> x) {
   const int64_t block = 32;
@@ -126,13 +165,14 @@ blockScalesOf(Emitter &e, const FragmentLayout &l, ArrayRef<Value> x) {
   for (size_t i = 0; i < x.size(); ++i) {
     auto key = std::make_pair(l.rowSlotOf(i), l.columnGroupOf(i, block));
     Value a = LLVM::FAbsOp::create(e.b, e.loc, x[i]);
-    a = e.select(e.fcmp(LLVM::FCmpPredicate::uno, x[i], x[i]), inf, a);
     auto it = amax.find(key);
-    amax[key] = it == amax.end() ? a : e.fmax(it->second, a);
+    amax[key] = it == amax.end() ? a : e.fmaxNaN(it->second, a);
   }
   std::map<std::pair<int64_t, int64_t>, MxScale> scales;
-  for (auto &[key, a] : amax)
-    scales.emplace(key, mxScaleOf(e, l.reduceRow(e, a, /*isMax=*/true)));
+  for (auto &[key, a] : amax) {
+    Value part = e.select(e.fcmp(LLVM::FCmpPredicate::uno, a, a), inf, a);
+    scales.emplace(key, mxScaleOf(e, l.reduceRow(e, part, /*isMax=*/true)));
+  }
   return scales;
 }
 

@@ -80,7 +80,13 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
       auto roleFirst = op->getAttrOfType<IntegerAttr>(kRoleFirstAttr);
       if (!roleFirst)
         return op.emitOpError() << "is not inside a flamia.role";
-      Value wg = e.sub(e.udiv(e.tid(), e.i32c(128)), e.i32c(roleFirst.getInt()));
+      // Broadcast from lane 0: ptxas then knows the index is the same in
+      // the whole warp and builds the descriptors in uniform registers,
+      // not per thread followed by two register moves to the uniform file
+      // per MMA instruction.
+      Value wg = e.shflIdx(
+          e.sub(e.udiv(e.tid(), e.i32c(128)), e.i32c(roleFirst.getInt())),
+          e.i32c(0));
       int64_t k = aType.getCols();
       Value aBase = e.add(e.smemAddress(adaptor.getA()),
                           e.mul(adaptor.getAStage(), e.i32c(aType.getTileBytes())));

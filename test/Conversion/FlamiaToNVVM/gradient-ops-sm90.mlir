@@ -2,7 +2,8 @@
 // Per-op lowering of the backward's fragment ops on sm_90a (the wgmma
 // accumulator layout: two rows per thread, a row over a quad; element i in
 // column 8 (i / 4) + 2 (lane % 4) + i % 2): softmax.grad (rows and
-// transposed), frag.block_quantize, grad.store (bf16, f32) and row_dot.
+// transposed, masked and unmasked), frag.block_quantize, grad.store (bf16,
+// f32) and row_dot.
 
 // Rows are queries: LSE and D loaded once per row slot (2), P and dS per
 // element (4), both selected to 0 where the score is -inf or the query is
@@ -46,6 +47,63 @@ flamia.kernel @sm_90a_softmax_grad_transposed(%lse: !flamia.global<4x?xf32> {fla
   flamia.role "consumer" warpgroups[0, 1) registers 240 {
     %s = flamia.frag.zero : !flamia.frag<64x8xf32>
     %p, %ds = flamia.softmax.grad %s, %s lse %lse delta %delta head %h queries(%d0, %qb, %lim) tokens %t scale %c {transposed} : !flamia.frag<64x8xf32>, !flamia.global<4x?xf32>
+  }
+  flamia.return
+}
+
+// -----
+
+// Unmasked, rows are queries: the thread's two rows are 8 apart, so LSE and
+// D are read at byte offsets 0 and 32 from the address of its first row's
+// token; no test per entry (no compare, no select).
+// CHECK-LABEL: llvm.func @sm_90a_softmax_grad_rows_unmasked(
+// CHECK: %[[LSE0:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK: %[[D0:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK-NOT: llvm.select
+// CHECK-NOT: llvm.fcmp
+// CHECK-NOT: llvm.icmp
+// CHECK: llvm.getelementptr %[[LSE0]][0]
+// CHECK: llvm.getelementptr %[[D0]][0]
+// CHECK-NOT: llvm.select
+// CHECK-NOT: llvm.fcmp
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CHECK: llvm.getelementptr %[[LSE0]][32]
+// CHECK: llvm.getelementptr %[[D0]][32]
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CHECK-NOT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CHECK-NOT: llvm.select
+// CHECK-NOT: llvm.fcmp
+// CHECK-NOT: llvm.icmp
+// CHECK: llvm.return
+flamia.kernel @sm_90a_softmax_grad_rows_unmasked(%lse: !flamia.global<4x?xf32> {flamia.param = "lse"}, %delta: !flamia.global<4x?xf32> {flamia.param = "delta"}, %h: i32 {flamia.param = "h"}, %d0: i32 {flamia.param = "d0"}, %qb: i32 {flamia.param = "qb"}, %lim: i32 {flamia.param = "lim"}, %t: i32 {flamia.param = "T"}, %c: f32 {flamia.param = "c"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "consumer" warpgroups[0, 1) registers 240 {
+    %s = flamia.frag.zero : !flamia.frag<64x8xf32>
+    %p, %ds = flamia.softmax.grad %s, %s lse %lse delta %delta head %h queries(%d0, %qb, %lim) tokens %t scale %c {unmasked} : !flamia.frag<64x8xf32>, !flamia.global<4x?xf32>
+  }
+  flamia.return
+}
+
+// -----
+
+// Unmasked and transposed: a 16-column fragment holds columns 2 (lane % 4)
+// + {0, 1, 8, 9}, read at byte offsets 0, 4, 32 and 36 from the first.
+// CHECK-LABEL: llvm.func @sm_90a_softmax_grad_transposed_unmasked(
+// CHECK: %[[LSE0:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK: %[[D0:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK: llvm.getelementptr %[[LSE0]][0]
+// CHECK: llvm.getelementptr %[[LSE0]][4]
+// CHECK: llvm.getelementptr %[[LSE0]][32]
+// CHECK: llvm.getelementptr %[[LSE0]][36]
+// CHECK: llvm.getelementptr %[[D0]][36]
+// CHECK: llvm.load
+// CHECK-NOT: llvm.load
+// CHECK-NOT: llvm.select
+// CHECK-NOT: llvm.icmp
+// CHECK: llvm.return
+flamia.kernel @sm_90a_softmax_grad_transposed_unmasked(%lse: !flamia.global<4x?xf32> {flamia.param = "lse"}, %delta: !flamia.global<4x?xf32> {flamia.param = "delta"}, %h: i32 {flamia.param = "h"}, %d0: i32 {flamia.param = "d0"}, %qb: i32 {flamia.param = "qb"}, %lim: i32 {flamia.param = "lim"}, %t: i32 {flamia.param = "T"}, %c: f32 {flamia.param = "c"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "consumer" warpgroups[0, 1) registers 240 {
+    %s = flamia.frag.zero : !flamia.frag<64x16xf32>
+    %p, %ds = flamia.softmax.grad %s, %s lse %lse delta %delta head %h queries(%d0, %qb, %lim) tokens %t scale %c {transposed, unmasked} : !flamia.frag<64x16xf32>, !flamia.global<4x?xf32>
   }
   flamia.return
 }

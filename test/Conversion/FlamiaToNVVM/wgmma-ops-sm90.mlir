@@ -5,7 +5,8 @@
 
 // A 64-column K is four k16 steps: the first overwrites D (no acc), the
 // others accumulate. A is this warpgroup's 64 rows of Q: the warpgroup index
-// within the role (tid / 128 - 1) times 64 rows x 128 bytes.
+// within the role (tid / 128 - 1, broadcast from lane 0 so that ptxas keeps
+// it and the descriptors in uniform registers) times 64 rows x 128 bytes.
 // CHECK-LABEL: llvm.func @sm_90a_wg_mma_smem(
 // CHECK: nvvm.setmaxregister  increase 232
 // CHECK: %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
@@ -14,11 +15,13 @@
 // CHECK-NEXT: %[[KADDR:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i32
 // CHECK-NEXT: %[[B:.*]] = llvm.add %[[KADDR]], %[[KOFF]] : i32
 // CHECK: nvvm.wgmma.fence.aligned
+// CHECK-NEXT: %[[LANE0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: %[[FIRST:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT: %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
 // CHECK-NEXT: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK-NEXT: %[[WGABS:.*]] = llvm.udiv %[[TID]], %[[C128]] : i32
-// CHECK-NEXT: %[[WG:.*]] = llvm.sub %[[WGABS]], %[[FIRST]] : i32
+// CHECK-NEXT: %[[WGT:.*]] = llvm.sub %[[WGABS]], %[[FIRST]] : i32
+// CHECK: %[[WG:.*]] = nvvm.shfl.sync  idx %{{.*}}, %[[WGT]], %[[LANE0]], %{{.*}} : i32 -> i32
 // CHECK: %[[QADDR:.*]] = llvm.add
 // CHECK-NEXT: %[[ROWS:.*]] = llvm.mlir.constant(8192 : i32) : i32
 // CHECK-NEXT: %[[WGOFF:.*]] = llvm.mul %[[WG]], %[[ROWS]] : i32
