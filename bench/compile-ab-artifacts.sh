@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# On the compiler machine: the sm_90a kernel sets of a same-session A/B,
+# for bench/device-ab.sh NAME: this build's sets (X) and, with OLD_COMPILE
+# (the flamia-compile of the build before the change), the same sets as
+# X-old, all in .device/NAME/. sm_90a, packed documents, runtime head
+# counts, causal and mxfp8 unless named: f-d128, f-d64 (forward), t-d128,
+# t-d64 (training step); with this build only t-d128-nc (non-causal),
+# t-d128-dbg (--debug-scores), nv-d128 (nvfp4-mixed), st-d64 (mxfp8-strict).
+# Usage: [OLD_COMPILE=OLD/bin/flamia-compile] bench/compile-ab-artifacts.sh NAME [BUILD]
+set -euo pipefail
+NAME=${1:?usage: [OLD_COMPILE=...] $0 NAME [BUILD]}
+C=${2:-build}/bin/flamia-compile
+DIR=.device/$NAME
+mkdir -p "$DIR"
+compile() { # compiler name flags...
+  local cc=$1 name=$2; shift 2
+  echo "== $name ($*)"
+  rm -rf "$DIR/$name"
+  $cc --target sm_90a --varlen --runtime-heads "$@" -o "$DIR/$name"
+}
+sets() { # compiler suffix
+  for d in 128 64; do
+    compile $1 f-d$d$2 --causal --recipe mxfp8 --head-dim $d
+    compile $1 t-d$d$2 --causal --recipe mxfp8 --head-dim $d --backward
+  done
+}
+if [ -n "${OLD_COMPILE:-}" ]; then sets "$OLD_COMPILE" -old; fi
+sets "$C" ""
+compile "$C" t-d128-nc --recipe mxfp8 --head-dim 128 --backward
+compile "$C" t-d128-dbg --causal --recipe mxfp8 --head-dim 128 --backward --debug-scores
+compile "$C" nv-d128 --causal --recipe nvfp4-mixed --head-dim 128 --backward
+compile "$C" st-d64 --causal --recipe mxfp8-strict --head-dim 64 --backward

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# On the GPU machine: a same-session A/B of this build's sm_90a kernel sets
+# (X) against the build before a change (X-old), both compiled by
+# bench/compile-ab-artifacts.sh NAME into .device/NAME/ (run 52 onwards;
+# runs 51 and before had a script each, e.g. bench/device-ftz.sh).
+#   checks: O, LSE, the copies and the gradients against the CPU reference,
+#     L1/L2 (L3 on the strict and nvfp4-mixed sets), the S-consistency
+#     check, on batches with documents ending inside a tile, an empty
+#     document and single tokens, GQA, causal and not, outlier inputs; O,
+#     LSE, dQ, dK, dV of X and X-old compared byte for byte (normal and
+#     outlier inputs); memcheck and racecheck;
+#   perf: the A/B of X and X-old, T = 32768, H = 16, two rounds, then
+#     bench/bench.sh on X and bench/anchors_h200.py (install FA4 first in the
+#     same command, ../shared/baselines/README.md).
+# Usage: bench/device-ab.sh NAME checks|perf
+set -uo pipefail
+NAME=${1:?usage: $0 NAME checks|perf}
+PART=${2:?checks or perf}
+DIR=.device/$NAME
+OUT=${OUT:-$PWD/out/$NAME}
+source bench/device-common.sh
+SMALL=docs:300,1000,77,129,0,1,2048,640
+if [ "$PART" = checks ]; then
+step check-f-d128 $RUN --artifacts $DIR/f-d128 --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck
+step check-f-d64 $RUN --artifacts $DIR/f-d64 --workload $SMALL --heads 4 --kv-heads 4 --check --leakcheck
+step check-t-d128 $RUN --artifacts $DIR/t-d128 --backward --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck
+step check-t-d64 $RUN --artifacts $DIR/t-d64 --backward --workload $SMALL --heads 4 --kv-heads 4 --check --leakcheck
+step check-t-d128-nc $RUN --artifacts $DIR/t-d128-nc --backward --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck
+step check-t-d128-dbg $RUN --artifacts $DIR/t-d128-dbg --backward --workload $SMALL --heads 4 --kv-heads 2 --check
+step check-nv-d128 $RUN --artifacts $DIR/nv-d128 --backward --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck --l3
+step check-st-d64 $RUN --artifacts $DIR/st-d64 --backward --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck --l3
+step check-t-d128-16h $RUN --artifacts $DIR/t-d128 --backward --workload lognormal1k --tokens 8192 --heads 16 --check
+for d in 128 64; do
+  step outliers-t-d$d $RUN --artifacts $DIR/t-d$d --backward --workload $SMALL --heads 4 --kv-heads 2 --outliers --check
+done
+# Byte for byte against the old build: O and LSE of the forward sets, and
+# every output of the training sets, on normal and outlier inputs.
+for set in f-d128 f-d64 t-d128 t-d64; do
+  bw=; case $set in t-*) bw=--backward;; esac
+  for inp in normal outliers; do
+    flag=; [ $inp = outliers ] && flag=--outliers
+    for v in $set $set-old; do
+      step dump-$v-$inp $RUN --artifacts $DIR/$v $bw --workload $SMALL --heads 4 --kv-heads 2 $flag --check --dump $OUT/dump-$v-$inp
+    done
+    for f in $(cd $OUT/dump-$set-$inp && ls *.npy); do
+      if cmp -s $OUT/dump-$set-$inp/$f $OUT/dump-$set-old-$inp/$f; then log "bytes $set $inp $f: identical"; else log "bytes $set $inp $f: DIFFER"; fi
+    done
+  done
+done
+rm -rf $OUT/dump-*/
+step memcheck-t-d128 compute-sanitizer --tool memcheck $RUN --artifacts $DIR/t-d128 --backward --workload docs:300,200,77 --heads 2 --check --sanitize-friendly
+step racecheck-t-d128 compute-sanitizer --tool racecheck $RUN --artifacts $DIR/t-d128 --backward --workload docs:200,77 --heads 2 --check --sanitize-friendly
+log "failed steps: $fails"
+exit 0
+fi
+for round in 1 2; do
+  for v in f-d128-old f-d128 f-d64-old f-d64; do
+    for w in fixed2k lognormal1k single; do
+      case $v in f-d64*) [ $w = single ] && continue;; esac
+      echo "== round $round $v $w" | tee -a $OUT/ab.txt
+      $RUN --artifacts $DIR/$v --workload $w --tokens 32768 --heads 16 --bench 20 2>&1 | grep -E "kernel flamia|forward" | tee -a $OUT/ab.txt
+    done
+  done
+  for v in t-d128-old t-d128 t-d64-old t-d64; do
+    for w in fixed2k lognormal1k single; do
+      case $v in t-d64*) [ $w = single ] && continue;; esac
+      echo "== round $round $v $w" | tee -a $OUT/ab.txt
+      $RUN --artifacts $DIR/$v --backward --workload $w --tokens 32768 --heads 16 --bench 20 2>&1 | grep -E "kernel flamia|forward|backward|both" | tee -a $OUT/ab.txt
+    done
+  done
+done
+log "forward and training sets, this build"
+DIR=$DIR OUT=$OUT/fwd FLAMIA_RUN=$RUN bash -c 'mkdir -p $OUT; bench/bench.sh $DIR/f-d128 $DIR/f-d64' | tee -a "$OUT/summary.txt"
+DIR=$DIR OUT=$OUT/train FLAMIA_RUN=$RUN FLAMIA_RUN_ARGS=--backward bash -c 'mkdir -p $OUT; bench/bench.sh $DIR/t-d128 $DIR/t-d64' | tee -a "$OUT/summary.txt"
+log "baselines (FA4: $(python3 -c 'import flash_attn.cute' 2>&1 && echo yes))"
+ANCHORS_BWD=1 python3 bench/anchors_h200.py > "$OUT/anchors.log" 2>&1
+log "anchors rc=$?"
+grep -vi "warn" "$OUT/anchors.log" | grep -E "fwd|bwd|ceiling" | tee -a "$OUT/summary.txt"
+log "failed steps: $fails"
