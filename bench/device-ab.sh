@@ -9,13 +9,13 @@
 #     document and single tokens, GQA, causal and not, outlier inputs; O,
 #     LSE, dQ, dK, dV of X and X-old compared byte for byte (normal and
 #     outlier inputs); memcheck and racecheck;
-#   perf: the A/B of X and X-old, T = 32768, H = 16, two rounds, then
-#     bench/bench.sh on X and bench/anchors_h200.py (install FA4 first in the
-#     same command, ../shared/baselines/README.md).
-# Usage: bench/device-ab.sh NAME checks|perf
+#   perf: the A/B of X and X-old, T = 32768, H = 16, two rounds (part ab),
+#     then bench/bench.sh on X and bench/anchors_h200.py (part table; install
+#     FA4 first in the same command, ../shared/baselines/README.md).
+# Usage: bench/device-ab.sh NAME checks|ab|table|perf
 set -uo pipefail
 NAME=${1:?usage: $0 NAME checks|perf}
-PART=${2:?checks or perf}
+PART=${2:?checks, ab, table or perf}
 DIR=.device/$NAME
 OUT=${OUT:-$PWD/out/$NAME}
 source bench/device-common.sh
@@ -53,6 +53,7 @@ step racecheck-t-d128 compute-sanitizer --tool racecheck $RUN --artifacts $DIR/t
 log "failed steps: $fails"
 exit 0
 fi
+if [ "$PART" = perf ] || [ "$PART" = ab ]; then
 for round in 1 2; do
   for v in f-d128-old f-d128 f-d64-old f-d64; do
     for w in fixed2k lognormal1k single; do
@@ -69,6 +70,8 @@ for round in 1 2; do
     done
   done
 done
+fi
+[ "$PART" = ab ] && { log "failed steps: $fails"; exit 0; }
 log "forward and training sets, this build"
 DIR=$DIR OUT=$OUT/fwd FLAMIA_RUN=$RUN bash -c 'mkdir -p $OUT; bench/bench.sh $DIR/f-d128 $DIR/f-d64' | tee -a "$OUT/summary.txt"
 DIR=$DIR OUT=$OUT/train FLAMIA_RUN=$RUN FLAMIA_RUN_ARGS=--backward bash -c 'mkdir -p $OUT; bench/bench.sh $DIR/t-d128 $DIR/t-d64' | tee -a "$OUT/summary.txt"
