@@ -54,6 +54,15 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
     struct QueryValues {
       Value valid, lse2, delta;
     };
+    // LSE (in log2 units) and D of one query: `at` turns each array's base
+    // into the query's address. `valid` is kept for the masked form's
+    // per-entry test.
+    auto loadFrom = [&](Value lseBase, Value deltaBase,
+                        llvm::function_ref<Value(Value)> at, Value valid) {
+      Value lse = e.load(e.f32(), at(lseBase), 4);
+      Value delta = e.load(e.f32(), at(deltaBase), 4);
+      return QueryValues{valid, e.fmul(lse, e.f32c(kLog2e)), delta};
+    };
     // The per-query values of a document-local query position.
     auto load = [&](Value query) {
       Value valid = e.icmp(LLVM::ICmpPredicate::slt, query,
@@ -64,10 +73,9 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
                           e.select(valid, query, e.i32c(0)));
       Value index = e.headMajorIndex(adaptor.getHead(), adaptor.getNumTokens(),
                                      token);
-      Value lse = e.load(e.f32(), e.elementPtr(adaptor.getLse(), index, 4), 4);
-      Value delta =
-          e.load(e.f32(), e.elementPtr(adaptor.getDelta(), index, 4), 4);
-      return QueryValues{valid, e.fmul(lse, e.f32c(kLog2e)), delta};
+      return loadFrom(
+          adaptor.getLse(), adaptor.getDelta(),
+          [&](Value base) { return e.elementPtr(base, index, 4); }, valid);
     };
     std::map<int64_t, QueryValues> bySlot;
     const bool unmasked = op.getUnmasked();
@@ -75,9 +83,9 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
     // query is a valid token and the others are constant offsets from it.
     Value lseBase, deltaBase;
     auto loadAt = [&](int64_t offset) {
-      Value lse = e.load(e.f32(), e.gep(lseBase, 4 * offset), 4);
-      Value delta = e.load(e.f32(), e.gep(deltaBase, 4 * offset), 4);
-      return QueryValues{Value(), e.fmul(lse, e.f32c(kLog2e)), delta};
+      return loadFrom(
+          lseBase, deltaBase,
+          [&](Value base) { return e.gep(base, 4 * offset); }, Value());
     };
     if (unmasked) {
       Value first = transposed ? l.column(e, pos, 0) : l.row(e, pos, 0);
