@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine: a same-session A/B of this build's sm_90a kernel sets
 # (X) against the build before a change (X-old), both compiled by
-# bench/compile-ab-artifacts.sh NAME into .device/NAME/ (run 52 onwards;
-# runs 51 and before had a script each, e.g. bench/device-ftz.sh).
+# bench/compile-ab-artifacts.sh NAME into .device/NAME/ (runs 51 and 52;
+# earlier runs had a script each, named in docs/performance.md).
 #   checks: O, LSE, the copies and the gradients against the CPU reference,
 #     L1/L2 (L3 on the strict and nvfp4-mixed sets), the S-consistency
 #     check, on batches with documents ending inside a tile, an empty
