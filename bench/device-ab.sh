@@ -11,11 +11,14 @@
 #     outlier inputs); memcheck and racecheck;
 #   perf: the A/B of X and X-old, T = 32768, H = 16, two rounds (part ab),
 #     then bench/bench.sh on X and bench/anchors_h200.py (part table; install
-#     FA4 first in the same command, ../shared/baselines/README.md).
-# Usage: bench/device-ab.sh NAME checks|ab|table|perf
+#     FA4 first in the same command, ../shared/baselines/README.md);
+#   profile: Nsight Compute on the dQ and dK/dV kernels of X and X-old
+#     (t-d128, t-d64; fixed2k, T = 32768, H = 16) with run 50's sections
+#     and metrics, one line per kernel in $OUT/table.txt (bench/ncu-summary.py).
+# Usage: bench/device-ab.sh NAME checks|ab|table|perf|profile
 set -uo pipefail
 NAME=${1:?usage: $0 NAME checks|perf}
-PART=${2:?checks, ab, table or perf}
+PART=${2:?checks, ab, table, perf or profile}
 DIR=.device/$NAME
 OUT=${OUT:-$PWD/out/$NAME}
 source bench/device-common.sh
@@ -50,6 +53,18 @@ done
 rm -rf $OUT/dump-*/
 step memcheck-t-d128 compute-sanitizer --tool memcheck $RUN --artifacts $DIR/t-d128 --backward --workload docs:300,200,77 --heads 2 --check --sanitize-friendly
 step racecheck-t-d128 compute-sanitizer --tool racecheck $RUN --artifacts $DIR/t-d128 --backward --workload docs:200,77 --heads 2 --check --sanitize-friendly
+log "failed steps: $fails"
+exit 0
+fi
+if [ "$PART" = profile ]; then
+STEP_GREP=$NCU_GREP
+for v in t-d128-old t-d128 t-d64-old t-d64; do
+  for k in dq dkdv; do
+    step flamia-$k-$v timeout 120 ncu $NCU_SECTIONS $NCU_METRICS -k "regex:attention_$k" -c 1 $RUN --artifacts $DIR/$v --backward --workload fixed2k --tokens 32768 --heads 16 --bench 1 --warmup 0
+  done
+done
+python3 bench/ncu-summary.py "$OUT" > "$OUT/table.txt" 2>&1
+cat "$OUT/table.txt"
 log "failed steps: $fails"
 exit 0
 fi

@@ -27,3 +27,10 @@ step() { # name, command...: a failed command counts in $fails
   [ $rc = 0 ] || fails=$((fails + 1))
   return $rc
 }
+# Nsight Compute: the sections and metrics runs 50 and 52 compare FLAMIA's
+# kernels and FA4's with (bench/ncu-summary.py reads them), and the lines
+# step() prints of such a log.
+NCU_SECTIONS="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis"
+# (Sections and metrics in one pass: one replay series per kernel.)
+NCU_METRICS="--metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,regex:sm__pipe_tensor_op.*_cycles_active\.avg\.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum,sm__inst_executed.sum,smsp__inst_executed_pipe_xu.sum"
+NCU_GREP="stalled|pipe_tensor|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per Thread|Achieved Occupancy|Warp Cycles Per Issued|Issued Warp Per Scheduler|No Eligible|Executed Ipc|Dynamic Shared|Block Size|Grid Size|inst_executed|==PROF==|Context [0-9]+, Stream|rc="

@@ -12,10 +12,7 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/out/h200-profile-fa4}
 source bench/device-common.sh
-SECTIONS="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis"
-# (Sections and metrics in one pass: one replay series per kernel.)
-METRICS="--metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,regex:sm__pipe_tensor_op.*_cycles_active\.avg\.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum,sm__inst_executed.sum,smsp__inst_executed_pipe_xu.sum"
-STEP_GREP="stalled|pipe_tensor|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per Thread|Achieved Occupancy|Warp Cycles Per Issued|Issued Warp Per Scheduler|No Eligible|Executed Ipc|Dynamic Shared|Block Size|Grid Size|inst_executed|==PROF==|Context [0-9]+, Stream|rc="
+SECTIONS=$NCU_SECTIONS METRICS=$NCU_METRICS STEP_GREP=$NCU_GREP
 fa4() { # name workload D fwd|bwd [--deterministic]: every kernel of one call
   local name=$1; shift
   step fa4-$name timeout 200 ncu $SECTIONS $METRICS --profile-from-start off -c 8 python3 bench/fa4-profile-driver.py "$@"
