@@ -190,7 +190,8 @@ def FlamiaTile : Pass<"flamia-tile", "::mlir::ModuleOp"> {
            "turns issuing each pair of MMAs (S and dP, dV and dK), so that "
            "one's softmax gradient and quantization run while the other's "
            "MMAs execute. Off by default: measured slower on the H200 "
-           "(docs/performance.md, run 47)">,
+           "(docs/performance.md, run 47) and again on an H100 after the "
+           "unmasked softmax gradient (run 53)">,
     Option<"overlapSoftmax", "overlap-softmax", "bool", /*default=*/"true",
            "sm_90a, D = 128: issue the next S = Q K^T and the previous P V "
            "without waiting and run the softmax while they execute "
