@@ -681,36 +681,6 @@ def Flamia_PrefetchRowsOp : Flamia_Op<"prefetch_rows"> {
   let hasVerifier = 1;
 }
 
-def Flamia_PrefetchQueryValuesOp : Flamia_Op<"prefetch_query_values",
-    [Flamia_WarpgroupWide, AllTypesMatch<["lse", "delta"]>]> {
-  let summary = "ask L1 for the LSE and D a later flamia.softmax.grad reads";
-  let description = [{
-    Brings into the SM's L1 cache the LSE and `delta` entries of queries
-    `[query_base, min(query_base + span, query_limit))` of head `head` of the
-    document that starts at token `doc_start` (both f32 `[H, T]` tensors of
-    `num_tokens` tokens): the entries a later `flamia.softmax.grad` with the
-    same operands reads. Such a span covers at most `L = span / 32 + 1`
-    128-byte lines of each tensor; thread `t < 2 L` of each warpgroup
-    prefetches (`prefetch.global.L1`) the line of query
-    `min(query_base + 32 (t mod L), query_limit - 1)` of LSE (`t < L`) or D,
-    so only entries the softmax gradient reads are touched, and nothing
-    when `query_base >= query_limit`. A hint: it returns nothing, waits for
-    nothing and changes no value. The sm_90a dK/dV kernel issues it before
-    it waits for its query tile, so that the L2 latency of the first read
-    of a tile's values runs under the tile's wait and MMAs instead of after
-    them. `span` is a positive multiple of 32.
-  }];
-  let arguments = (ins Flamia_GlobalType:$lse, Flamia_GlobalType:$delta,
-                       I32:$head, I32:$doc_start, I32:$query_base,
-                       I32:$query_limit, I32:$num_tokens, I64Attr:$span);
-  let assemblyFormat = [{
-    `lse` $lse `delta` $delta `head` $head `queries` `(` $doc_start `,`
-    $query_base `,` $query_limit `)` `tokens` $num_tokens `span` $span
-    attr-dict `:` qualified(type($lse))
-  }];
-  let hasVerifier = 1;
-}
-
 def Flamia_BlockInfoLoadOp : Flamia_Op<"block_info.load", [Pure]> {
   let summary = "start token and length of a document-local token block";
   let description = [{

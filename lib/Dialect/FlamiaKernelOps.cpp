@@ -588,18 +588,6 @@ LogicalResult PrefetchRowsOp::verify() {
   return verifyHeadsOperand(*this, src, getHeads(), "the source");
 }
 
-LogicalResult PrefetchQueryValuesOp::verify() {
-  GlobalType lse = getLse().getType();
-  if (lse.getShape().size() != 2 || !lse.getElementType().isF32())
-    return emitOpError() << "LSE and delta must be f32 [H, T] tensors, got "
-                         << lse;
-  if (getSpan() <= 0 || getSpan() % 32 != 0)
-    return emitOpError() << "span must be a positive multiple of 32 queries, "
-                            "got "
-                         << getSpan();
-  return success();
-}
-
 LogicalResult QuantizeBlockOp::verify() {
   // A copy is its scales, with or without its payload (sm_90a's kernels
   // read only the dequantized copies).

@@ -641,14 +641,9 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
         auto args = forOp.getRegionIterArgs();
         Value qi = args[0], dkAcc = args[1], dvAcc = args[2];
         auto [qt, head] = vis.at(fib, item, i);
-        Value queryBase = fib.mul(qt, fib.c(bq));
-        // The tile's LSE and D are first read right after the S^T and dP^T
-        // MMAs; asked of L1 now, their L2 latency runs under the wait for
-        // the tile and the MMAs (docs/performance.md, run 54).
-        PrefetchQueryValuesOp::create(fb, loc, lse, delta, head, item.docStart,
-                                      queryBase, item.docLen, numTokens, bq);
         Value st = PipelineAcquireOp::create(fb, loc, i32, qring, qi,
                                              PipelineSide::consumer);
+        Value queryBase = fib.mul(qt, fib.c(bq));
         // Query rows past the document end are the next document's: P and
         // dS are 0 there, but 0 x Inf or NaN is not. dO (the B operand of
         // dP^T and dV) and Q's token-block copy (dK) are zeroed before any

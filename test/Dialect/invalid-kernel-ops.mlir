@@ -1380,29 +1380,3 @@ func.func @f(%x: !flamia.global<?x?x128xbf16>, %i: i32) {
   flamia.prefetch_rows %x rows(%i, %i) head %i : !flamia.global<?x?x128xbf16>
   return
 }
-
-//===----------------------------------------------------------------------===//
-// flamia.prefetch_query_values
-//===----------------------------------------------------------------------===//
-
-// -----
-func.func @f(%x: !flamia.global<?x?xbf16>, %i: i32) {
-  // expected-error @below {{'flamia.prefetch_query_values' op LSE and delta must be f32 [H, T] tensors, got '!flamia.global<?x?xbf16>'}}
-  flamia.prefetch_query_values lse %x delta %x head %i queries(%i, %i, %i) tokens %i span 64 : !flamia.global<?x?xbf16>
-  return
-}
-
-// -----
-func.func @f(%x: !flamia.global<?x?xf32>, %i: i32) {
-  // expected-error @below {{'flamia.prefetch_query_values' op span must be a positive multiple of 32 queries, got 48}}
-  flamia.prefetch_query_values lse %x delta %x head %i queries(%i, %i, %i) tokens %i span 48 : !flamia.global<?x?xf32>
-  return
-}
-
-// -----
-func.func @f(%x: !flamia.global<?x?xf32>, %y: !flamia.global<?x4xf32>, %i: i32) {
-  // expected-note @-1 {{prior use here}}
-  // expected-error @below {{use of value '%y' expects different type than prior uses}}
-  flamia.prefetch_query_values lse %x delta %y head %i queries(%i, %i, %i) tokens %i span 64 : !flamia.global<?x?xf32>
-  return
-}

@@ -382,15 +382,3 @@ flamia.kernel @prefetch(%k: !flamia.global<?x4x128xbf16> {flamia.param = "k"}, %
 // CHECK-LABEL: flamia.kernel @prefetch(
 // CHECK: flamia.prefetch_rows %arg0 rows(%{{.*}}, %{{.*}}) head %{{.*}} : !flamia.global<?x4x128xbf16>{{$}}
 // CHECK: flamia.prefetch_rows %arg1 rows(%{{.*}}, %{{.*}}) head %{{.*}} heads %arg2 : !flamia.global<?x?x64xbf16>, i32{{$}}
-
-// -----
-
-// L1 prefetch of the LSE and D a later flamia.softmax.grad reads.
-flamia.kernel @prefetch_query_values(%lse: !flamia.global<?x?xf32> {flamia.param = "lse"}, %d: !flamia.global<?x?xf32> {flamia.param = "delta"}, %t: i32 {flamia.param = "T"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
-  %c0 = arith.constant 0 : i32
-  %c100 = arith.constant 100 : i32
-  flamia.prefetch_query_values lse %lse delta %d head %c0 queries(%c0, %c0, %c100) tokens %t span 64 : !flamia.global<?x?xf32>
-  flamia.return
-}
-// CHECK-LABEL: flamia.kernel @prefetch_query_values(
-// CHECK: flamia.prefetch_query_values lse %arg0 delta %arg1 head %{{.*}} queries(%{{.*}}, %{{.*}}, %{{.*}}) tokens %arg2 span 64 : !flamia.global<?x?xf32>{{$}}

@@ -322,48 +322,6 @@ struct PrefetchRowsLowering : OpConversionPattern<PrefetchRowsOp> {
   }
 };
 
-/// Thread t < 2 L of each warpgroup (L lines a span's values can cover)
-/// prefetches one 128-byte line into L1: of LSE for t < L, of D for the
-/// others, the line of query min(base + 32 (t mod L), limit - 1). Threads
-/// past 2 L, and all when the span is empty, do nothing.
-struct PrefetchQueryValuesLowering
-    : OpConversionPattern<PrefetchQueryValuesOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(PrefetchQueryValuesOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Emitter e(rewriter, loc);
-    int64_t lines = op.getSpan() / 32 + 1;
-    Value t = e.urem(e.tid(), e.i32c(128));
-    Value active = e.band(
-        e.icmp(LLVM::ICmpPredicate::ult, t, e.i32c(2 * lines)),
-        e.icmp(LLVM::ICmpPredicate::slt, adaptor.getQueryBase(),
-               adaptor.getQueryLimit()));
-    auto ifOp = scf::IfOp::create(rewriter, loc, active, /*withElse=*/false);
-    OpBuilder tb = ifOp.getThenBodyBuilder();
-    Emitter te(tb, loc);
-    Value isLse = te.icmp(LLVM::ICmpPredicate::ult, t, te.i32c(lines));
-    Value line = te.urem(t, te.i32c(lines));
-    Value query = te.add(adaptor.getQueryBase(), te.mul(line, te.i32c(32)));
-    Value last = te.sub(adaptor.getQueryLimit(), te.i32c(1));
-    query = te.select(te.icmp(LLVM::ICmpPredicate::slt, query, last), query,
-                      last);
-    Value index = te.headMajorIndex(adaptor.getHead(), adaptor.getNumTokens(),
-                                    te.add(adaptor.getDocStart(), query));
-    Value base = te.select(isLse, adaptor.getLse(), adaptor.getDelta());
-    Value global = LLVM::AddrSpaceCastOp::create(
-        tb, loc, te.ptr(AddressSpace::Global), te.elementPtr(base, index, 4));
-    NVVM::PrefetchOp::create(
-        tb, loc,
-        NVVM::PrefetchCacheLevelAttr::get(rewriter.getContext(),
-                                          NVVM::PrefetchCacheLevel::L1),
-        /*evictPriority=*/nullptr, global, /*predicate=*/Value());
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 struct ReturnLowering : OpConversionPattern<ReturnOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -501,7 +459,6 @@ struct AttentionTileRejection : OpConversionPattern<AttentionTileOp> {
 void flamia::populateFlamiaMemoryPatterns(
     const FlamiaTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<SmemAllocLowering, SmemZeroRowsLowering, PrefetchRowsLowering,
-               PrefetchQueryValuesLowering,
                BarrierBlockLowering<PipelineCreateOp>,
                BarrierBlockLowering<QueueCreateOp>, PipelineAcquireLowering,
                PipelineExpectLowering, PipelineReleaseLowering,
