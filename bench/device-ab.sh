@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: a same-session A/B of this build's sm_90a kernel sets
 # (X) against the build before a change (X-old), both compiled by
-# bench/compile-ab-artifacts.sh NAME into .device/NAME/ (runs 51 and 52;
+# bench/compile-ab-artifacts.sh NAME into .device/NAME/ (runs 51 onwards;
 # earlier runs had a script each, named in docs/performance.md).
 #   checks: O, LSE, the copies and the gradients against the CPU reference,
 #     L1/L2 (L3 on the strict and nvfp4-mixed sets), the S-consistency
@@ -17,7 +17,7 @@
 #     and metrics, one line per kernel in $OUT/table.txt (bench/ncu-summary.py).
 # Usage: bench/device-ab.sh NAME checks|ab|table|perf|profile
 set -uo pipefail
-NAME=${1:?usage: $0 NAME checks|perf}
+NAME=${1:?usage: $0 NAME checks|ab|table|perf|profile}
 PART=${2:?checks, ab, table, perf or profile}
 DIR=.device/$NAME
 OUT=${OUT:-$PWD/out/$NAME}

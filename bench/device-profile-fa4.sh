@@ -12,14 +12,14 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/out/h200-profile-fa4}
 source bench/device-common.sh
-SECTIONS=$NCU_SECTIONS METRICS=$NCU_METRICS STEP_GREP=$NCU_GREP
+STEP_GREP=$NCU_GREP
 fa4() { # name workload D fwd|bwd [--deterministic]: every kernel of one call
   local name=$1; shift
-  step fa4-$name timeout 200 ncu $SECTIONS $METRICS --profile-from-start off -c 8 python3 bench/fa4-profile-driver.py "$@"
+  step fa4-$name timeout 200 ncu $NCU_SECTIONS $NCU_METRICS --profile-from-start off -c 8 python3 bench/fa4-profile-driver.py "$@"
 }
 flamia() { # name kernel-regex flamia-run args...
   local name=$1 kernel=$2; shift 2
-  step flamia-$name timeout 200 ncu $SECTIONS $METRICS -k "regex:$kernel" -c 1 $RUN "$@" --bench 1 --warmup 0
+  step flamia-$name timeout 200 ncu $NCU_SECTIONS $NCU_METRICS -k "regex:$kernel" -c 1 $RUN "$@" --bench 1 --warmup 0
 }
 python3 -c "import torch, flash_attn.cute; print(torch.__version__, torch.cuda.get_device_name())" | tee -a "$OUT/summary.txt"
 fa4 fwd-single-d128 single32k 128 fwd
