@@ -8,7 +8,7 @@
 #     check, on batches with documents ending inside a tile, an empty
 #     document and single tokens, GQA, causal and not, outlier inputs; O,
 #     LSE, dQ, dK, dV of X and X-old compared byte for byte (normal and
-#     outlier inputs); memcheck and racecheck;
+#     outlier inputs); memcheck and racecheck (t-d128, f-d128, f-d64);
 #   perf: the A/B of X and X-old, T = 32768, H = 16, two rounds (part ab),
 #     then bench/bench.sh on X and bench/anchors_h200.py (part table; install
 #     FA4 first in the same command, ../shared/baselines/README.md);
@@ -53,6 +53,10 @@ done
 rm -rf $OUT/dump-*/
 step memcheck-t-d128 compute-sanitizer --tool memcheck $RUN --artifacts $DIR/t-d128 --backward --workload docs:300,200,77 --heads 2 --check --sanitize-friendly
 step racecheck-t-d128 compute-sanitizer --tool racecheck $RUN --artifacts $DIR/t-d128 --backward --workload docs:200,77 --heads 2 --check --sanitize-friendly
+for set in f-d128 f-d64; do
+  step memcheck-$set compute-sanitizer --tool memcheck $RUN --artifacts $DIR/$set --workload docs:300,200,77 --heads 2 --check --sanitize-friendly
+  step racecheck-$set compute-sanitizer --tool racecheck $RUN --artifacts $DIR/$set --workload docs:200,77 --heads 2 --check --sanitize-friendly
+done
 log "failed steps: $fails"
 exit 0
 fi

@@ -346,6 +346,43 @@ def Flamia_SmemZeroRowsOp : Flamia_Op<"smem.zero_rows"> {
   let hasVerifier = 1;
 }
 
+def Flamia_SmemMxRoundOp : Flamia_Op<"smem.mx_round", [Flamia_WarpgroupWide]> {
+  let summary = "round a warpgroup's 64 rows of a bf16 tile to MXFP8 in place of "
+                "the quantizer (per-token scales)";
+  let description = [{
+    The executing warpgroup reads rows `[row, row + 64)` of stage
+    `source_stage` of the bf16 tile `source`, splits each row into blocks of
+    32 columns, quantizes each block by the contract's scale rule (the same
+    per-token MXFP8 copy as `flamia.quantize_block`: E8M0 scale 2^e with e
+    the smallest integer such that amax / 2^e <= 448, limited to
+    [-127, 127]; elements x / 2^e rounded to nearest even E4M3 and
+    saturated; a block holding a NaN or an infinity becomes all NaN) and
+    writes the dequantized values (code x 2^e, exact in bf16) to the same
+    rows of stage `dest_stage` of `dest`. Then it fences the writes against
+    the matrix units' reads (`fence.proxy.async`) and waits for the
+    warpgroup's 128 threads (a named barrier of its own), so that an MMA
+    issued after it reads the rounded rows. Every thread of the warpgroup
+    executes it with the same operands.
+
+    Why: on sm_90a the forward reads Q once per work item. Rounding it in
+    the kernel, from the bf16 original that the safe block loads anyway,
+    saves the quantizer Q's read and its dequantized copy's write (a third
+    of the forward quantizer's bytes), for a few instructions an element
+    once per work item.
+
+    Both tiles are `stages x R x D` bf16 with D a multiple of 64 (whole
+    128-byte swizzle atoms of two blocks each); `row` is a multiple of 64
+    below R.
+  }];
+  let arguments = (ins Flamia_SmemType:$source, I32:$source_stage,
+                       Flamia_SmemType:$dest, I32:$dest_stage, I32:$row);
+  let assemblyFormat = [{
+    $source `[` $source_stage `]` `to` $dest `[` $dest_stage `]` `rows`
+    $row attr-dict `:` qualified(type($source)) `,` qualified(type($dest))
+  }];
+  let hasVerifier = 1;
+}
+
 def Flamia_WarpgroupWaitOp : Flamia_Op<"wg.wait",
     [AllTypesMatch<["fragments", "results"]>]> {
   let summary = "wait for asynchronous warpgroup MMAs";
@@ -600,6 +637,10 @@ def Flamia_AttentionTileOp : Flamia_Op<"attention_tile", [AttrSizedOperandSegmen
     `[T, H, block_n]`): the raw scores S = Q K^T of each query row against
     the first key tile of its document, as the MMA returned them, for
     checking that the backward recomputes the forward's S bit for bit.
+    `round_q` (sm_90a, MXFP8 per-token Q): `q` is the bf16 original, not
+    its dequantized copy, and the kernel rounds each query tile itself
+    (`flamia.smem.mx_round`); with a safe block, `q` and `q_safe` are then
+    the same tensor.
   }];
   let arguments = (ins Flamia_GlobalType:$items, I32:$index,
                        Variadic<Flamia_GlobalType>:$q, Variadic<Flamia_GlobalType>:$k,
@@ -611,7 +652,7 @@ def Flamia_AttentionTileOp : Flamia_Op<"attention_tile", [AttrSizedOperandSegmen
                        Optional<Flamia_GlobalType>:$debug_scores,
                        UnitAttr:$causal, Flamia_RecipeAttr:$recipe,
                        Flamia_PrecisionAttr:$p, I64Attr:$block_m,
-                       I64Attr:$block_n);
+                       I64Attr:$block_n, UnitAttr:$round_q);
   let assemblyFormat = [{
     $items `[` $index `]` `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)`
     `safe` `(` $safe `)` `to` $o `,` $lse `scale` $scale_log2 `tokens`

@@ -745,7 +745,53 @@ LogicalResult AttentionTileOp::verify() {
       getBlockN() % 64 != 0)
     return emitOpError() << "tile sizes must be positive multiples of 64, got "
                          << getBlockM() << " x " << getBlockN();
+  if (getRoundQ()) {
+    if (getRecipe().getKind() != RecipeKind::mxfp8)
+      return emitOpError() << "round_q rounds Q to per-token MXFP8; recipe "
+                           << getRecipe() << " quantizes Q otherwise";
+    if (getQ().size() != 1 || !q.getElementType().isBF16())
+      return emitOpError() << "round_q takes Q as one bf16 tensor (the "
+                              "original), got "
+                           << getQ().size() << " operand(s) of type " << q;
+    if (q.getShape()[2] % 32 != 0)
+      return emitOpError() << "round_q needs a head dim that is a multiple "
+                              "of 32 (one scale per 32 channels), got "
+                           << q.getShape()[2];
+    if (!getSafe().empty() && getSafe()[0] != getQ()[0])
+      return emitOpError() << "with round_q, q and the safe block's q are "
+                              "the same bf16 original";
+  }
   return success();
+}
+
+LogicalResult SmemMxRoundOp::verify() {
+  SmemType source = getSource().getType(), dest = getDest().getType();
+  if (!source.getElementType().isBF16() || !dest.getElementType().isBF16())
+    return emitOpError() << "rounds a bf16 tile into a bf16 tile, got "
+                         << source << " and " << dest;
+  if (source.getRows() != dest.getRows() || source.getCols() != dest.getCols())
+    return emitOpError() << "source and dest tiles must have the same rows "
+                            "and columns, got "
+                         << source << " and " << dest;
+  if (source.getCols() % 64 != 0 || source.getRows() % 64 != 0)
+    return emitOpError() << "rounds 64-row slices of tiles of whole 128-byte "
+                            "swizzle atoms (a multiple of 64 bf16 columns), "
+                            "got "
+                         << source;
+  APInt row;
+  if (matchPattern(getRow(), m_ConstantInt(&row)) &&
+      (row.getSExtValue() < 0 || row.getSExtValue() % 64 != 0 ||
+       row.getSExtValue() >= source.getRows()))
+    return emitOpError() << "row = " << row.getSExtValue()
+                         << " is not a multiple of 64 below "
+                         << source.getRows();
+  if (!(*this)->getParentOfType<RoleOp>())
+    return emitOpError() << "is executed by the warpgroups of a flamia.role "
+                            "(it ends with the warpgroup's barrier)";
+  if (failed(verifyStage(*this, getSourceStage(), source.getStages(),
+                         "the source tile")))
+    return failure();
+  return verifyStage(*this, getDestStage(), dest.getStages(), "the dest tile");
 }
 
 LogicalResult WorkspaceOp::verify() {

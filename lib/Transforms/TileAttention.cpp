@@ -10,6 +10,8 @@
 //     from the bf16 originals when the tile is inside the queries' safe
 //     block and from the quantized copies otherwise.
 //   role "consumer" (warpgroups 1-2, 64 query rows each):
+//     (round_q: round the item's Q rows from the bf16 original to the
+//     recipe's per-token MXFP8 copy in shared memory;)
 //     for each key tile: S = Q K^T, mask (diagonal, document end), online
 //     softmax, P rounded (E4M3 * 2^8 off the safe block, bf16 on it),
 //     O = O * alpha + P V, release the stage; then O / l and LSE.
@@ -303,8 +305,13 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
   LogicalResult tile(KernelOp kernel, AttentionTileOp at) {
     MLIRContext *ctx = kernel.getContext();
     Location loc = at.getLoc();
-    if (kernel.getTarget().getChip() == Chip::sm_100a)
+    if (kernel.getTarget().getChip() == Chip::sm_100a) {
+      if (at.getRoundQ())
+        return at.emitOpError()
+               << "flamia-tile: round_q is sm_90a's (sm_100a's MMAs read Q's "
+                  "E4M3 payload and scale tiles from the quantizer)";
       return tileSm100(kernel, at, pInSmem);
+    }
     if (pInSmem)
       return at.emitOpError()
              << "flamia-tile: p-in-smem stages the sm_100a forward's P in "
@@ -322,6 +329,9 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       return failure();
     bool causal = at.getCausal();
     bool safe = safeBlock > 0;
+    // Q comes as the bf16 original (into qs) and each consumer warpgroup
+    // rounds its 64 rows into qd itself (flamia.smem.mx_round).
+    bool roundQ = at.getRoundQ();
     Type bf16 = BFloat16Type::get(ctx);
     Type i32 = IntegerType::get(ctx, 32);
     auto tileType = [&](int64_t stages) {
@@ -355,7 +365,9 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
 
     OpBuilder b = OpBuilder::atBlockEnd(&body);
     Value qd = SmemAllocOp::create(b, loc, tileType(1));
-    Value qs = safe ? SmemAllocOp::create(b, loc, tileType(1)).getResult() : Value();
+    Value qs = safe || roundQ
+                   ? SmemAllocOp::create(b, loc, tileType(1)).getResult()
+                   : Value();
     // K/V ring depth: as deep as shared memory allows (two 128 x D bf16
     // tiles per stage; the Q tiles take the rest).
     // Overlapping the softmax with the MMAs pays at D = 128 (+9% on a 16k
@@ -392,11 +404,17 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
         ItemInfo item = loadItem(eb, items, index, causal, bn);
         Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
                                               PipelineSide::producer);
-        PipelineExpectOp::create(ab, loc, qp, qst, (safe ? 2 : 1) * tileBytes);
+        PipelineExpectOp::create(ab, loc, qp, qst,
+                                 (safe && !roundQ ? 2 : 1) * tileBytes);
         Value qCol = eb.mul(item.qHead, eb.c(d));
-        TmaLoadOp::create(ab, loc, qDeq, item.qStart, qCol, qd, qst, qp);
-        if (safe)
-          TmaLoadOp::create(ab, loc, qSafe, item.qStart, qCol, qs, qst, qp);
+        if (roundQ) {
+          // (qDeq is the original here: the consumers round it.)
+          TmaLoadOp::create(ab, loc, qDeq, item.qStart, qCol, qs, qst, qp);
+        } else {
+          TmaLoadOp::create(ab, loc, qDeq, item.qStart, qCol, qd, qst, qp);
+          if (safe)
+            TmaLoadOp::create(ab, loc, qSafe, item.qStart, qCol, qs, qst, qp);
+        }
         Value kvCol = eb.mul(item.kvHead, eb.c(d));
         auto forOp = scf::ForOp::create(ab, loc, eb.c(0), item.numKeyTiles,
                                         eb.c(1), ValueRange{kvIt});
@@ -442,8 +460,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     if (overlap) {
       buildOverlappedConsumer(b, loc, ConsumerContext{
           items, out, lse, scale, numTokens, qHeads, debugScores, qd, qs, ks,
-          vs, qp, kvp, vp, queue, numItems, causal, safeBlock, bn, bm, sType, pType, accType,
-          rowsType, pPrecision});
+          vs, qp, kvp, vp, queue, numItems, causal, roundQ, safeBlock, bn, bm,
+          sType, pType, accType, rowsType, pPrecision});
       ReturnOp::create(b, loc);
       kernel->setAttr("tile", tileAttr(b, bm, bn, stages));
       return success();
@@ -470,6 +488,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
         Value qst = PipelineAcquireOp::create(ab, loc, i32, qp, it,
                                               PipelineSide::consumer);
         Value rowBase = eb.mul(wg, eb.c(64));
+        if (roundQ)
+          SmemMxRoundOp::create(ab, loc, qs, qst, qd, qst, rowBase);
         Value queryBase = eb.add(eb.mul(item.qTile, eb.c(bm)), rowBase);
         Value m0 = RowsFillOp::create(
             ab, loc, rowsType,
@@ -577,6 +597,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
     Value items, out, lse, scale, numTokens, qHeads, debugScores, qd, qs, ks,
         vs, qp, kp, vp, queue, numItems;
     bool causal;
+    /// qs holds the bf16 original and the warpgroups round it into qd.
+    bool roundQ;
     int64_t safeBlock, bn, bm;
     FragmentType sType, pType, accType;
     RowsType rowsType;
@@ -606,12 +628,14 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       Value qst = PipelineAcquireOp::create(ab, loc, i32, c.qp, it,
                                             PipelineSide::consumer);
       Value rowBase = eb.mul(wg, eb.c(64));
+      if (c.roundQ)
+        SmemMxRoundOp::create(ab, loc, c.qs, qst, c.qd, qst, rowBase);
       Value queryBase = eb.add(eb.mul(item.qTile, eb.c(c.bm)), rowBase);
       Value lastTile = eb.sub(item.numKeyTiles, eb.c(1));
 
       // Q for key tile kt: the original bf16 tile inside the safe block.
       auto qFor = [&](OpBuilder &fb, I32Builder &fib, Value kt) -> Value {
-        if (!c.qs)
+        if (c.safeBlock == 0)
           return c.qd;
         Value isSafe = isSafeTile(fib, kt, item, c.safeBlock, c.bn);
         return arith::SelectOp::create(fb, loc, isSafe, c.qs, c.qd);

@@ -147,6 +147,12 @@ struct ForwardPlan {
   /// whose MMAs read them; on sm_90a, whose kernels read only the scales'
   /// bf16 dequantized copies, on request (for inspection and checks).
   bool payloads;
+  /// sm_90a's forward rounds Q to its per-token MXFP8 copy itself, from the
+  /// bf16 original it loads for the safe block anyway
+  /// (flamia.attention_tile round_q): the quantizer writes no copy of Q.
+  /// A forward-only set whose Q copy is MXFP8 per token, unless payloads
+  /// or scale tiles ask the quantizer for Q's other forms.
+  bool roundQ = false;
   bool safe;
   int64_t blockM, blockN;
   /// The function arguments that are Q, K, V.
@@ -325,7 +331,8 @@ struct ForwardPlan {
         copies.push_back({payload, payloadOf(type)});
       copies.push_back({scales, scalesOf(type)});
     };
-    copy("q_pt", "q_pt_scales", qType);
+    if (!roundQ)
+      copy("q_pt", "q_pt_scales", qType);
     if (writesQueryBlocks())
       copy("q_tb", "q_tb_scales", qTbType);
     if (kPerToken())
@@ -337,10 +344,10 @@ struct ForwardPlan {
     copy("v_tb", "v_tb_scales", vType);
     if (vPtType)
       copy("v_pt", "v_pt_scales", vPtType);
+    if (hopper && !roundQ)
+      copies.push_back({"q_deq", bf16Copy(qType)});
     if (hopper)
-      copies.append({{"q_deq", bf16Copy(qType)},
-                     {"k_deq", bf16Copy(kType)},
-                     {"v_deq", bf16Copy(vType)}});
+      copies.append({{"k_deq", bf16Copy(kType)}, {"v_deq", bf16Copy(vType)}});
     // The backward's dK = dS^T Q reads Q's token-block copy (and dQ = dS K,
     // dP = dO V^T K's and V's second copies, if any).
     if (hopper && backward()) {
@@ -476,7 +483,8 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
                              KernelSignature &sig) {
   Location loc = plan.loc;
   Type i32 = plan.i32;
-  sig.add("q", globalOf(plan.qArg.getType()));
+  if (!plan.roundQ)
+    sig.add("q", globalOf(plan.qArg.getType()));
   sig.add("k", globalOf(plan.kArg.getType()));
   sig.add("v", globalOf(plan.vArg.getType()));
   sig.add("block_info", plan.blockInfoType);
@@ -502,24 +510,29 @@ KernelOp buildQuantizeKernel(OpBuilder &mb, const ForwardPlan &plan,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, head, kvHeads);
   // The CTA's K and V rows are asked of L2 before Q is quantized, so that
   // their DRAM reads overlap Q's instead of following them (the kernel
-  // waits on its loads: docs/performance.md, runs 38 and 40).
+  // waits on its loads: docs/performance.md, runs 38 and 40). Without Q
+  // (round_q), V's before K is quantized.
   if (plan.prefetchKv) {
     auto prefetch = scf::IfOp::create(b, loc, isKv, /*withElse=*/false);
     OpBuilder pb = prefetch.getThenBodyBuilder();
     for (StringRef src : {"k", "v"})
-      PrefetchRowsOp::create(pb, loc, p(src), start, length, head, p("Hkv"));
+      if (!(plan.roundQ && src == "k"))
+        PrefetchRowsOp::create(pb, loc, p(src), start, length, head, p("Hkv"));
   }
   // Q: per token (S = Q K^T) and 32x32 (dK = dS^T Q), every query head.
   // Absent parameters (static head counts) are null values: no operand.
   // (sm_100a's backward: Q's token blocks as dK = dS^T Q's MN-major B,
   // rows are channels.)
+  // (Not with round_q: the forward rounds Q itself, and the grid covers
+  // only the key/value heads.)
   bool bsb = plan.backwardTiles();
-  QuantizeBlockOp::create(
-      b, loc, p("q"), start, length, block, head, p("Hq"), p("q_pt"),
-      p("q_pt_scales"), hopper ? p("q_deq") : Value(), p("q_tb"),
-      p("q_tb_scales"), hopper && plan.backward() ? p("q_tb_deq") : Value(),
-      tiles ? p("q_sf") : Value(), bsb ? p("q_tb_sf_channels") : Value(),
-      Value(), bsb ? b.getStringAttr("channels") : StringAttr());
+  if (!plan.roundQ)
+    QuantizeBlockOp::create(
+        b, loc, p("q"), start, length, block, head, p("Hq"), p("q_pt"),
+        p("q_pt_scales"), hopper ? p("q_deq") : Value(), p("q_tb"),
+        p("q_tb_scales"), hopper && plan.backward() ? p("q_tb_deq") : Value(),
+        tiles ? p("q_sf") : Value(), bsb ? p("q_tb_sf_channels") : Value(),
+        Value(), bsb ? b.getStringAttr("channels") : StringAttr());
   // K and V: 32x32.
   auto ifOp = scf::IfOp::create(b, loc, isKv, /*withElse=*/false);
   OpBuilder tb = ifOp.getThenBodyBuilder();
@@ -573,7 +586,11 @@ KernelOp buildForwardKernel(OpBuilder &mb, const ForwardPlan &plan,
   // sm_100a the E4M3 payloads with their scale-factor tiles.
   SmallVector<std::pair<StringRef, GlobalType>> q, k, v;
   if (plan.hopper) {
-    q = {{"q_deq", plan.bf16Copy(plan.qType)}};
+    // (round_q: the bf16 original, which the kernel rounds.)
+    if (plan.roundQ)
+      q = {{"q", globalOf(plan.qArg.getType())}};
+    else
+      q = {{"q_deq", plan.bf16Copy(plan.qType)}};
     k = {{"k_deq", plan.bf16Copy(plan.kType)}};
     v = {{"v_deq", plan.bf16Copy(plan.vType)}};
   } else {
@@ -587,7 +604,8 @@ KernelOp buildForwardKernel(OpBuilder &mb, const ForwardPlan &plan,
     for (auto [name, type] : *operand)
       sig.add(name, type);
   if (plan.safe) {
-    sig.add("q", globalOf(plan.qArg.getType()));
+    if (!plan.roundQ)
+      sig.add("q", globalOf(plan.qArg.getType()));
     sig.add("k", globalOf(plan.kArg.getType()));
     sig.add("v", globalOf(plan.vArg.getType()));
   }
@@ -619,12 +637,13 @@ KernelOp buildForwardKernel(OpBuilder &mb, const ForwardPlan &plan,
     safeOps = {p("q"), p("k"), p("v")};
   buildWorkLoop(ak, p("counter"), p("num_items"),
                 [&](OpBuilder &ab, Value index) {
-    AttentionTileOp::create(
+    auto tile = AttentionTileOp::create(
         ab, loc, p("items"), index, params(ak, q), params(ak, k),
         params(ak, v), safeOps, p("o"), p("lse"), p("softmax_scale_log2"),
         p("T"), p("Hq"), p("Hkv"), p("s_fwd"), fwd.getCausalAttr(),
         fwd.getRecipe(), fwd.getP(), ab.getI64IntegerAttr(plan.blockM),
         ab.getI64IntegerAttr(plan.blockN));
+    tile.setRoundQ(plan.roundQ);
   });
   return ak;
 }
@@ -1186,13 +1205,19 @@ struct VarlenSchedulePass
                 "S with the dQ kernel's: it needs a training step on sm_90a";
     plan->debugScores = debugScores;
     plan->prefetchKv = prefetchKv;
+    plan->roundQ = roundQ && plan->hopper && !bwd && !plan->payloads &&
+                   !plan->tiles &&
+                   fwd.getRecipe().getKind() == RecipeKind::mxfp8 &&
+                   plan->qType.getLayout().isPerToken() &&
+                   isa<Float8E4M3FNType>(plan->qType.getElementType());
     OpBuilder mb(func);
     KernelSignature qsig, asig;
     KernelOp qk = buildQuantizeKernel(mb, *plan, qsig);
     KernelOp ak = buildForwardKernel(mb, *plan, asig);
     symbols.insert(qk);
     symbols.insert(ak);
-    SmallVector<PlannedLaunch> launches = {{qk, &qsig, {"NB", "Hq", "1"}},
+    SmallVector<PlannedLaunch> launches = {
+        {qk, &qsig, {"NB", plan->roundQ ? "Hkv" : "Hq", "1"}},
                                            {ak, &asig, {"NUM_SMS", "1", "1"}}};
     KernelSignature gsig, dqsig, dkvsig;
     if (plan->backward()) {

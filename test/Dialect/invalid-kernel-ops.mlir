@@ -704,6 +704,60 @@ flamia.kernel @k(%s: i32) attributes {launch = #flamia.launch<persistent>, targe
 }
 
 //===----------------------------------------------------------------------===//
+// flamia.smem.mx_round
+//===----------------------------------------------------------------------===//
+
+// -----
+func.func @f(%v: !flamia.smem<1x128x128xbf16>, %s: i32, %row: i32) {
+  // expected-error @below {{'flamia.smem.mx_round' op is executed by the warpgroups of a flamia.role (it ends with the warpgroup's barrier)}}
+  flamia.smem.mx_round %v[%s] to %v[%s] rows %row : !flamia.smem<1x128x128xbf16>, !flamia.smem<1x128x128xbf16>
+  return
+}
+
+// -----
+func.func @f(%v: !flamia.smem<1x128x128xbf16>, %w: !flamia.smem<1x128x64xbf16>, %s: i32, %row: i32) {
+  // expected-error @below {{'flamia.smem.mx_round' op source and dest tiles must have the same rows and columns, got '!flamia.smem<1x128x128xbf16>' and '!flamia.smem<1x128x64xbf16>'}}
+  flamia.smem.mx_round %v[%s] to %w[%s] rows %row : !flamia.smem<1x128x128xbf16>, !flamia.smem<1x128x64xbf16>
+  return
+}
+
+// -----
+func.func @f(%v: !flamia.smem<1x128x128xf8E4M3FN>, %s: i32, %row: i32) {
+  // expected-error @below {{'flamia.smem.mx_round' op rounds a bf16 tile into a bf16 tile, got '!flamia.smem<1x128x128xf8E4M3FN>' and '!flamia.smem<1x128x128xf8E4M3FN>'}}
+  flamia.smem.mx_round %v[%s] to %v[%s] rows %row : !flamia.smem<1x128x128xf8E4M3FN>, !flamia.smem<1x128x128xf8E4M3FN>
+  return
+}
+
+// -----
+func.func @f(%v: !flamia.smem<1x128x32xbf16>, %s: i32, %row: i32) {
+  // expected-error @below {{'flamia.smem.mx_round' op rounds 64-row slices of tiles of whole 128-byte swizzle atoms (a multiple of 64 bf16 columns), got '!flamia.smem<1x128x32xbf16>'}}
+  flamia.smem.mx_round %v[%s] to %v[%s] rows %row : !flamia.smem<1x128x32xbf16>, !flamia.smem<1x128x32xbf16>
+  return
+}
+
+// -----
+flamia.kernel @k(%s: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
+  %v = flamia.smem.alloc : !flamia.smem<1x128x128xbf16>
+  flamia.role "consumer" warpgroups [1, 3) registers 232 {
+    %row = arith.constant 96 : i32
+    // expected-error @below {{'flamia.smem.mx_round' op row = 96 is not a multiple of 64 below 128}}
+    flamia.smem.mx_round %v[%s] to %v[%s] rows %row : !flamia.smem<1x128x128xbf16>, !flamia.smem<1x128x128xbf16>
+  }
+  flamia.return
+}
+
+// -----
+flamia.kernel @k(%row: i32) attributes {launch = #flamia.launch<persistent>, target = #flamia.target<sm_90a>, threads = 384 : i64} {
+  %v = flamia.smem.alloc : !flamia.smem<1x128x128xbf16>
+  flamia.role "consumer" warpgroups [1, 3) registers 232 {
+    %s = arith.constant 1 : i32
+    // expected-error @below {{'flamia.smem.mx_round' op stage 1 is out of range: the source tile has 1 stage(s)}}
+    flamia.smem.mx_round %v[%s] to %v[%s] rows %row : !flamia.smem<1x128x128xbf16>, !flamia.smem<1x128x128xbf16>
+  }
+  flamia.return
+}
+
+//===----------------------------------------------------------------------===//
 // flamia.smem.zero_rows
 //===----------------------------------------------------------------------===//
 
@@ -1130,6 +1184,30 @@ func.func @f(%x: !src, %i: i32, %tb: !pay, %tbs: !sc, %deq: !flamia.global<?x2x6
 //===----------------------------------------------------------------------===//
 // flamia.attention_tile
 //===----------------------------------------------------------------------===//
+
+// -----
+!items = !flamia.global<?x8xi32>
+!b8 = !flamia.global<?x8x128xbf16>
+!lse = !flamia.global<8x?xf32>
+func.func @f(%items: !items, %n: i32, %q: !b8, %o: !b8, %lse: !lse, %scale: f32) {
+  // expected-error @below {{'flamia.attention_tile' op round_q rounds Q to per-token MXFP8; recipe #flamia.recipe<nvfp4_mixed, safe_block = 128> quantizes Q otherwise}}
+  flamia.attention_tile %items[%n] q(%q) k(%q) v(%q) safe(%q, %q, %q) to %o, %lse scale %scale tokens %n
+      {block_m = 128 : i64, block_n = 128 : i64, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>,
+       recipe = #flamia.recipe<nvfp4_mixed, safe_block = 128>, round_q} : (!items, i32, !b8, !b8, !b8, !b8, !b8, !b8, !b8, !lse, f32, i32) -> ()
+  return
+}
+
+// -----
+!items = !flamia.global<?x8xi32>
+!b8 = !flamia.global<?x8x128xbf16>
+!lse = !flamia.global<8x?xf32>
+func.func @f(%items: !items, %n: i32, %q: !b8, %q2: !b8, %o: !b8, %lse: !lse, %scale: f32) {
+  // expected-error @below {{'flamia.attention_tile' op with round_q, q and the safe block's q are the same bf16 original}}
+  flamia.attention_tile %items[%n] q(%q) k(%q) v(%q) safe(%q2, %q, %q) to %o, %lse scale %scale tokens %n
+      {block_m = 128 : i64, block_n = 128 : i64, p = #flamia.precision<f8E4M3FN, fixed_scale = 8>,
+       recipe = #flamia.recipe<mxfp8, safe_block = 128>, round_q} : (!items, i32, !b8, !b8, !b8, !b8, !b8, !b8, !b8, !lse, f32, i32) -> ()
+  return
+}
 
 // -----
 !items = !flamia.global<?x8xi32>

@@ -1,8 +1,9 @@
-// RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule=target=sm_90a | FileCheck %s --check-prefix=SM90
+// RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a round-q=false" | FileCheck %s --check-prefix=SM90
+// RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule=target=sm_90a | FileCheck %s --check-prefix=ROUNDQ
 // RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule=target=sm_100a | FileCheck %s --check-prefix=SM100
 // RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a order=lpt" | FileCheck %s --check-prefix=LPT
 // RUN: not flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a order=document" 2>&1 | FileCheck %s --check-prefix=BADORDER
-// RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a prefetch-kv=false" | FileCheck %s --check-prefix=NOPF
+// RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a prefetch-kv=false round-q=false" | FileCheck %s --check-prefix=NOPF
 // RUN: flamia-opt %s -split-input-file --flamia-varlen-schedule="target=sm_90a payloads=true" | FileCheck %s --check-prefix=PAYLOADS
 
 // What flamia-graph-pipeline leaves for a causal forward over packed
@@ -21,8 +22,28 @@ func.func @attn(%q: !b, %k: !kv, %v: !kv, %cu: tensor<?xi32>) -> (!b, tensor<8x?
   return %o, %lse : !b, tensor<8x?xf32>
 }
 
-// The quantization kernel: one CTA per (32-token block, query head); K and V
-// only for the 2 key/value heads (GQA).
+// By default (round-q) the sm_90a forward rounds Q itself from the bf16
+// original: the quantizer reads only K and V, over the key/value heads, and
+// writes no copy of Q.
+// ROUNDQ-LABEL: flamia.kernel @attn_quantize
+// ROUNDQ-SAME: (%arg0: !flamia.global<?x2x128xbf16> {flamia.param = "k"}, %arg1: !flamia.global<?x2x128xbf16> {flamia.param = "v"}, %arg2: !flamia.global<?x2xi32> {flamia.param = "block_info"}
+// V's rows are asked of L2 before K is quantized.
+// ROUNDQ-NOT: flamia.prefetch_rows %arg0
+// ROUNDQ: flamia.prefetch_rows %arg1
+// ROUNDQ-NOT: flamia.quantize_block %arg{{.*}} per_token
+// ROUNDQ: flamia.quantize_block %arg0 {{.*}} token_block_scales(%arg3) token_block_dequant(%arg5) :
+// ROUNDQ-NEXT: flamia.quantize_block %arg1 {{.*}} token_block_scales(%arg4) token_block_dequant(%arg6) :
+// ROUNDQ-LABEL: flamia.kernel @attn_attention_fwd
+// ROUNDQ-SAME: (%arg0: !flamia.global<?x8x128xbf16> {flamia.param = "q"}, %arg1: !flamia.global<?x2x128xbf16> {flamia.param = "k_deq"}, %arg2: !flamia.global<?x2x128xbf16> {flamia.param = "v_deq"}, %arg3: !flamia.global<?x2x128xbf16> {flamia.param = "k"}, %arg4: !flamia.global<?x2x128xbf16> {flamia.param = "v"}
+// ROUNDQ: flamia.attention_tile %arg7[%{{.*}}] q(%arg0) k(%arg1) v(%arg2) safe(%arg0, %arg3, %arg4)
+// ROUNDQ-SAME: round_q
+// ROUNDQ-LABEL: func.func @attn
+// ROUNDQ-NOT: workspace "q_
+// ROUNDQ: flamia.launch @attn_quantize(%arg1, %arg2, {{.*}}) grid ["NB", "Hkv", "1"]
+// ROUNDQ-NEXT: flamia.launch @attn_attention_fwd(%arg0, {{.*}}) grid ["NUM_SMS", "1", "1"]
+
+// With round-q=false, the quantization kernel: one CTA per (32-token
+// block, query head); K and V only for the 2 key/value heads (GQA).
 // SM90-LABEL: flamia.kernel @attn_quantize
 // SM90-SAME: {flamia.param = "q"}
 // SM90-SAME: {flamia.param = "block_info"}

@@ -107,7 +107,9 @@ def FlamiaVarlenSchedule : Pass<"flamia-varlen-schedule", "::mlir::ModuleOp"> {
       the kernels read: on sm_100a the payloads and scales (Q per token, Q,
       K, V in 32x32 token blocks) and the MMA's scale-factor tiles; on
       sm_90a the scales and the dequantized bf16 operands of the Hopper
-      MMAs (the payloads too with `payloads`);
+      MMAs (the payloads too with `payloads`), except, with `round-q`, Q's
+      per-token copy of a forward-only set, which the forward rounds
+      itself;
     - `flamia.kernel @<fn>_attention_fwd`: a persistent kernel whose work
       loop takes items (document, query head, query tile) in
       longest-processing-time order from a device counter and runs
@@ -136,7 +138,8 @@ def FlamiaVarlenSchedule : Pass<"flamia-varlen-schedule", "::mlir::ModuleOp"> {
     Option<"prefetchKv", "prefetch-kv", "bool", /*default=*/"true",
            "The quantization kernel asks L2 for its K and V rows "
            "(flamia.prefetch_rows) before it quantizes Q, so that the three "
-           "tensors' reads overlap">,
+           "tensors' reads overlap (without Q, under round-q: V's rows "
+           "before it quantizes K)">,
     Option<"payloads", "payloads", "bool", /*default=*/"false",
            "On sm_90a too, let the quantizers write the E4M3 (E2M1) payloads "
            "of every copy (q_pt, q_tb, k_tb, v_tb, do_tb, ...), and Q's "
@@ -150,6 +153,14 @@ def FlamiaVarlenSchedule : Pass<"flamia-varlen-schedule", "::mlir::ModuleOp"> {
            "of sm_100a's backward kernels: q_tb_sf_channels, k_sf_channels, "
            "v_sf_tokens, do_sf, do_sf_channels), so that their layout can "
            "be checked on a Hopper GPU">,
+    Option<"roundQ", "round-q", "bool", /*default=*/"true",
+           "sm_90a, forward-only sets whose Q copy is MXFP8 per token "
+           "(mxfp8, mxfp8-strict): the forward kernel rounds each query "
+           "tile itself from the bf16 Q it loads (flamia.smem.mx_round), so "
+           "the quantizer neither reads Q nor writes q_pt_scales and q_deq, "
+           "and its grid covers the key/value heads only. Off (or with "
+           "payloads or scale-tiles, or a backward, whose kernels read Q's "
+           "copies) the quantizer writes Q's copy as before">,
     Option<"debugScores", "debug-scores", "bool", /*default=*/"false",
            "A debug build of a training step on sm_90a: the forward and the "
            "dQ kernel each write S = Q K^T of every query row against the "

@@ -494,6 +494,7 @@ struct ConvertFlamiaToNVVMPass
       else
         populateSm100TensorMemoryPatterns(converter, patterns);
       populateQuantizeBlockPatterns(converter, patterns);
+      populateSmemMxRoundPatterns(converter, patterns);
       ConversionTarget target(*ctx);
       target.addIllegalDialect<FlamiaDialect>();
       target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect,

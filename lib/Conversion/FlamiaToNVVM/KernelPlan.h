@@ -27,9 +27,12 @@ constexpr const char *kRoleFirstAttr = "flamia.role_first";
 constexpr const char *kRoleThreadsAttr = "flamia.role_threads";
 /// Marks the scf.if that holds one role's code after role lowering.
 constexpr const char *kRoleRegionAttr = "flamia.role_region";
-/// Named barrier of flamia.smem.zero_rows (flamia.turn uses 1..7, the
-/// tensor-memory deallocation 15).
+/// Named barrier of flamia.smem.zero_rows (flamia.turn uses 1..7,
+/// flamia.smem.mx_round 8..11, the tensor-memory deallocation 15).
 constexpr int64_t kZeroRowsBarrier = 14;
+/// Named barriers of flamia.smem.mx_round: this plus the warpgroup's index
+/// in the CTA (8..11), one per warpgroup.
+constexpr int64_t kMxRoundBarrier = 8;
 /// Scratch for cross-warp reductions of flamia.quantize_block.
 constexpr int64_t kQuantizeScratchBytes = 256;
 

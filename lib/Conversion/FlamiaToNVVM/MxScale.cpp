@@ -33,6 +33,26 @@ MxScale flamia::mxScaleOf(Emitter &e, Value amax) {
           e.bitcast(e.f32(), facBits), nonFinite};
 }
 
+Value flamia::mxMagnitude(Emitter &e, Value x) {
+  Value a = LLVM::FAbsOp::create(e.b, e.loc, x);
+  return e.select(e.fcmp(LLVM::FCmpPredicate::uno, x, x),
+                  e.f32c(std::numeric_limits<float>::infinity()), a);
+}
+
+Value flamia::mxfp8Codes(Emitter &e, Value lo, Value hi, const MxScale &s) {
+  Value scaledLo = e.fmul(lo, s.inverse);
+  Value scaledHi = e.fmul(hi, s.inverse);
+  return e.cvtToE4M3x2(scaledHi, scaledLo);
+}
+
+Value flamia::mxfp8Dequantized(Emitter &e, Value codes, const MxScale &s) {
+  auto [flo, fhi] = e.cvtE4M3x2ToF32(codes);
+  Value scaledLo = e.fmul(flo, s.factor);
+  Value scaledHi = e.fmul(fhi, s.factor);
+  Value packed = e.cvtToBF16x2(scaledHi, scaledLo);
+  return e.select(s.nonFinite, e.i32c(0x7FC07FC0), packed);
+}
+
 namespace {
 /// E2M1's rounding boundaries, in units of the scale: |x| / s past `at`
 /// (at or past it when `inclusive`) rounds to `value` or above. Ties (0.25,

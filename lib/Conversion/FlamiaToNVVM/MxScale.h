@@ -28,6 +28,19 @@ struct MxScale {
 /// The E8M0 scale of a block whose amax is `amax` (+inf for Inf/NaN blocks).
 MxScale mxScaleOf(Emitter &e, Value amax);
 
+/// |x| for a block's amax, with NaN counted as +inf (so that amax = +inf
+/// marks a non-finite block).
+Value mxMagnitude(Emitter &e, Value x);
+
+/// The E4M3 codes (vector<2xi8>, lo first) of the elements `lo`, `hi` of a
+/// block with scale `s`: x / 2^e rounded to nearest even and saturated.
+Value mxfp8Codes(Emitter &e, Value lo, Value hi, const MxScale &s);
+
+/// The dequantized values of two codes from mxfp8Codes, code x 2^e (exact
+/// in bf16), as a packed bf16x2 word (i32, lo in the low half); a
+/// non-finite block's are NaN (0x7FC0).
+Value mxfp8Dequantized(Emitter &e, Value codes, const MxScale &s);
+
 /// The number of E2M1 rounding boundaries (between its 8 magnitudes).
 constexpr int kNumE2M1Boundaries = 7;
 

@@ -63,6 +63,11 @@ void populateGradientPatterns(const FlamiaTypeConverter &converter,
 void populateQuantizeBlockPatterns(const FlamiaTypeConverter &converter,
                                    RewritePatternSet &patterns);
 
+/// flamia.smem.mx_round: a warpgroup's rows of a shared-memory tile rounded
+/// to MXFP8 (per-token scales) in place of the quantizer.
+void populateSmemMxRoundPatterns(const FlamiaTypeConverter &converter,
+                                 RewritePatternSet &patterns);
+
 } // namespace flamia
 
 #endif // FLAMIA_LIB_CONVERSION_FLAMIATONVVM_PATTERNS_H

@@ -159,13 +159,9 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
     // |x| with NaN as +inf, so that amax = +inf marks a non-finite block;
     // rows past the block's end count as zeros.
     // The amax of each 16-channel half (NVFP4's groups) and of all 32.
-    Value inf = e.f32c(std::numeric_limits<float>::infinity());
     Value halfAmax[2] = {e.f32c(0), e.f32c(0)};
-    for (auto [i, v] : llvm::enumerate(x)) {
-      Value a = LLVM::FAbsOp::create(rewriter, loc, v);
-      a = e.select(e.fcmp(LLVM::FCmpPredicate::uno, v, v), inf, a);
-      halfAmax[i / 16] = e.fmax(halfAmax[i / 16], a);
-    }
+    for (auto [i, v] : llvm::enumerate(x))
+      halfAmax[i / 16] = e.fmax(halfAmax[i / 16], mxMagnitude(e, v));
     for (Value &h : halfAmax)
       h = e.select(valid, h, e.f32c(0));
     Value amax = e.fmax(halfAmax[0], halfAmax[1]);
@@ -175,17 +171,13 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
       SmallVector<Value> words;
       SmallVector<Value> deqWords;
       for (int64_t i = 0; i < 32; i += 2) {
-        Value lo = e.fmul(x[i], s.inverse), hi = e.fmul(x[i + 1], s.inverse);
-        Value f8 = e.cvtToE4M3x2(hi, lo);
+        Value f8 = mxfp8Codes(e, x[i], x[i + 1], s);
         if (data) {
           Value half = e.zext(e.i32(), e.bitcast(e.i16(), f8));
           words.push_back(e.select(s.nonFinite, e.i32c(0x7F7F), half));
         }
-        if (dequant) {
-          auto [flo, fhi] = e.cvtE4M3x2ToF32(f8);
-          Value packed = e.cvtToBF16x2(e.fmul(fhi, s.factor), e.fmul(flo, s.factor));
-          deqWords.push_back(e.select(s.nonFinite, e.i32c(0x7FC07FC0), packed));
-        }
+        if (dequant)
+          deqWords.push_back(mxfp8Dequantized(e, f8, s));
       }
       // The C = D / 32 threads of a row hold 32 channels each: 32 payload
       // bytes (2 chunks of 16) and 64 dequantized bytes (4 chunks). Stored
