@@ -4,7 +4,8 @@
 # (the flamia-compile of the build before the change), the same sets as
 # X-old, all in .device/NAME/. sm_90a, packed documents, runtime head
 # counts, causal and mxfp8 unless named: f-d128, f-d64 (forward), t-d128,
-# t-d64 (training step); with this build only t-d128-nc (non-causal),
+# t-d64 (training step), f-d128-nc (forward, non-causal), fst-d64
+# (forward, mxfp8-strict); with this build only t-d128-nc (non-causal),
 # t-d128-dbg (--debug-scores), nv-d128 (nvfp4-mixed), st-d64 (mxfp8-strict).
 # Usage: [OLD_COMPILE=OLD/bin/flamia-compile] bench/compile-ab-artifacts.sh NAME [BUILD]
 set -euo pipefail
@@ -23,6 +24,8 @@ sets() { # compiler suffix
     compile $1 f-d$d$2 --causal --recipe mxfp8 --head-dim $d
     compile $1 t-d$d$2 --causal --recipe mxfp8 --head-dim $d --backward
   done
+  compile $1 f-d128-nc$2 --recipe mxfp8 --head-dim 128
+  compile $1 fst-d64$2 --causal --recipe mxfp8-strict --head-dim 64
 }
 if [ -n "${OLD_COMPILE:-}" ]; then sets "$OLD_COMPILE" -old; fi
 sets "$C" ""

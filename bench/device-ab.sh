@@ -15,6 +15,8 @@
 #   profile: Nsight Compute on the dQ and dK/dV kernels of X and X-old
 #     (t-d128, t-d64; fixed2k, T = 32768, H = 16) with run 50's sections
 #     and metrics, one line per kernel in $OUT/table.txt (bench/ncu-summary.py).
+#     PROFILE_SETS names other sets (f-* sets: the forward kernel),
+#     PROFILE_WORKLOAD another workload.
 # Usage: bench/device-ab.sh NAME checks|ab|table|perf|profile
 set -uo pipefail
 NAME=${1:?usage: $0 NAME checks|ab|table|perf|profile}
@@ -26,6 +28,8 @@ SMALL=docs:300,1000,77,129,0,1,2048,640
 if [ "$PART" = checks ]; then
 step check-f-d128 $RUN --artifacts $DIR/f-d128 --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck
 step check-f-d64 $RUN --artifacts $DIR/f-d64 --workload $SMALL --heads 4 --kv-heads 4 --check --leakcheck
+step check-f-d128-nc $RUN --artifacts $DIR/f-d128-nc --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck
+step check-fst-d64 $RUN --artifacts $DIR/fst-d64 --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck
 step check-t-d128 $RUN --artifacts $DIR/t-d128 --backward --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck
 step check-t-d64 $RUN --artifacts $DIR/t-d64 --backward --workload $SMALL --heads 4 --kv-heads 4 --check --leakcheck
 step check-t-d128-nc $RUN --artifacts $DIR/t-d128-nc --backward --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck
@@ -38,7 +42,7 @@ for d in 128 64; do
 done
 # Byte for byte against the old build: O and LSE of the forward sets, and
 # every output of the training sets, on normal and outlier inputs.
-for set in f-d128 f-d64 t-d128 t-d64; do
+for set in f-d128 f-d64 f-d128-nc fst-d64 t-d128 t-d64; do
   bw=; case $set in t-*) bw=--backward;; esac
   for inp in normal outliers; do
     flag=; [ $inp = outliers ] && flag=--outliers
@@ -62,9 +66,13 @@ exit 0
 fi
 if [ "$PART" = profile ]; then
 STEP_GREP=$NCU_GREP
-for v in t-d128-old t-d128 t-d64-old t-d64; do
-  for k in dq dkdv; do
-    step flamia-$k-$v timeout 120 ncu $NCU_SECTIONS $NCU_METRICS -k "regex:attention_$k" -c 1 $RUN --artifacts $DIR/$v --backward --workload fixed2k --tokens 32768 --heads 16 --bench 1 --warmup 0
+for v in ${PROFILE_SETS:-t-d128-old t-d128 t-d64-old t-d64}; do
+  case $v in
+    f-*) bw=; kernels=fwd;;
+    *) bw=--backward; kernels="dq dkdv";;
+  esac
+  for k in $kernels; do
+    step flamia-$k-$v timeout 120 ncu $NCU_SECTIONS $NCU_METRICS -k "regex:attention_$k" -c 1 $RUN --artifacts $DIR/$v $bw --workload ${PROFILE_WORKLOAD:-fixed2k} --tokens 32768 --heads 16 --bench 1 --warmup 0
   done
 done
 python3 bench/ncu-summary.py "$OUT" > "$OUT/table.txt" 2>&1

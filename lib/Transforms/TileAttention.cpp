@@ -65,6 +65,25 @@ Value isSafeTile(I32Builder &ib, Value kt, const ItemInfo &item,
                 ib.div(item.qTile, ib.c(tilesPerSafe)));
 }
 
+/// round_q: the warpgroup rounds its 64 rows of Q (qs, the bf16 original)
+/// into qd, the per-token MXFP8 copy. Skipped when every key tile of the item
+/// lies inside the queries' safe block (the first query tile of a document,
+/// causal): then every S = Q K^T reads qs. Safe tiles form one contiguous
+/// range, so the first and the last key tile decide.
+void roundQUnlessAllSafe(OpBuilder &b, Location loc, const ItemInfo &item,
+                         Value qs, Value qd, Value qst, Value rowBase,
+                         int64_t safeBlock, int64_t bn) {
+  I32Builder ib{b, loc};
+  Value firstSafe = isSafeTile(ib, ib.c(0), item, safeBlock, bn);
+  Value lastSafe = isSafeTile(ib, ib.sub(item.numKeyTiles, ib.c(1)), item,
+                              safeBlock, bn);
+  Value allSafe = arith::AndIOp::create(b, loc, firstSafe, lastSafe);
+  auto ifOp = scf::IfOp::create(b, loc, notOf(b, loc, allSafe),
+                                /*withElse=*/false);
+  OpBuilder tb = ifOp.getThenBodyBuilder();
+  SmemMxRoundOp::create(tb, loc, qs, qst, qd, qst, rowBase);
+}
+
 int64_t stageBytes(ArrayRef<Value> buffers) {
   int64_t bytes = 0;
   for (Value buffer : buffers)
@@ -489,7 +508,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                                               PipelineSide::consumer);
         Value rowBase = eb.mul(wg, eb.c(64));
         if (roundQ)
-          SmemMxRoundOp::create(ab, loc, qs, qst, qd, qst, rowBase);
+          roundQUnlessAllSafe(ab, loc, item, qs, qd, qst, rowBase, safeBlock,
+                              bn);
         Value queryBase = eb.add(eb.mul(item.qTile, eb.c(bm)), rowBase);
         Value m0 = RowsFillOp::create(
             ab, loc, rowsType,
@@ -629,7 +649,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                                             PipelineSide::consumer);
       Value rowBase = eb.mul(wg, eb.c(64));
       if (c.roundQ)
-        SmemMxRoundOp::create(ab, loc, c.qs, qst, c.qd, qst, rowBase);
+        roundQUnlessAllSafe(ab, loc, item, c.qs, c.qd, qst, rowBase,
+                            c.safeBlock, c.bn);
       Value queryBase = eb.add(eb.mul(item.qTile, eb.c(c.bm)), rowBase);
       Value lastTile = eb.sub(item.numKeyTiles, eb.c(1));
 
