@@ -7,7 +7,9 @@
 # t-d64 (training step), f-d128-nc (forward, non-causal), fst-d64
 # (forward, mxfp8-strict); with this build only t-d128-nc (non-causal),
 # t-d128-dbg (--debug-scores), nv-d128 (nvfp4-mixed), st-d64 (mxfp8-strict).
-# Usage: [OLD_COMPILE=OLD/bin/flamia-compile] bench/compile-ab-artifacts.sh NAME [BUILD]
+# OLD_FLAGS: flags for the X-old sets only (e.g. OLD_COMPILE=build/bin/flamia-compile
+# OLD_FLAGS=--round-q=false: this build with an option off as the baseline).
+# Usage: [OLD_COMPILE=OLD/bin/flamia-compile [OLD_FLAGS=...]] bench/compile-ab-artifacts.sh NAME [BUILD]
 set -euo pipefail
 NAME=${1:?usage: [OLD_COMPILE=...] $0 NAME [BUILD]}
 C=${2:-build}/bin/flamia-compile
@@ -19,15 +21,17 @@ compile() { # compiler name flags...
   rm -rf "$DIR/$name"
   $cc --target sm_90a --varlen --runtime-heads "$@" -o "$DIR/$name"
 }
-sets() { # compiler suffix
+sets() { # compiler suffix [flags...]
+  local cc=$1 sfx=$2; shift 2
   for d in 128 64; do
-    compile $1 f-d$d$2 --causal --recipe mxfp8 --head-dim $d
-    compile $1 t-d$d$2 --causal --recipe mxfp8 --head-dim $d --backward
+    compile $cc f-d$d$sfx --causal --recipe mxfp8 --head-dim $d "$@"
+    compile $cc t-d$d$sfx --causal --recipe mxfp8 --head-dim $d --backward "$@"
   done
-  compile $1 f-d128-nc$2 --recipe mxfp8 --head-dim 128
-  compile $1 fst-d64$2 --causal --recipe mxfp8-strict --head-dim 64
+  compile $cc f-d128-nc$sfx --recipe mxfp8 --head-dim 128 "$@"
+  compile $cc fst-d64$sfx --causal --recipe mxfp8-strict --head-dim 64 "$@"
 }
-if [ -n "${OLD_COMPILE:-}" ]; then sets "$OLD_COMPILE" -old; fi
+# shellcheck disable=SC2086 # OLD_FLAGS is a list of flags
+if [ -n "${OLD_COMPILE:-}" ]; then sets "$OLD_COMPILE" -old ${OLD_FLAGS:-}; fi
 sets "$C" ""
 compile "$C" t-d128-nc --recipe mxfp8 --head-dim 128 --backward
 compile "$C" t-d128-dbg --causal --recipe mxfp8 --head-dim 128 --backward --debug-scores

@@ -759,6 +759,7 @@ bool compileAttention(const AttentionSpec &spec, const CompileOptions &options,
   pipeline.overlapSoftmax = spec.overlapSoftmax;
   pipeline.pInSmem = spec.pInSmem;
   pipeline.prefetchKv = spec.prefetchKv;
+  pipeline.roundQ = spec.roundQ;
   pipeline.payloads = spec.payloads;
   if (!run([&](OpPassManager &pm) { buildGraphToKernelsPipeline(pm, pipeline); },
            "graph passes and scheduling"))

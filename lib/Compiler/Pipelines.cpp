@@ -22,6 +22,7 @@ void buildGraphToKernelsPipeline(OpPassManager &pm,
   schedule.scaleTiles = options.scaleTiles;
   schedule.debugScores = options.debugScores;
   schedule.prefetchKv = options.prefetchKv;
+  schedule.roundQ = options.roundQ;
   schedule.payloads = options.payloads;
   pm.addPass(createFlamiaVarlenSchedule(schedule));
 }
@@ -76,6 +77,11 @@ struct ToPtxOptions : public PassPipelineOptions<ToPtxOptions> {
       llvm::cl::desc("the quantization kernel prefetches K and V into L2 "
                      "before quantizing Q"),
       llvm::cl::init(PipelineOptions().prefetchKv)};
+  Option<bool> roundQ{
+      *this, "round-q",
+      llvm::cl::desc("sm_90a, forward-only MXFP8 sets: the forward rounds Q "
+                     "itself; the quantizer writes no copy of Q"),
+      llvm::cl::init(PipelineOptions().roundQ)};
   Option<bool> payloads{
       *this, "payloads",
       llvm::cl::desc("sm_90a: also write the E4M3/E2M1 payloads, which no "
@@ -90,6 +96,7 @@ struct ToPtxOptions : public PassPipelineOptions<ToPtxOptions> {
     options.overlapSoftmax = overlapSoftmax;
     options.pInSmem = pInSmem;
     options.prefetchKv = prefetchKv;
+    options.roundQ = roundQ;
     options.payloads = payloads;
     return options;
   }

@@ -100,6 +100,13 @@ static cl::opt<bool> prefetchKv(
     cl::desc("the quantization kernel asks L2 for its K and V rows before it "
              "quantizes Q (default on; =false to compare)"),
     cl::init(true), cl::cat(compileCategory));
+static cl::opt<bool> roundQ(
+    "round-q",
+    cl::desc("sm_90a, forward-only mxfp8 and mxfp8-strict sets: the forward "
+             "kernel rounds each query tile to its MXFP8 copy itself, so the "
+             "quantizer neither reads Q nor writes q_pt_scales and q_deq "
+             "(default on; =false for the quantizer's copy, to compare)"),
+    cl::init(true), cl::cat(compileCategory));
 static cl::opt<bool> payloads(
     "payloads",
     cl::desc("sm_90a: the quantizers also write the E4M3 (E2M1) payloads of "
@@ -239,6 +246,7 @@ int main(int argc, char **argv) {
     named.spec.overlapSoftmax = overlapSoftmax;
     named.spec.pInSmem = pInSmem;
     named.spec.prefetchKv = prefetchKv;
+    named.spec.roundQ = roundQ;
     named.spec.payloads = payloads;
     // One kernel set goes to DIR itself, several to DIR/<function>.
     std::string dir = specs.size() == 1 ? std::string(outDir)

@@ -60,6 +60,10 @@ struct AttentionSpec {
   /// The quantization kernel prefetches K and V into L2 before quantizing
   /// Q (flamia-varlen-schedule's prefetch-kv); false to compare.
   bool prefetchKv = true;
+  /// sm_90a, forward-only MXFP8 sets: the forward rounds Q itself and the
+  /// quantizer writes no copy of Q (flamia-varlen-schedule's round-q);
+  /// false to compare.
+  bool roundQ = true;
   /// sm_90a: the quantizers also write the E4M3 (E2M1) payloads, which no
   /// sm_90a kernel reads (they read the bf16 dequantized copies), for
   /// inspection and flamia-run --check's comparison of the codes. sm_100a

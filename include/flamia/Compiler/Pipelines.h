@@ -32,6 +32,8 @@ struct PipelineOptions {
   bool pInSmem = false;
   /// flamia-varlen-schedule{prefetch-kv}.
   bool prefetchKv = true;
+  /// flamia-varlen-schedule{round-q}.
+  bool roundQ = true;
   /// sm_90a: also write the payloads no sm_90a kernel reads
   /// (flamia-varlen-schedule{payloads}).
   bool payloads = false;

@@ -18,6 +18,8 @@ ap.add_argument("--recipe", default="mxfp8", choices=("mxfp8", "nvfp4-mixed"))
 # The quantizer's payloads: sm_100a's MMAs read them; sm_90a writes them
 # only when compiled with --payloads (its kernels read the bf16 copies).
 ap.add_argument("--payloads", action="store_true")
+# flamia-compile --round-q=false: sm_90a's quantizer writes Q's copy again.
+ap.add_argument("--no-round-q", action="store_true")
 a = ap.parse_args()
 m = json.load(open(a.manifest))
 d = os.path.dirname(a.manifest)
@@ -54,7 +56,7 @@ expect(buffers["o"]["role"] == "output" and buffers["lse"]["shape"] == [H, "T"],
 PAYLOADS = a.target == "sm_100a" or a.payloads
 # sm_90a's MXFP8 forward rounds Q itself (flamia-varlen-schedule round-q):
 # no copy of Q in the workspace, and the quantizer runs over the K/V heads.
-ROUND_Q = a.target == "sm_90a" and not NVFP4 and not a.payloads
+ROUND_Q = a.target == "sm_90a" and not NVFP4 and not a.payloads and not a.no_round_q
 if NVFP4 and PAYLOADS:
     expect(buffers["q_pt"]["shape"] == ["T", H, D2] and buffers["q_pt"]["dtype"] == "u8", "NVFP4 q payload")
     expect(buffers["k_pt"]["shape"] == ["T", HKV, D2], "NVFP4 k payload")
