@@ -9,7 +9,8 @@
 #     document and single tokens, GQA, causal and not, outlier inputs; O,
 #     LSE, dQ, dK, dV of X and X-old compared byte for byte (normal and
 #     outlier inputs); memcheck and racecheck (t-d128, f-d128, f-d64);
-#   perf: the A/B of X and X-old, T = 32768, H = 16, two rounds (part ab),
+#   perf: the A/B of X and X-old, T = 32768, H = 16, two rounds (part ab;
+#     AB_SETS names other sets, t-* with --backward),
 #     then bench/bench.sh on X and bench/anchors_h200.py (part table; install
 #     FA4 first in the same command, ../shared/baselines/README.md);
 #   profile: Nsight Compute on the dQ and dK/dV kernels of X and X-old
@@ -82,18 +83,14 @@ exit 0
 fi
 if [ "$PART" = perf ] || [ "$PART" = ab ]; then
 for round in 1 2; do
-  for v in f-d128-old f-d128 f-d64-old f-d64; do
+  for v in ${AB_SETS:-f-d128-old f-d128 f-d64-old f-d64 t-d128-old t-d128 t-d64-old t-d64}; do
     for w in fixed2k lognormal1k single; do
-      case $v in f-d64*) [ $w = single ] && continue;; esac
+      case $v in *-d64*) [ $w = single ] && continue;; esac
       echo "== round $round $v $w" | tee -a $OUT/ab.txt
-      $RUN --artifacts $DIR/$v --workload $w --tokens 32768 --heads 16 --bench 20 2>&1 | grep -E "kernel flamia|forward" | tee -a $OUT/ab.txt
-    done
-  done
-  for v in t-d128-old t-d128 t-d64-old t-d64; do
-    for w in fixed2k lognormal1k single; do
-      case $v in t-d64*) [ $w = single ] && continue;; esac
-      echo "== round $round $v $w" | tee -a $OUT/ab.txt
-      $RUN --artifacts $DIR/$v --backward --workload $w --tokens 32768 --heads 16 --bench 20 2>&1 | grep -E "kernel flamia|forward|backward|both" | tee -a $OUT/ab.txt
+      case $v in
+        t-*) $RUN --artifacts $DIR/$v --backward --workload $w --tokens 32768 --heads 16 --bench 20 2>&1 | grep -E "kernel flamia|forward|backward|both" | tee -a $OUT/ab.txt;;
+        *) $RUN --artifacts $DIR/$v --workload $w --tokens 32768 --heads 16 --bench 20 2>&1 | grep -E "kernel flamia|forward" | tee -a $OUT/ab.txt;;
+      esac
     done
   done
 done

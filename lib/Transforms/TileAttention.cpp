@@ -69,7 +69,8 @@ Value isSafeTile(I32Builder &ib, Value kt, const ItemInfo &item,
 /// into qd, the per-token MXFP8 copy. Skipped when every key tile of the item
 /// lies inside the queries' safe block (the first query tile of a document,
 /// causal): then every S = Q K^T reads qs. Safe tiles form one contiguous
-/// range, so the first and the last key tile decide.
+/// range, so the first and the last key tile decide. (The serial consumer
+/// only: see the overlapped one.)
 void roundQUnlessAllSafe(OpBuilder &b, Location loc, const ItemInfo &item,
                          Value qs, Value qd, Value qst, Value rowBase,
                          int64_t safeBlock, int64_t bn) {
@@ -648,9 +649,12 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       Value qst = PipelineAcquireOp::create(ab, loc, i32, c.qp, it,
                                             PipelineSide::consumer);
       Value rowBase = eb.mul(wg, eb.c(64));
+      // Always rounded here, unlike the serial consumer: behind a branch
+      // (roundQUnlessAllSafe) ptxas builds this consumer's S = Q K^T
+      // descriptors in vector registers, four R2UR a wgmma, and the forward
+      // lost 3% at D = 128 (docs/performance.md, run 56).
       if (c.roundQ)
-        roundQUnlessAllSafe(ab, loc, item, c.qs, c.qd, qst, rowBase,
-                            c.safeBlock, c.bn);
+        SmemMxRoundOp::create(ab, loc, c.qs, qst, c.qd, qst, rowBase);
       Value queryBase = eb.add(eb.mul(item.qTile, eb.c(c.bm)), rowBase);
       Value lastTile = eb.sub(item.numKeyTiles, eb.c(1));
 
