@@ -87,6 +87,35 @@ SmallVector<Value> transposeRowChunks(Emitter &e, ArrayRef<Value> words,
   return out;
 }
 
+/// The 2 threads cb = 0, 1 of a row (consecutive lanes, D = 64) each hold 4
+/// chunks of 4 words, chunk k of thread j being chunk 4 j + k of the row.
+/// Returns, for thread cb, the row chunks 2 q + cb (q = 0..3): thread 0 keeps
+/// its even chunks and takes the other's, thread 1 its odd ones. Each thread
+/// sends the two chunks the other needs (k = 2 i + 1 - cb) with one
+/// shfl.sync.bfly per word: 8 shuffles for the 16 words. All lanes must
+/// execute it.
+SmallVector<Value> interleaveRowChunkPairs(Emitter &e, ArrayRef<Value> words,
+                                           Value cb) {
+  Value first = e.icmp(LLVM::ICmpPredicate::eq, cb, e.i32c(0));
+  SmallVector<Value> received;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t w = 0; w < 4; ++w)
+      received.push_back(e.shflXor(
+          e.select(first, words[4 * (2 * i + 1) + w], words[4 * (2 * i) + w]),
+          1));
+  // Thread 0: its chunks 0 and 2, then the received ones (row chunks 4, 6);
+  // thread 1: the received ones (row chunks 1, 3), then its chunks 1 and 3.
+  SmallVector<Value> out;
+  for (int64_t q = 0; q < 4; ++q)
+    for (int64_t w = 0; w < 4; ++w) {
+      Value own = words[4 * (2 * (q % 2) + q / 2) + w];
+      Value other = received[4 * (q % 2) + w];
+      out.push_back(q < 2 ? e.select(first, own, other)
+                          : e.select(first, other, own));
+    }
+  return out;
+}
+
 /// The c threads cb = 0..c-1 of a row (consecutive lanes; c divides 32) each
 /// hold `localChunks` chunks of 4 words, chunk k of thread j being chunk
 /// localChunks * j + k of the row. Returns, for thread cb, the row chunks
@@ -185,10 +214,12 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
       // sector it touches, so every sector takes two L2 writes. At D = 128
       // (C = 4) the row's threads first exchange chunks (shuffles), so that
       // store q of thread cb writes row chunk C q + cb: whole sectors (runs
-      // 41 and 42 in docs/performance.md: 2.41 -> 3.1 TB/s). At D = 64 the
-      // same exchange (gatherRowChunks with C = 2) cost more than it saved
-      // (72 -> 96 registers, 2.45 -> 2.2-2.35 TB/s in run 42), so the other
-      // head dims store as they are.
+      // 41 and 42 in docs/performance.md: 2.41 -> 3.1 TB/s). At D = 64
+      // (C = 2) the generic exchange (gatherRowChunks, 64 shuffles) cost more
+      // than it saved (72 -> 96 registers, 2.45 -> 2.2-2.35 TB/s in run 42);
+      // a copy without its payload (sm_90a's default) exchanges only its
+      // dequantized chunks, pairwise (interleaveRowChunkPairs: 8 shuffles;
+      // run 58). Other head dims, and D = 64 with payloads, store as they are.
       SmallVector<Value> payload;
       if (data)
         for (int64_t q = 0; q < 2; ++q)
@@ -196,14 +227,14 @@ struct QuantizeBlockLowering : OpConversionPattern<QuantizeBlockOp> {
             payload.push_back(
                 e.bor(words[8 * q + 2 * j],
                       e.shl(words[8 * q + 2 * j + 1], e.i32c(16))));
-      const bool wholeSectors = c == 4;
+      const bool wholeSectors = c == 4 || (c == 2 && !data);
       Value rowIndex;
       if (wholeSectors) {
         if (data)
           payload = gatherRowChunks(e, payload, 2, c, cb);
         if (dequant)
           deqWords = c == 4 ? transposeRowChunks(e, deqWords, cb)
-                            : gatherRowChunks(e, deqWords, 4, c, cb);
+                            : interleaveRowChunkPairs(e, deqWords, cb);
         rowIndex = e.packedIndex(token, adaptor.getHead(), e.i32c(0), heads, d);
       }
       auto ifOp = scf::IfOp::create(rewriter, loc, valid, /*withElse=*/false);

@@ -57,3 +57,51 @@ flamia.kernel @with_payload(%x: !flamia.global<?x4x128xbf16> {flamia.param = "q"
 // CHECK: llvm.store {{.*}} {alignment = 1 : i64} : i8, !llvm.ptr
 // CHECK-NOT: llvm.store
 // CHECK: llvm.return
+
+// -----
+
+// D = 64 without a payload (sm_90a's default K and V copies): the row's two
+// threads swap half of their dequantized chunks (8 butterfly shuffles) so
+// that each of the 4 stores writes whole 32-byte sectors: thread cb's store
+// q goes to row chunk 2 q + cb, 16 q + 16 cb bytes from the row's start.
+flamia.kernel @pairs_d64(%x: !flamia.global<?x4x64xbf16> {flamia.param = "k"}, %info: !flamia.global<?x2xi32> {flamia.param = "block_info"}, %tbs: !flamia.global<?x4x2xf8E8M0FNU> {flamia.param = "k_tb_scales"}, %tbd: !flamia.global<?x4x64xbf16> {flamia.param = "k_deq"}) attributes {flamia.phase = "forward", launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  %bx = gpu.block_id x
+  %b = arith.index_cast %bx : index to i32
+  %by = gpu.block_id y
+  %h = arith.index_cast %by : index to i32
+  %start, %length = flamia.block_info.load %info[%b] : !flamia.global<?x2xi32>
+  flamia.quantize_block %x rows(%start, %length) block %b head %h token_block_scales(%tbs) token_block_dequant(%tbd) : (!flamia.global<?x4x64xbf16>, i32, i32, i32, i32, !flamia.global<?x4x2xf8E8M0FNU>, !flamia.global<?x4x64xbf16>) -> ()
+  flamia.return
+}
+
+// CHECK-LABEL: llvm.func @pairs_d64(
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-8: nvvm.shfl.sync bfly {{.*}} : i32 -> i32
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK-COUNT-4: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr
+// CHECK-NOT: {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr
+// CHECK: llvm.store {{.*}} {alignment = 1 : i64} : i8, !llvm.ptr
+// CHECK-NOT: llvm.store
+// CHECK: llvm.return
+
+// -----
+
+// D = 64 with its payload (sm_100a): no exchange; each thread stores its own
+// chunks (2 of payload, 4 dequantized) where they lie.
+flamia.kernel @payload_d64(%x: !flamia.global<?x4x64xbf16> {flamia.param = "k"}, %info: !flamia.global<?x2xi32> {flamia.param = "block_info"}, %tb: !flamia.global<?x4x64xf8E4M3FN> {flamia.param = "k_tb"}, %tbs: !flamia.global<?x4x2xf8E8M0FNU> {flamia.param = "k_tb_scales"}, %tbd: !flamia.global<?x4x64xbf16> {flamia.param = "k_deq"}) attributes {flamia.phase = "forward", launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  %bx = gpu.block_id x
+  %b = arith.index_cast %bx : index to i32
+  %by = gpu.block_id y
+  %h = arith.index_cast %by : index to i32
+  %start, %length = flamia.block_info.load %info[%b] : !flamia.global<?x2xi32>
+  flamia.quantize_block %x rows(%start, %length) block %b head %h token_block(%tb, %tbs) token_block_dequant(%tbd) : (!flamia.global<?x4x64xbf16>, i32, i32, i32, i32, !flamia.global<?x4x64xf8E4M3FN>, !flamia.global<?x4x2xf8E8M0FNU>, !flamia.global<?x4x64xbf16>) -> ()
+  flamia.return
+}
+
+// CHECK-LABEL: llvm.func @payload_d64(
+// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.shfl.sync {{.*}}idx
+// CHECK-NOT: nvvm.shfl.sync bfly {{.*}} : i32 -> i32
+// CHECK-COUNT-6: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr
+// CHECK-NOT: {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr
+// CHECK: llvm.return
