@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# On the GPU machine: run 58's checks of the D = 64 quantizers' whole-sector
+# stores (docs/performance.md), on the sets bench/compile-ab-artifacts.sh-style
+# artifacts in .device/NAME/: f-d64, t-d64 (this build), f-d64-old, t-d64-old
+# (the build before), st-d64 (mxfp8-strict), nv-d64 (nvfp4-mixed). Every
+# copy and scale against the CPU reference (--check), L1/L2, L3 on st-d64
+# and nv-d64, outlier inputs, O/LSE/dQ/dK/dV byte for byte against the old
+# build, memcheck on t-d64. The timing is bench/device-ab.sh NAME ab with
+# AB_SETS="f-d64-old f-d64 t-d64-old t-d64".
+# Usage: OUT=DIR bench/device-d64-stores.sh NAME
+set -uo pipefail
+NAME=${1:?usage: $0 NAME}
+DIR=.device/$NAME
+OUT=${OUT:-$PWD/out/$NAME}
+source bench/device-common.sh
+SMALL=docs:300,1000,77,129,0,1,2048,640
+step check-f-d64 $RUN --artifacts $DIR/f-d64 --workload $SMALL --heads 4 --kv-heads 4 --check --leakcheck
+step check-t-d64 $RUN --artifacts $DIR/t-d64 --backward --workload $SMALL --heads 4 --kv-heads 4 --check --leakcheck
+step check-st-d64 $RUN --artifacts $DIR/st-d64 --backward --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck --l3
+step check-nv-d64 $RUN --artifacts $DIR/nv-d64 --backward --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck --l3
+step outliers-t-d64 $RUN --artifacts $DIR/t-d64 --backward --workload $SMALL --heads 4 --kv-heads 2 --outliers --check
+for set in f-d64 t-d64; do
+  bw=; case $set in t-*) bw=--backward;; esac
+  for inp in normal outliers; do
+    flag=; [ $inp = outliers ] && flag=--outliers
+    for v in $set $set-old; do
+      step dump-$v-$inp $RUN --artifacts $DIR/$v $bw --workload $SMALL --heads 4 --kv-heads 2 $flag --check --dump $OUT/dump-$v-$inp
+    done
+    for f in $(cd $OUT/dump-$set-$inp && ls *.npy); do
+      if cmp -s $OUT/dump-$set-$inp/$f $OUT/dump-$set-old-$inp/$f; then log "bytes $set $inp $f: identical"; else log "bytes $set $inp $f: DIFFER"; fi
+    done
+  done
+done
+rm -rf $OUT/dump-*/
+step memcheck-t-d64 compute-sanitizer --tool memcheck $RUN --artifacts $DIR/t-d64 --backward --workload docs:300,200,77 --heads 2 --check --sanitize-friendly
+log "failed steps: $fails"
