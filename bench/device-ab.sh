@@ -43,19 +43,7 @@ for d in 128 64; do
 done
 # Byte for byte against the old build: O and LSE of the forward sets, and
 # every output of the training sets, on normal and outlier inputs.
-for set in f-d128 f-d64 f-d128-nc fst-d64 t-d128 t-d64; do
-  bw=; case $set in t-*) bw=--backward;; esac
-  for inp in normal outliers; do
-    flag=; [ $inp = outliers ] && flag=--outliers
-    for v in $set $set-old; do
-      step dump-$v-$inp $RUN --artifacts $DIR/$v $bw --workload $SMALL --heads 4 --kv-heads 2 $flag --check --dump $OUT/dump-$v-$inp
-    done
-    for f in $(cd $OUT/dump-$set-$inp && ls *.npy); do
-      if cmp -s $OUT/dump-$set-$inp/$f $OUT/dump-$set-old-$inp/$f; then log "bytes $set $inp $f: identical"; else log "bytes $set $inp $f: DIFFER"; fi
-    done
-  done
-done
-rm -rf $OUT/dump-*/
+compare_dumps $SMALL f-d128 f-d64 f-d128-nc fst-d64 t-d128 t-d64
 step memcheck-t-d128 compute-sanitizer --tool memcheck $RUN --artifacts $DIR/t-d128 --backward --workload docs:300,200,77 --heads 2 --check --sanitize-friendly
 step racecheck-t-d128 compute-sanitizer --tool racecheck $RUN --artifacts $DIR/t-d128 --backward --workload docs:200,77 --heads 2 --check --sanitize-friendly
 for set in f-d128 f-d64; do

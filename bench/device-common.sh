@@ -34,3 +34,24 @@ NCU_SECTIONS="--section SpeedOfLight --section ComputeWorkloadAnalysis --section
 # (Sections and metrics in one pass: one replay series per kernel.)
 NCU_METRICS="--metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,regex:sm__pipe_tensor_op.*_cycles_active\.avg\.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum,sm__inst_executed.sum,smsp__inst_executed_pipe_xu.sum"
 NCU_GREP="stalled|pipe_tensor|Duration|Compute \(SM\) Throughput|Memory Throughput|Registers Per Thread|Achieved Occupancy|Warp Cycles Per Issued|Issued Warp Per Scheduler|No Eligible|Executed Ipc|Dynamic Shared|Block Size|Grid Size|inst_executed|==PROF==|Context [0-9]+, Stream|rc="
+# Byte for byte against the old build: each SET and SET-old (in $DIR) on
+# WORKLOAD with 4 query and 2 key-value heads, normal and outlier inputs,
+# --check --dump (t-* sets with --backward); one "bytes SET INPUT FILE:
+# identical|DIFFER" line per dumped array, then the dumps are removed.
+compare_dumps() { # workload set...
+  local workload=$1 set inp flag bw v f
+  shift
+  for set in "$@"; do
+    bw=; case $set in t-*) bw=--backward;; esac
+    for inp in normal outliers; do
+      flag=; [ $inp = outliers ] && flag=--outliers
+      for v in $set $set-old; do
+        step dump-$v-$inp $RUN --artifacts $DIR/$v $bw --workload $workload --heads 4 --kv-heads 2 $flag --check --dump $OUT/dump-$v-$inp
+      done
+      for f in $(cd $OUT/dump-$set-$inp && ls *.npy); do
+        if cmp -s $OUT/dump-$set-$inp/$f $OUT/dump-$set-old-$inp/$f; then log "bytes $set $inp $f: identical"; else log "bytes $set $inp $f: DIFFER"; fi
+      done
+    done
+  done
+  rm -rf "$OUT"/dump-*/
+}

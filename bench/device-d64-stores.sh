@@ -19,18 +19,6 @@ step check-t-d64 $RUN --artifacts $DIR/t-d64 --backward --workload $SMALL --head
 step check-st-d64 $RUN --artifacts $DIR/st-d64 --backward --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck --l3
 step check-nv-d64 $RUN --artifacts $DIR/nv-d64 --backward --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck --l3
 step outliers-t-d64 $RUN --artifacts $DIR/t-d64 --backward --workload $SMALL --heads 4 --kv-heads 2 --outliers --check
-for set in f-d64 t-d64; do
-  bw=; case $set in t-*) bw=--backward;; esac
-  for inp in normal outliers; do
-    flag=; [ $inp = outliers ] && flag=--outliers
-    for v in $set $set-old; do
-      step dump-$v-$inp $RUN --artifacts $DIR/$v $bw --workload $SMALL --heads 4 --kv-heads 2 $flag --check --dump $OUT/dump-$v-$inp
-    done
-    for f in $(cd $OUT/dump-$set-$inp && ls *.npy); do
-      if cmp -s $OUT/dump-$set-$inp/$f $OUT/dump-$set-old-$inp/$f; then log "bytes $set $inp $f: identical"; else log "bytes $set $inp $f: DIFFER"; fi
-    done
-  done
-done
-rm -rf $OUT/dump-*/
+compare_dumps $SMALL f-d64 t-d64
 step memcheck-t-d64 compute-sanitizer --tool memcheck $RUN --artifacts $DIR/t-d64 --backward --workload docs:300,200,77 --heads 2 --check --sanitize-friendly
 log "failed steps: $fails"
