@@ -6,7 +6,8 @@
 # counts, causal and mxfp8 unless named: f-d128, f-d64 (forward), t-d128,
 # t-d64 (training step), f-d128-nc (forward, non-causal), fst-d64
 # (forward, mxfp8-strict); with this build only t-d128-nc (non-causal),
-# t-d128-dbg (--debug-scores), nv-d128 (nvfp4-mixed), st-d64 (mxfp8-strict).
+# t-d128-dbg (--debug-scores), nv-d128 and nv-d64 (nvfp4-mixed), st-d64
+# (mxfp8-strict).
 # OLD_FLAGS: flags for the X-old sets only (e.g. OLD_COMPILE=build/bin/flamia-compile
 # OLD_FLAGS=--round-q=false: this build with an option off as the baseline).
 # Usage: [OLD_COMPILE=OLD/bin/flamia-compile [OLD_FLAGS=...]] bench/compile-ab-artifacts.sh NAME [BUILD]
@@ -37,3 +38,4 @@ compile "$C" t-d128-nc --recipe mxfp8 --head-dim 128 --backward
 compile "$C" t-d128-dbg --causal --recipe mxfp8 --head-dim 128 --backward --debug-scores
 compile "$C" nv-d128 --causal --recipe nvfp4-mixed --head-dim 128 --backward
 compile "$C" st-d64 --causal --recipe mxfp8-strict --head-dim 64 --backward
+compile "$C" nv-d64 --causal --recipe nvfp4-mixed --head-dim 64 --backward

@@ -17,11 +17,15 @@
 #     (t-d128, t-d64; fixed2k, T = 32768, H = 16) with run 50's sections
 #     and metrics, one line per kernel in $OUT/table.txt (bench/ncu-summary.py).
 #     PROFILE_SETS names other sets (f-* sets: the forward kernel),
-#     PROFILE_WORKLOAD another workload.
-# Usage: bench/device-ab.sh NAME checks|ab|table|perf|profile
+#     PROFILE_WORKLOAD another workload;
+#   source: Nsight Compute's source counters (stall samples per SASS
+#     instruction) of the same kernels and sets, one CSV per kernel
+#     (SET-KERNEL-sass.csv.gz) and its summary by bench/ncu-source-stalls.py
+#     (SET-KERNEL-stalls.txt); run 59 onwards.
+# Usage: bench/device-ab.sh NAME checks|ab|table|perf|profile|source
 set -uo pipefail
-NAME=${1:?usage: $0 NAME checks|ab|table|perf|profile}
-PART=${2:?checks, ab, table, perf or profile}
+NAME=${1:?usage: $0 NAME checks|ab|table|perf|profile|source}
+PART=${2:?checks, ab, table, perf, profile or source}
 DIR=.device/$NAME
 OUT=${OUT:-$PWD/out/$NAME}
 source bench/device-common.sh
@@ -66,6 +70,23 @@ for v in ${PROFILE_SETS:-t-d128-old t-d128 t-d64-old t-d64}; do
 done
 python3 bench/ncu-summary.py "$OUT" > "$OUT/table.txt" 2>&1
 cat "$OUT/table.txt"
+log "failed steps: $fails"
+exit 0
+fi
+if [ "$PART" = source ]; then
+for v in ${PROFILE_SETS:-t-d128-old t-d128 t-d64-old t-d64}; do
+  case $v in
+    f-*) bw=; kernels=fwd;;
+    *) bw=--backward; kernels="dkdv dq";;
+  esac
+  for k in $kernels; do
+    step source-$v-$k timeout 180 ncu --section SourceCounters --section WarpStateStats -k "regex:attention_$k" -c 1 -f -o $OUT/$v-$k $RUN --artifacts $DIR/$v $bw --workload ${PROFILE_WORKLOAD:-fixed2k} --tokens 32768 --heads 16 --bench 1 --warmup 0
+    ncu --import $OUT/$v-$k.ncu-rep --page source --csv --print-source sass | gzip -9 > $OUT/$v-$k-sass.csv.gz
+    python3 bench/ncu-source-stalls.py $OUT/$v-$k-sass.csv.gz > $OUT/$v-$k-stalls.txt 2>&1
+    head -4 $OUT/$v-$k-stalls.txt | tee -a "$OUT/summary.txt"
+    rm -f $OUT/$v-$k.ncu-rep
+  done
+done
 log "failed steps: $fails"
 exit 0
 fi
