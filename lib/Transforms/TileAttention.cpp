@@ -123,6 +123,16 @@ std::pair<Value, Value> QueryVisits::at(I32Builder &ib, const ItemInfo &item,
   return {qt, ib.add(item.qHead, hl)};
 }
 
+std::pair<Value, Value> QueryVisits::next(I32Builder &ib, Value qt,
+                                          Value head) const {
+  Value following = ib.add(qt, ib.c(1));
+  Value wraps = ib.cmp(arith::CmpIPredicate::eq, following,
+                       ib.add(first, perHead));
+  return {arith::SelectOp::create(ib.b, ib.loc, wraps, first, following),
+          arith::SelectOp::create(ib.b, ib.loc, wraps,
+                                  ib.add(head, ib.c(1)), head)};
+}
+
 Value QueryVisits::isSafe(I32Builder &ib, const ItemInfo &item,
                           Value qt) const {
   if (shape->safeBlock == 0)

@@ -143,6 +143,16 @@ struct QueryVisits {
   Value first, perHead, total;
   static QueryVisits of(I32Builder &ib, const ItemInfo &item,
                         const QueryVisitShape &shape);
+  /// The query tile and query head of iteration 0, and of the iteration
+  /// after (qt, head): qt + 1, or `first` of the next head after the
+  /// document's last tile. Carried through the loop, they replace `at`'s
+  /// division by `perHead`, an integer division in the vector pipes (about
+  /// 30 dependent instructions) before each iteration's first MMA can
+  /// pick its operands (docs/performance.md, run 60).
+  std::pair<Value, Value> start(const ItemInfo &item) const {
+    return {first, item.qHead};
+  }
+  std::pair<Value, Value> next(I32Builder &ib, Value qt, Value head) const;
   /// The query tile (document-local index) and query head of iteration i.
   std::pair<Value, Value> at(I32Builder &ib, const ItemInfo &item,
                              Value i) const;

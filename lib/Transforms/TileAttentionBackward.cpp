@@ -577,15 +577,16 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
         TmaLoadOp::create(ab, loc, kSafe, item.qStart, kvCol, kS, kst, kp);
         TmaLoadOp::create(ab, loc, vSafe, item.qStart, kvCol, vS, kst, kp);
       }
+      // Carried: the ring's iteration and the visit (query tile, head).
       QueryVisits vis = QueryVisits::of(eb, item, shape);
+      auto [qt0, head0] = vis.start(item);
       auto forOp = scf::ForOp::create(ab, loc, eb.c(0), vis.total, eb.c(1),
-                                      ValueRange{carried[0]});
+                                      ValueRange{carried[0], qt0, head0});
       {
         OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
         I32Builder fib{fb, loc};
-        Value i = forOp.getInductionVar();
-        Value qi = forOp.getRegionIterArgs()[0];
-        auto [qt, head] = vis.at(fib, item, i);
+        auto args = forOp.getRegionIterArgs();
+        Value qi = args[0], qt = args[1], head = args[2];
         Value row = fib.add(item.docStart, fib.mul(qt, fib.c(bq)));
         Value col = fib.mul(head, fib.c(d));
         Value st = PipelineAcquireOp::create(fb, loc, i32, qring, qi,
@@ -605,7 +606,9 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
           loadEither(fb, loc, isSafe, gSafe, gradOTb, row, col, goTb, stB,
                      qringB);
         }
-        scf::YieldOp::create(fb, loc, fib.add(qi, fib.c(1)));
+        auto [qtNext, headNext] = vis.next(fib, qt, head);
+        scf::YieldOp::create(fb, loc,
+                             ValueRange{fib.add(qi, fib.c(1)), qtNext, headNext});
       }
       return {forOp.getResult(0)};
     });
@@ -631,16 +634,19 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
       Value keyBase = eb.add(eb.mul(item.qTile, eb.c(bn)), rowBase);
       Value tileKeyBase = eb.mul(item.qTile, eb.c(bn));
       Value zero = FragZeroOp::create(ab, loc, accType);
+      // Carried: the ring's iteration, dK, dV and the visit (query tile,
+      // head).
       QueryVisits vis = QueryVisits::of(eb, item, shape);
-      auto forOp = scf::ForOp::create(ab, loc, eb.c(0), vis.total, eb.c(1),
-                                      ValueRange{carried[0], zero, zero});
+      auto [qt0, head0] = vis.start(item);
+      auto forOp =
+          scf::ForOp::create(ab, loc, eb.c(0), vis.total, eb.c(1),
+                             ValueRange{carried[0], zero, zero, qt0, head0});
       {
         OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
         I32Builder fib{fb, loc};
-        Value i = forOp.getInductionVar();
         auto args = forOp.getRegionIterArgs();
-        Value qi = args[0], dkAcc = args[1], dvAcc = args[2];
-        auto [qt, head] = vis.at(fib, item, i);
+        Value qi = args[0], dkAcc = args[1], dvAcc = args[2], qt = args[3],
+              head = args[4];
         Value st = PipelineAcquireOp::create(fb, loc, i32, qring, qi,
                                              PipelineSide::consumer);
         Value queryBase = fib.mul(qt, fib.c(bq));
@@ -721,8 +727,10 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
         }
         Value dv2 = dvdk[0], dk2 = dvdk[1];
         PipelineReleaseOp::create(fb, loc, secondGradO ? qringB : qring, stB);
+        auto [qtNext, headNext] = vis.next(fib, qt, head);
         scf::YieldOp::create(fb, loc,
-                             ValueRange{fib.add(qi, fib.c(1)), dk2, dv2});
+                             ValueRange{fib.add(qi, fib.c(1)), dk2, dv2,
+                                        qtNext, headNext});
       }
       PipelineReleaseOp::create(ab, loc, kp, kst);
       GradStoreOp::create(ab, loc, forOp.getResult(1), dk, item.qStart,

@@ -90,6 +90,10 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 65536 : !flamia.pipeline<1>
 // CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 24576 : !flamia.pipeline<3>
 // CHECK: flamia.role "consumer" warpgroups[1, 3) registers 240 {
+// The loop carries the visit (query tile, head) from (first tile, q_head):
+// no division of the loop index per iteration.
+// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[QT:[a-z0-9_]+]] = %[[FIRST:[0-9]+]], %[[HEAD:[a-z0-9_]+]] = %q_head) -> (i32, !flamia.frag<64x64xf32>, !flamia.frag<64x64xf32>, i32, i32)
+// CHECK-NOT: arith.divsi %arg{{[0-9]+}}
 // CHECK: flamia.smem.zero_rows %[[GO]][%[[ST:.*]]] from
 // CHECK: flamia.smem.zero_rows %[[QB]][%[[ST]]] from
 // CHECK: %[[STA:.*]] = flamia.wg.mma %{{.*}}, %[[QA]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
@@ -108,6 +112,12 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK-NEXT: %[[DSQ:.*]] = flamia.frag.block_quantize %[[GRAD]]#1 quantized %[[QUANT]] : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
 // CHECK-NEXT: %[[DKA:.*]] = flamia.wg.mma %[[DSQ]], %[[QB]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {async, b_transposed}
 // CHECK-NEXT: flamia.wg.wait %[[DVA]], %[[DKA]] pending 0
+// The next visit: the next tile, or the first tile of the next head.
+// CHECK: %[[FOLLOW:.*]] = arith.addi %[[QT]], %{{.*}} : i32
+// CHECK: %[[WRAPS:.*]] = arith.cmpi eq, %[[FOLLOW]], %{{.*}} : i32
+// CHECK-NEXT: %[[QTN:.*]] = arith.select %[[WRAPS]], %[[FIRST]], %[[FOLLOW]] : i32
+// CHECK: %[[HN:.*]] = arith.select %[[WRAPS]], %{{.*}}, %[[HEAD]] : i32
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[QTN]], %[[HN]] : i32, !flamia.frag<64x64xf32>, !flamia.frag<64x64xf32>, i32, i32
 // dK times the softmax scale, dV times 2^-8 (P carried the fixed scale).
 // CHECK: flamia.grad.store %{{.*}} times %arg17 to %arg11 rows(%q_start, %{{.*}}, %q_rows) head %kv_head
 // CHECK: %[[INV:.*]] = arith.constant 3.906250e-03 : f32
