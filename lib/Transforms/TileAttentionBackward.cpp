@@ -486,6 +486,7 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
   bool safe = safeBlock > 0, causal = at.getCausal();
   Type bf16 = BFloat16Type::get(ctx), f32 = Float32Type::get(ctx);
   Type i32 = IntegerType::get(ctx, 32);
+  auto keyTile = SmemType::get(ctx, {1, bn, d}, bf16);
   // dO's copy for dV = P^T dO when dP reads another (per token): a fourth
   // query-side buffer, and the query tiles in two rings. Ring A holds what
   // S^T and dP^T read (Q, dO per token), released once the softmax
@@ -500,12 +501,6 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
   const int64_t stagesB = d == 64 ? 3 : (safe ? 1 : 2);
   auto queryTile = SmemType::get(ctx, {stages, bq, d}, bf16);
   auto queryTileB = SmemType::get(ctx, {stagesB, bq, d}, bf16);
-  // The key tile's K and V (both forms): two stages where they fit (D = 64
-  // with one query ring: 128 + 72 KiB), so that the producer loads the next
-  // item's key tile while the consumers finish this one, instead of after
-  // they release it (run 60: the consumers' wait at an item's start).
-  const int64_t keyStages = d == 64 && !secondGradO ? 2 : 1;
-  auto keyTile = SmemType::get(ctx, {keyStages, bn, d}, bf16);
   auto sType = FragmentType::get(ctx, {64, bq}, f32);
   auto opType = FragmentType::get(ctx, {64, bq}, bf16);
   auto accType = FragmentType::get(ctx, {64, d}, f32);
@@ -547,7 +542,7 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
   Value go = SmemAllocOp::create(b, loc, queryTile);
   Value goTb = secondGradO ? SmemAllocOp::create(b, loc, queryTileB).getResult()
                            : Value();
-  Value kp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, keyStages),
+  Value kp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, 1),
                                       consumerThreads);
   Value qring = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, stages),
                                          consumerThreads);

@@ -77,18 +77,17 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK-NEXT: flamia.wg.wait %[[DQA]] pending 0
 // CHECK: flamia.grad.store %{{.*}} times %arg15 to %arg10 rows(%q_start, %{{.*}}, %q_rows) head %q_head : !flamia.frag<64x64xf32>, !flamia.global<?x4x64xbf16>
 
-// dK/dV: K and V (both forms) once per item in a 2-stage ring (the next
-// item's load while this one computes), three 64-row ring slots per
+// dK/dV: K and V (both forms) once per item, three 64-row ring slots per
 // query tile (Q for S^T, Q's token-block copy, dO), S^T and dP^T with keys
 // as rows, P^T rounded with the fixed scale, dS^T in 32-query blocks.
 // CHECK-LABEL: flamia.kernel @train_attention_dkdv(
 // CHECK-SAME: tile = {block_m = 64 : i64, block_n = 128 : i64, stages = 3 : i64}
-// CHECK-COUNT-4: flamia.smem.alloc : !flamia.smem<2x128x64xbf16>
+// CHECK-COUNT-4: flamia.smem.alloc : !flamia.smem<1x128x64xbf16>
 // CHECK-NEXT: %[[QA:.*]] = flamia.smem.alloc : !flamia.smem<3x64x64xbf16>
 // CHECK-NEXT: %[[QB:.*]] = flamia.smem.alloc : !flamia.smem<3x64x64xbf16>
 // CHECK-NEXT: %[[GO:.*]] = flamia.smem.alloc : !flamia.smem<3x64x64xbf16>
 // CHECK: flamia.role "producer" warpgroups[0, 1) registers 24 single_thread {
-// CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 65536 : !flamia.pipeline<2>
+// CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 65536 : !flamia.pipeline<1>
 // CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 24576 : !flamia.pipeline<3>
 // CHECK: flamia.role "consumer" warpgroups[1, 3) registers 240 {
 // The loop carries the visit (query tile, head) from (first tile, q_head):
@@ -97,8 +96,8 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK-NOT: arith.divsi %arg{{[0-9]+}}
 // CHECK: flamia.smem.zero_rows %[[GO]][%[[ST:.*]]] from
 // CHECK: flamia.smem.zero_rows %[[QB]][%[[ST]]] from
-// CHECK: %[[STA:.*]] = flamia.wg.mma %{{.*}}, %[[QA]][%[[ST]]] {async} : !flamia.smem<2x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
-// CHECK-NEXT: %[[DPTA:.*]] = flamia.wg.mma %{{.*}}, %[[GO]][%[[ST]]] {async} : !flamia.smem<2x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
+// CHECK: %[[STA:.*]] = flamia.wg.mma %{{.*}}, %[[QA]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
+// CHECK-NEXT: %[[DPTA:.*]] = flamia.wg.mma %{{.*}}, %[[GO]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
 // CHECK-NEXT: %[[SDPT:.*]]:2 = flamia.wg.wait %[[STA]], %[[DPTA]] pending 0
 // Masked where the query tile reaches past the end or meets the diagonal,
 // else unmasked.
