@@ -113,7 +113,8 @@ QueryVisits QueryVisits::of(I32Builder &ib, const ItemInfo &item,
   Value perHead = ib.sub(numQTiles, first);
   Value groupSize = shape.group == 0 ? ib.div(shape.qHeads, shape.kvHeads)
                                      : ib.c(shape.group);
-  return QueryVisits{&shape, first, perHead, ib.mul(perHead, groupSize)};
+  return QueryVisits{&shape, first, perHead, ib.mul(perHead, groupSize),
+                     numQTiles};
 }
 
 std::pair<Value, Value> QueryVisits::at(I32Builder &ib, const ItemInfo &item,
@@ -126,8 +127,7 @@ std::pair<Value, Value> QueryVisits::at(I32Builder &ib, const ItemInfo &item,
 std::pair<Value, Value> QueryVisits::next(I32Builder &ib, Value qt,
                                           Value head) const {
   Value following = ib.add(qt, ib.c(1));
-  Value wraps = ib.cmp(arith::CmpIPredicate::eq, following,
-                       ib.add(first, perHead));
+  Value wraps = ib.cmp(arith::CmpIPredicate::eq, following, end);
   return {arith::SelectOp::create(ib.b, ib.loc, wraps, first, following),
           arith::SelectOp::create(ib.b, ib.loc, wraps,
                                   ib.add(head, ib.c(1)), head)};

@@ -140,7 +140,9 @@ struct QueryVisitShape {
 /// iteration i is head i / perHead, tile first + i % perHead.
 struct QueryVisits {
   const QueryVisitShape *shape;
-  Value first, perHead, total;
+  /// The first visited tile, the tiles per head, the visits in all, and the
+  /// document's query tiles (first + perHead: where a head's visits end).
+  Value first, perHead, total, end;
   static QueryVisits of(I32Builder &ib, const ItemInfo &item,
                         const QueryVisitShape &shape);
   /// The query tile and query head of iteration 0, and of the iteration
