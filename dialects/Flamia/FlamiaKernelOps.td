@@ -488,12 +488,20 @@ def Flamia_FragScaleRowsOp : Flamia_Op<"frag.scale_rows", [Pure, Flamia_Warpgrou
   let summary = "multiply every row by its factor";
   let description = [{
     `frag` is an f32 fragment with as many rows as `factors`.
+
+    With `skip_ones`, a warp whose rows all have the factor 1.0 leaves its
+    part of the fragment as it is instead of multiplying: the result is the
+    same bit for bit (x * 1.0 = x), and in the online softmax's rescale of
+    O (alpha = 1 wherever a key tile does not raise the row maximum) it
+    saves one multiply per accumulator entry at the cost of a vote and a
+    warp-uniform branch.
   }];
-  let arguments = (ins Flamia_FragmentType:$frag, Flamia_RowsType:$factors);
+  let arguments = (ins Flamia_FragmentType:$frag, Flamia_RowsType:$factors,
+                       UnitAttr:$skip_ones);
   let results = (outs Flamia_FragmentType:$result);
   let assemblyFormat = [{
-    $frag `by` $factors attr-dict `:` qualified(type($frag)) `,`
-    qualified(type($factors))
+    $frag `by` $factors (`skip_ones` $skip_ones^)? attr-dict `:`
+    qualified(type($frag)) `,` qualified(type($factors))
   }];
   let hasVerifier = 1;
 }

@@ -581,7 +581,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
           // Rows past the document end hold the next document's values: P
           // is 0 there, but 0 x Inf or NaN is not, so zero them first.
           zeroRowsPastEnd(fb, loc, vs, st, keyBase, item.docLen, bn);
-          Value scaled = FragScaleRowsOp::create(fb, loc, accType, o, sm.getAlpha());
+          Value scaled = FragScaleRowsOp::create(fb, loc, accType, o, sm.getAlpha(),
+                                                 /*skip_ones=*/true);
           turn(TurnAction::take);
           Value o2 = WarpgroupMmaOp::create(fb, loc, accType, p, Value(), vs, st,
                                             scaled, /*b_transposed=*/true);
@@ -747,7 +748,7 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                           .getResult(0);
         PipelineReleaseOp::create(fb, loc, c.vp, stPrev);
         Value scaled = FragScaleRowsOp::create(fb, loc, c.accType, oDone,
-                                               next.alpha);
+                                               next.alpha, /*skip_ones=*/true);
         scf::YieldOp::create(fb, loc,
                              ValueRange{fib.add(kv, fib.c(1)), next.max,
                                         next.sum, scaled, next.p});

@@ -78,7 +78,7 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // CHECK: flamia.frag.mask {{.*}} {causal}
 // CHECK: flamia.softmax.update {{.*}} scale %arg11
 // CHECK: flamia.frag.quantize {{.*}} {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>}
-// CHECK: flamia.frag.scale_rows
+// CHECK: flamia.frag.scale_rows {{.*}} skip_ones
 // CHECK: flamia.turn take among 2
 // CHECK: flamia.wg.mma {{.*}}, %[[VS]][%{{.*}}] acc({{.*}}) {b_transposed}
 // CHECK: flamia.turn give among 2
@@ -118,7 +118,7 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // OVERLAP: flamia.frag.quantize
 // OVERLAP-NEXT: %[[O:.*]] = flamia.wg.wait %[[OP]] pending 0
 // OVERLAP-NEXT: flamia.pipeline.release %[[VP]][%[[V]]]
-// OVERLAP-NEXT: flamia.frag.scale_rows %[[O]]
+// OVERLAP-NEXT: flamia.frag.scale_rows %[[O]] by %{{.*}} skip_ones
 // OVERLAP: %[[VL:.*]] = flamia.pipeline.acquire consumer %[[VP]]
 // Rows of the last key tile past the document end hold the next document's
 // values: zeroed before P V (P = 0 there, but 0 x NaN is NaN).

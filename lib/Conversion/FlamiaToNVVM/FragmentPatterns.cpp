@@ -232,11 +232,33 @@ struct FragScaleRowsLowering : FragmentPattern<FragScaleRowsOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
     const FragmentLayout &l = layout();
-    SmallVector<Value> v = e.unpack(adaptor.getFrag());
-    SmallVector<Value> f = rowValues(e, adaptor.getFactors(), l.rowsPerThread());
-    for (int64_t i = 0, n = v.size(); i < n; ++i)
-      v[i] = e.fmul(v[i], f[l.rowSlotOf(i)]);
-    rewriter.replaceOp(op, e.pack(adaptor.getFrag().getType(), v));
+    auto multiply = [&](Emitter &me) {
+      SmallVector<Value> v = me.unpack(adaptor.getFrag());
+      SmallVector<Value> f = rowValues(me, adaptor.getFactors(), l.rowsPerThread());
+      for (int64_t i = 0, n = v.size(); i < n; ++i)
+        v[i] = me.fmul(v[i], f[l.rowSlotOf(i)]);
+      return me.pack(adaptor.getFrag().getType(), v);
+    };
+    if (!op.getSkipOnes()) {
+      rewriter.replaceOp(op, multiply(e));
+      return success();
+    }
+    // One vote per warp: if any factor of its rows is not 1.0 (or is NaN,
+    // hence `une`), the whole warp multiplies; the branch is warp-uniform.
+    Value notOne = e.i1c(false);
+    for (Value factor : rowValues(e, adaptor.getFactors(), l.rowsPerThread()))
+      notOne = e.bor(notOne, e.fcmp(LLVM::FCmpPredicate::une, factor, e.f32c(1.0)));
+    Value warpMultiplies = NVVM::VoteSyncOp::create(
+        rewriter, op.getLoc(), e.i1(), e.i32c(-1), notOne, NVVM::VoteSyncKind::any);
+    auto ifOp = scf::IfOp::create(rewriter, op.getLoc(),
+                                  TypeRange{adaptor.getFrag().getType()},
+                                  warpMultiplies, /*withElseRegion=*/true);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    Emitter te(tb, op.getLoc());
+    scf::YieldOp::create(tb, op.getLoc(), multiply(te));
+    OpBuilder eb = ifOp.getElseBodyBuilder();
+    scf::YieldOp::create(eb, op.getLoc(), adaptor.getFrag());
+    rewriter.replaceOp(op, ifOp.getResults());
     return success();
   }
 };

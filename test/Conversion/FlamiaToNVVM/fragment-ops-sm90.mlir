@@ -259,6 +259,38 @@ flamia.kernel @sm_90a_frag_scale_rows() attributes {launch = #flamia.launch<grid
 
 // -----
 
+// With skip_ones: the two row factors of the thread are compared with 1.0
+// (`une`: NaN multiplies too), one vote.any per warp decides, and the warp
+// multiplies in the branch or keeps the fragment as it is.
+// CHECK-LABEL: llvm.func @sm_90a_frag_scale_rows_skip_ones(
+// CHECK: %[[F0:.*]] = llvm.extractvalue %[[R:.*]][0] : !llvm.struct<(f32, f32)>
+// CHECK-NEXT: %[[F1:.*]] = llvm.extractvalue %[[R]][1] : !llvm.struct<(f32, f32)>
+// CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
+// CHECK-NEXT: %[[N0:.*]] = llvm.fcmp "une" %[[F0]], %[[ONE]] : f32
+// CHECK-NEXT: %[[O0:.*]] = llvm.or %{{.*}}, %[[N0]] : i1
+// CHECK: %[[N1:.*]] = llvm.fcmp "une" %[[F1]], %{{.*}} : f32
+// CHECK-NEXT: %[[O1:.*]] = llvm.or %[[O0]], %[[N1]] : i1
+// CHECK-NEXT: %[[ALL:.*]] = llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT: %[[ANY:.*]] = nvvm.vote.sync any %[[ALL]], %[[O1]] -> i1
+// CHECK-NEXT: llvm.cond_br %[[ANY]], ^[[MUL:bb[0-9]+]], ^[[KEEP:bb[0-9]+]]
+// CHECK-NEXT: ^[[MUL]]:
+// CHECK-COUNT-8: llvm.fmul
+// CHECK: llvm.br ^[[JOIN:bb[0-9]+]](%{{.*}} : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>)
+// CHECK-NEXT: ^[[KEEP]]:
+// CHECK-NEXT: llvm.br ^[[JOIN]](%[[ACC:.*]] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>)
+// CHECK-NOT: llvm.fmul
+// CHECK: llvm.return
+flamia.kernel @sm_90a_frag_scale_rows_skip_ones() attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    %acc = flamia.frag.zero : !flamia.frag<64x16xf32>
+    %r = flamia.rows.fill 1.000000e+00 : !flamia.rows<64 x f32>
+    %s = flamia.frag.scale_rows %acc by %r skip_ones : !flamia.frag<64x16xf32>, !flamia.rows<64 x f32>
+  }
+  flamia.return
+}
+
+// -----
+
 // Per row slot: rows below q_rows store O = acc / (2^8 l) as 4-byte bf16x2
 // pairs at columns 2 quad (+ 8); then the quad's first thread (a second
 // branch) writes the LSE.
