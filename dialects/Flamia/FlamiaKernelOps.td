@@ -789,19 +789,55 @@ def Flamia_SoftmaxGradOp : Flamia_Op<"softmax.grad", [Flamia_WarpgroupWide,
     per thread. The program that sets it is responsible for the claim;
     flamia-tile sets it on the branch of its tiles' mask condition that
     skips flamia.frag.mask.
+
+    With `lse2`, the values fl32(lse * log2(e)) were loaded before, by
+    flamia.frag.load_lse2 on the same queries, and `lse` is not read:
+    issued ahead of the wait for the MMAs that produce `scores`, those
+    loads run while the MMAs do instead of after them.
   }];
   let arguments = (ins Flamia_FragmentType:$scores, Flamia_FragmentType:$dp,
                        Arg<Flamia_GlobalType, "", [MemRead]>:$lse,
                        Arg<Flamia_GlobalType, "", [MemRead]>:$delta,
                        I32:$head, I32:$doc_start, I32:$query_base,
                        I32:$query_limit, I32:$num_tokens, F32:$scale_log2,
+                       Optional<Flamia_FragmentType>:$lse2,
                        UnitAttr:$transposed, UnitAttr:$unmasked);
   let results = (outs Flamia_FragmentType:$p, Flamia_FragmentType:$ds);
   let assemblyFormat = [{
     $scores `,` $dp `lse` $lse `delta` $delta `head` $head `queries` `(`
     $doc_start `,` $query_base `,` $query_limit `)` `tokens` $num_tokens
-    `scale` $scale_log2 attr-dict `:` qualified(type($scores)) `,`
-    qualified(type($lse))
+    `scale` $scale_log2 (`preloaded` $lse2^ `:` qualified(type($lse2)))?
+    attr-dict `:`
+    qualified(type($scores)) `,` qualified(type($lse))
+  }];
+  let hasVerifier = 1;
+}
+
+def Flamia_FragLoadLse2Op : Flamia_Op<"frag.load_lse2", [Flamia_WarpgroupWide]> {
+  let summary = "a score tile's per-query fl32(lse * log2(e)), loaded ahead";
+  let description = [{
+    Entry (r, c) of the result is fl32(lse[head, doc_start + q] * log2(e))
+    of its query q = `query_base + r` (with `transposed`, `query_base + c`),
+    the value flamia.softmax.grad subtracts from the log2-domain score,
+    read with the same addresses as softmax.grad would: a query at or past
+    `query_limit` reads the document's first token instead (its entries are
+    zeroed by softmax.grad, whatever the value), and with `unmasked` every
+    query of the tile is below `query_limit` and the values are read at
+    constant offsets from one address per thread. The result has the
+    shape of the scores it is for, and is passed to softmax.grad as
+    `preloaded`; the op exists so that a program can issue the loads
+    before it waits for the MMAs of the scores. Layouts with a whole row
+    per thread (sm_100a) are not supported.
+  }];
+  let arguments = (ins Arg<Flamia_GlobalType, "", [MemRead]>:$lse,
+                       I32:$head, I32:$doc_start, I32:$query_base,
+                       I32:$query_limit, I32:$num_tokens,
+                       UnitAttr:$transposed, UnitAttr:$unmasked);
+  let results = (outs Flamia_FragmentType:$result);
+  let assemblyFormat = [{
+    $lse `head` $head `queries` `(` $doc_start `,` $query_base `,`
+    $query_limit `)` `tokens` $num_tokens attr-dict `:` qualified(type($lse))
+    `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }

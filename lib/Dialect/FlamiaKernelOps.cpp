@@ -877,6 +877,19 @@ LogicalResult SoftmaxGradOp::verify() {
   if (lse.getShape().size() != 2 || !lse.getElementType().isF32())
     return emitOpError() << "LSE and delta must be f32 [H, T] tensors, got "
                          << lse;
+  if (getLse2() && getLse2().getType() != scores)
+    return emitOpError() << "the preloaded LSE must have the scores' type "
+                         << scores << ", got " << getLse2().getType();
+  return success();
+}
+
+LogicalResult FragLoadLse2Op::verify() {
+  FragmentType result = getResult().getType();
+  if (!result.getElementType().isF32())
+    return emitOpError() << "loads f32 values, got " << result;
+  GlobalType lse = getLse().getType();
+  if (lse.getShape().size() != 2 || !lse.getElementType().isF32())
+    return emitOpError() << "LSE must be an f32 [H, T] tensor, got " << lse;
   return success();
 }
 

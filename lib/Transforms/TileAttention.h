@@ -62,6 +62,9 @@ Value maskIf(OpBuilder &b, Location loc, Value cond, Value s, Value queryBase,
 struct SoftmaxGradInputs {
   Value lse, delta, head, docStart, queryBase, queryLimit, numTokens,
       scaleLog2;
+  /// Optional: the values of flamia.frag.load_lse2, loaded before, for
+  /// the unmasked branch only (the masked one loads its own).
+  Value lse2 = {};
 };
 
 /// P and dS of the scores `s` (flamia.softmax.grad): where `cond` holds

@@ -124,12 +124,16 @@ Value asyncMma(OpBuilder &b, Location loc, Type type, Value a, Value aStage,
 }
 
 /// Issues a group of asynchronous MMAs (`issue` returns them, in order) in
-/// one turn, then waits for all of them and returns them complete.
+/// one turn, then (after `whileRunning`, work that does not need them)
+/// waits for all of them and returns them complete.
 SmallVector<Value> mmaGroup(OpBuilder &b, Location loc, const Turns &turns,
-                            function_ref<SmallVector<Value>()> issue) {
+                            function_ref<SmallVector<Value>()> issue,
+                            function_ref<void()> whileRunning = nullptr) {
   turns.take(b, loc);
   SmallVector<Value> pending = issue();
   turns.give(b, loc);
+  if (whileRunning)
+    whileRunning();
   return WarpgroupWaitOp::create(b, loc, pending, 0).getResults();
 }
 
@@ -661,18 +665,39 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
         Value isSafe = vis.isSafe(fib, item, qt);
         Value kTile = pick(fb, loc, isSafe, kS, kd);
         Value vTile = pick(fb, loc, isSafe, vS, vd);
-        SmallVector<Value> sdpT =
-            mmaGroup(fb, loc, turns, [&]() -> SmallVector<Value> {
-              return {asyncMma(fb, loc, sType, kTile, kst, qa, st, Value(),
-                               /*bTransposed=*/false),
-                      asyncMma(fb, loc, sType, vTile, kst, go, st, Value(),
-                               /*bTransposed=*/false)};
-            });
-        Value sT = sdpT[0], dpT = sdpT[1];
         // Masking: the query tile reaches past the document end, or
         // (causal) it meets the key tile's diagonal.
         Value pastEnd = fib.cmp(arith::CmpIPredicate::sgt,
                                 fib.add(queryBase, fib.c(bq)), item.docLen);
+        // The query tile's LSE (in log2 units) is loaded while S^T and dP^T
+        // run, not after them: its first use is the recomputed P's first
+        // exponential, right after the wait. For the unmasked softmax
+        // gradient only (constant offsets from one address); a tile past
+        // the document end gets zeros, and its masked gradient loads its own.
+        Value lse2;
+        auto loadLse2 = [&] {
+          auto ifOp = scf::IfOp::create(fb, loc, TypeRange{sType}, pastEnd,
+                                        /*withElseRegion=*/true);
+          OpBuilder tb = ifOp.getThenBodyBuilder();
+          scf::YieldOp::create(tb, loc,
+                               FragZeroOp::create(tb, loc, sType).getResult());
+          OpBuilder lb = ifOp.getElseBodyBuilder();
+          auto load = FragLoadLse2Op::create(
+              lb, loc, sType, lse, head, item.docStart, queryBase, item.docLen,
+              numTokens, /*transposed=*/true, /*unmasked=*/true);
+          scf::YieldOp::create(lb, loc, load.getResult());
+          lse2 = ifOp.getResult(0);
+        };
+        SmallVector<Value> sdpT = mmaGroup(
+            fb, loc, turns,
+            [&]() -> SmallVector<Value> {
+              return {asyncMma(fb, loc, sType, kTile, kst, qa, st, Value(),
+                               /*bTransposed=*/false),
+                      asyncMma(fb, loc, sType, vTile, kst, go, st, Value(),
+                               /*bTransposed=*/false)};
+            },
+            loadLse2);
+        Value sT = sdpT[0], dpT = sdpT[1];
         Value cond = pastEnd;
         if (causal)
           cond = arith::OrIOp::create(
@@ -680,7 +705,8 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
               fib.cmp(arith::CmpIPredicate::slt, queryBase,
                       fib.add(tileKeyBase, fib.c(bn))));
         SoftmaxGradInputs in{lse,       delta,       head,      item.docStart,
-                             queryBase, item.docLen, numTokens, scaleLog2};
+                             queryBase, item.docLen, numTokens, scaleLog2,
+                             lse2};
         auto [gradP, gradDs] = softmaxGradIf(fb, loc, cond, sT, dpT, keyBase,
                                              in, causal, /*transposed=*/true);
         Value pGrad = gradP, dsGrad = gradDs; // captured below

@@ -6,6 +6,8 @@
 // CHECK-LABEL: flamia.kernel @backward_fragments(
 // CHECK: %[[ST:.*]] = flamia.frag.mask %{{.*}} query %{{.*}} key %{{.*}} limit %{{.*}} {causal, transposed} : !flamia.frag<64x64xf32>
 // CHECK: %[[P:.*]], %[[DS:.*]] = flamia.softmax.grad %[[ST]], %{{.*}} lse %arg1 delta %arg2 head %{{.*}} queries(%{{.*}}, %{{.*}}, %{{.*}}) tokens %arg4 scale %arg5 {transposed} : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
+// CHECK: %[[L2:.*]] = flamia.frag.load_lse2 %arg1 head %{{.*}} queries(%{{.*}}, %{{.*}}, %{{.*}}) tokens %arg4 {transposed, unmasked} : !flamia.global<8x?xf32> -> !flamia.frag<64x64xf32>
+// CHECK: flamia.softmax.grad %{{.*}}, %{{.*}} lse %arg1 delta %arg2 head %{{.*}} queries(%{{.*}}, %{{.*}}, %{{.*}}) tokens %arg4 scale %arg5 preloaded %[[L2]] : !flamia.frag<64x64xf32> {transposed, unmasked} : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
 // CHECK: %{{.*}} = flamia.frag.block_quantize %[[DS]] quantized %{{.*}} : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
 // CHECK: flamia.grad.store %{{.*}} times %arg5 to %arg3 rows(%{{.*}}, %{{.*}}, %{{.*}}) head %{{.*}} : !flamia.frag<64x128xf32>, !flamia.global<?x2x128xf32>
 flamia.kernel @backward_fragments(%items: !flamia.global<?x8xi32> {flamia.param = "kv_items"},
@@ -27,6 +29,12 @@ flamia.kernel @backward_fragments(%items: !flamia.global<?x8xi32> {flamia.param 
         : !flamia.frag<64x64xf32>
     %p, %ds = flamia.softmax.grad %st, %dp lse %lse delta %delta head %q_head
         queries(%doc_start, %c0, %doc_len) tokens %tokens scale %scale {transposed}
+        : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
+    %l2 = flamia.frag.load_lse2 %lse head %q_head queries(%doc_start, %c0, %doc_len)
+        tokens %tokens {transposed, unmasked} : !flamia.global<8x?xf32> -> !flamia.frag<64x64xf32>
+    %p2, %ds2 = flamia.softmax.grad %s, %dp lse %lse delta %delta head %q_head
+        queries(%doc_start, %c0, %doc_len) tokens %tokens scale %scale
+        preloaded %l2 : !flamia.frag<64x64xf32> {transposed, unmasked}
         : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
     %dsq = flamia.frag.block_quantize %ds quantized %true
         : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>

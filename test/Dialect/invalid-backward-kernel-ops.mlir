@@ -28,6 +28,32 @@ func.func @f(%s: !flamia.frag<64x64xf32>, %lse: !flamia.global<8x?xi32>, %i: i32
 }
 
 // -----
+func.func @f(%s: !flamia.frag<64x64xf32>, %l2: !flamia.frag<64x32xf32>,
+             %lse: !flamia.global<8x?xf32>, %i: i32, %c: f32) {
+  // expected-error @below {{'flamia.softmax.grad' op the preloaded LSE must have the scores' type '!flamia.frag<64x64xf32>', got '!flamia.frag<64x32xf32>'}}
+  %p, %ds = flamia.softmax.grad %s, %s lse %lse delta %lse head %i queries(%i, %i, %i)
+      tokens %i scale %c preloaded %l2 : !flamia.frag<64x32xf32>
+      : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
+  return
+}
+
+// -----
+func.func @f(%lse: !flamia.global<8x?xf32>, %i: i32) {
+  // expected-error @below {{'flamia.frag.load_lse2' op loads f32 values, got '!flamia.frag<64x64xbf16>'}}
+  %l2 = flamia.frag.load_lse2 %lse head %i queries(%i, %i, %i) tokens %i
+      : !flamia.global<8x?xf32> -> !flamia.frag<64x64xbf16>
+  return
+}
+
+// -----
+func.func @f(%lse: !flamia.global<8x?xbf16>, %i: i32) {
+  // expected-error @below {{'flamia.frag.load_lse2' op LSE must be an f32 [H, T] tensor, got '!flamia.global<8x?xbf16>'}}
+  %l2 = flamia.frag.load_lse2 %lse head %i queries(%i, %i, %i) tokens %i
+      : !flamia.global<8x?xbf16> -> !flamia.frag<64x64xf32>
+  return
+}
+
+// -----
 func.func @f(%s: !flamia.frag<64x48xf32>, %q: i1) {
   // expected-error @below {{'flamia.frag.block_quantize' op blocks of 32 columns need a multiple of 32 columns, got 48}}
   %r = flamia.frag.block_quantize %s quantized %q : !flamia.frag<64x48xf32> -> !flamia.frag<64x48xbf16>

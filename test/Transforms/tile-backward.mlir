@@ -98,14 +98,20 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK: flamia.smem.zero_rows %[[QB]][%[[ST]]] from
 // CHECK: %[[STA:.*]] = flamia.wg.mma %{{.*}}, %[[QA]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
 // CHECK-NEXT: %[[DPTA:.*]] = flamia.wg.mma %{{.*}}, %[[GO]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
-// CHECK-NEXT: %[[SDPT:.*]]:2 = flamia.wg.wait %[[STA]], %[[DPTA]] pending 0
+// While they run, the query tile's LSE for the unmasked softmax gradient
+// (zeros where the tile reaches past the document end).
+// CHECK-NEXT: %[[LSE2:.*]] = scf.if %{{.*}} -> (!flamia.frag<64x64xf32>) {
+// CHECK-NEXT: flamia.frag.zero : !flamia.frag<64x64xf32>
+// CHECK: } else {
+// CHECK-NEXT: flamia.frag.load_lse2 %arg9 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 {transposed, unmasked} : !flamia.global<4x?xf32> -> !flamia.frag<64x64xf32>
+// CHECK: %[[SDPT:.*]]:2 = flamia.wg.wait %[[STA]], %[[DPTA]] pending 0
 // Masked where the query tile reaches past the end or meets the diagonal,
 // else unmasked.
 // CHECK: %[[GRAD:.*]]:2 = scf.if %{{.*}} -> (!flamia.frag<64x64xf32>, !flamia.frag<64x64xf32>) {
 // CHECK-NEXT: %[[M:.*]] = flamia.frag.mask %[[SDPT]]#0 query %{{.*}} key %{{.*}} limit %{{.*}} {causal, transposed} : !flamia.frag<64x64xf32>
 // CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[M]], %[[SDPT]]#1 lse %arg9 delta %arg10 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 scale %arg16 {transposed}
 // CHECK: } else {
-// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[SDPT]]#0, %[[SDPT]]#1 lse %arg9 delta %arg10 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 scale %arg16 {transposed, unmasked}
+// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[SDPT]]#0, %[[SDPT]]#1 lse %arg9 delta %arg10 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 scale %arg16 preloaded %[[LSE2]] : !flamia.frag<64x64xf32> {transposed, unmasked}
 // CHECK: %[[PQ:.*]] = flamia.frag.quantize %[[GRAD]]#0 quantized %[[QUANT:.*]] {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
 // dS is rounded while dV += P^T dO runs; dK's MMA follows, one wait for both.
 // CHECK-NEXT: %[[DVA:.*]] = flamia.wg.mma %[[PQ]], %[[GO]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {async, b_transposed}

@@ -28,10 +28,88 @@ namespace {
 
 constexpr float kLog2e = 1.4426950408889634f;
 
+/// Where the per-query values of a score fragment's entries are: the
+/// entry's query (its row slot, or with `transposed` its column slot: queries
+/// are columns) at token doc_start + query_base + query of the [H, T] f32
+/// tensors. Masked form: a query at or past query_limit reads the
+/// document's first token (a valid address) and `valid` says so. Unmasked
+/// form (every query of the tile valid): constant offsets from the
+/// thread's first query, no test. One load per slot, shared by the entries
+/// of the slot.
+class QueryAddresses {
+public:
+  /// `arrays`: the tensors that will be read (unmasked: the address of the
+  /// thread's first query in each is computed here, once).
+  QueryAddresses(Emitter &e, const FragmentLayout &l, bool transposed,
+                 bool unmasked, Value head, Value docStart, Value queryBase,
+                 Value queryLimit, Value numTokens, ArrayRef<Value> arrays)
+      : e(e), l(l), pos(l.position(e)), transposed(transposed),
+        unmasked(unmasked), head(head), docStart(docStart),
+        queryBase(queryBase), queryLimit(queryLimit), numTokens(numTokens) {
+    if (unmasked) {
+      Value first = transposed ? l.column(e, pos, 0) : l.row(e, pos, 0);
+      Value firstIndex = index(e.add(queryBase, first));
+      for (Value array : arrays)
+        firstAddress[array] = e.elementPtr(array, firstIndex, 4);
+    }
+  }
+
+  int64_t slotOf(int64_t i) const {
+    return transposed ? l.columnSlotOf(i) : l.rowSlotOf(i);
+  }
+
+  /// Whether entry i's query is below query_limit (null when unmasked).
+  Value valid(int64_t i) { return unmasked ? Value() : slot(i).valid; }
+
+  /// Entry i's query's value in `base` (an [H, T] f32 tensor).
+  Value load(Value base, int64_t i) {
+    Value ptr;
+    if (unmasked) {
+      int64_t offset = transposed ? l.columnOffsetOf(i)
+                                  : l.rowOffsetOf(l.rowSlotOf(i));
+      ptr = e.gep(firstAddress.lookup(base), 4 * offset);
+    } else {
+      ptr = e.elementPtr(base, slot(i).index, 4);
+    }
+    return e.load(e.f32(), ptr, 4);
+  }
+
+private:
+  struct Slot {
+    Value valid, index;
+  };
+  /// The masked form's test and (clamped) index of entry i's query.
+  const Slot &slot(int64_t i) {
+    auto it = slots.find(slotOf(i));
+    if (it != slots.end())
+      return it->second;
+    Value local = transposed ? l.column(e, pos, i)
+                             : l.row(e, pos, l.rowSlotOf(i));
+    Value q = e.add(queryBase, local);
+    Value ok = e.icmp(LLVM::ICmpPredicate::slt, q, queryLimit);
+    // An invalid query reads the document's first token (a valid address)
+    // and its values are never used.
+    Value idx = index(e.select(ok, q, e.i32c(0)));
+    return slots.emplace(slotOf(i), Slot{ok, idx}).first->second;
+  }
+  Value index(Value q) const {
+    return e.headMajorIndex(head, numTokens, e.add(docStart, q));
+  }
+
+  Emitter &e;
+  const FragmentLayout &l;
+  ThreadPosition pos;
+  bool transposed, unmasked;
+  Value head, docStart, queryBase, queryLimit, numTokens;
+  llvm::DenseMap<Value, Value> firstAddress;
+  std::map<int64_t, Slot> slots;
+};
+
 /// P = exp2(s * c - lse * log2(e)) and dS = P (dp - delta) per entry, both
 /// 0 where s is -inf (masked) or the entry's query is past the limit. The
 /// per-query values are loaded once per query a thread holds: per row slot,
-/// or (transposed: queries are columns) per column slot.
+/// or (transposed: queries are columns) per column slot; LSE not at all
+/// when flamia.frag.load_lse2 loaded it before (`preloaded`).
 ///
 /// An `unmasked` tile (every query valid, no entry masked) needs neither
 /// test: the exponential and the product are the whole per-entry work, and
@@ -47,70 +125,44 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
     const FragmentLayout &l = layout();
-    ThreadPosition pos = l.position(e);
     SmallVector<Value> s = e.unpack(adaptor.getScores());
     SmallVector<Value> dp = e.unpack(adaptor.getDp());
+    SmallVector<Value> preloaded;
+    if (adaptor.getLse2())
+      preloaded = e.unpack(adaptor.getLse2());
     bool transposed = op.getTransposed();
+    const bool unmasked = op.getUnmasked();
     struct QueryValues {
       Value valid, lse2, delta;
     };
-    // LSE (in log2 units) and D of one query: `at` turns each array's base
-    // into the query's address. `valid` is kept for the masked form's
-    // per-entry test.
-    auto loadFrom = [&](Value lseBase, Value deltaBase,
-                        llvm::function_ref<Value(Value)> at, Value valid) {
-      Value lse = e.load(e.f32(), at(lseBase), 4);
-      Value delta = e.load(e.f32(), at(deltaBase), 4);
-      return QueryValues{valid, e.fmul(lse, e.f32c(kLog2e)), delta};
-    };
-    // The per-query values of a document-local query position.
-    auto load = [&](Value query) {
-      Value valid = e.icmp(LLVM::ICmpPredicate::slt, query,
-                           adaptor.getQueryLimit());
-      // An invalid query reads the document's first token (a valid address)
-      // and its values are never used.
-      Value token = e.add(adaptor.getDocStart(),
-                          e.select(valid, query, e.i32c(0)));
-      Value index = e.headMajorIndex(adaptor.getHead(), adaptor.getNumTokens(),
-                                     token);
-      return loadFrom(
-          adaptor.getLse(), adaptor.getDelta(),
-          [&](Value base) { return e.elementPtr(base, index, 4); }, valid);
-    };
     std::map<int64_t, QueryValues> bySlot;
-    const bool unmasked = op.getUnmasked();
-    // Unmasked: every query of the tile is valid, so the thread's first
-    // query is a valid token and the others are constant offsets from it.
-    Value lseBase, deltaBase;
-    auto loadAt = [&](int64_t offset) {
-      return loadFrom(
-          lseBase, deltaBase,
-          [&](Value base) { return e.gep(base, 4 * offset); }, Value());
-    };
-    if (unmasked) {
-      Value first = transposed ? l.column(e, pos, 0) : l.row(e, pos, 0);
-      Value token =
-          e.add(adaptor.getDocStart(), e.add(adaptor.getQueryBase(), first));
-      Value index = e.headMajorIndex(adaptor.getHead(), adaptor.getNumTokens(),
-                                     token);
-      lseBase = e.elementPtr(adaptor.getLse(), index, 4);
-      deltaBase = e.elementPtr(adaptor.getDelta(), index, 4);
-    }
     // One row per thread with queries as columns (sm_100a's dK/dV kernel):
     // every thread needs every column's values. Lane l of each warp loads
     // those of column 32 g + l, and column i's come from lane i % 32 by a
     // shuffle: two loads and two shuffles per 32 columns instead of a load
     // per column and value, and no registers held for all of them.
     if (transposed && l.holdsWholeRows()) {
+      if (!preloaded.empty())
+        return op.emitOpError() << target().getName()
+                                << " lowering: a preloaded LSE needs a "
+                                   "layout with a row spread over threads";
       int64_t cols = static_cast<int64_t>(s.size());
       Value laneId = e.lane();
       std::map<int64_t, std::pair<Value, Value>> byGroup;
       for (int64_t i = 0; i < cols; ++i) {
         int64_t group = i / 32;
         if (!byGroup.count(group)) {
-          QueryValues lanes = load(e.add(
-              adaptor.getQueryBase(), e.add(laneId, e.i32c(32 * group))));
-          byGroup[group] = {lanes.lse2, lanes.delta};
+          Value query = e.add(adaptor.getQueryBase(),
+                              e.add(laneId, e.i32c(32 * group)));
+          Value valid = e.icmp(LLVM::ICmpPredicate::slt, query,
+                               adaptor.getQueryLimit());
+          Value token = e.add(adaptor.getDocStart(),
+                              e.select(valid, query, e.i32c(0)));
+          Value index = e.headMajorIndex(adaptor.getHead(),
+                                         adaptor.getNumTokens(), token);
+          Value lse = e.load(e.f32(), e.elementPtr(adaptor.getLse(), index, 4), 4);
+          Value delta = e.load(e.f32(), e.elementPtr(adaptor.getDelta(), index, 4), 4);
+          byGroup[group] = {e.fmul(lse, e.f32c(kLog2e)), delta};
         }
         Value query = e.add(adaptor.getQueryBase(), e.i32c(i));
         Value valid =
@@ -120,19 +172,22 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
                                       e.shflIdx(delta, e.i32c(i % 32))});
       }
     }
+    SmallVector<Value> arrays{adaptor.getDelta()};
+    if (preloaded.empty())
+      arrays.insert(arrays.begin(), adaptor.getLse());
+    QueryAddresses at(e, l, transposed, unmasked, adaptor.getHead(),
+                      adaptor.getDocStart(), adaptor.getQueryBase(),
+                      adaptor.getQueryLimit(), adaptor.getNumTokens(), arrays);
     auto valuesOf = [&](int64_t i) -> const QueryValues & {
-      int64_t slot = transposed ? l.columnSlotOf(i) : l.rowSlotOf(i);
+      int64_t slot = at.slotOf(i);
       auto it = bySlot.find(slot);
       if (it != bySlot.end())
         return it->second;
-      if (unmasked)
-        return bySlot
-            .emplace(slot, loadAt(transposed ? l.columnOffsetOf(i)
-                                             : l.rowOffsetOf(l.rowSlotOf(i))))
-            .first->second;
-      Value local = transposed ? l.column(e, pos, i)
-                               : l.row(e, pos, l.rowSlotOf(i));
-      return bySlot.emplace(slot, load(e.add(adaptor.getQueryBase(), local)))
+      Value valid = at.valid(i);
+      Value lse = preloaded.empty() ? at.load(adaptor.getLse(), i) : Value();
+      Value delta = at.load(adaptor.getDelta(), i);
+      Value lse2 = lse ? e.fmul(lse, e.f32c(kLog2e)) : preloaded[i];
+      return bySlot.emplace(slot, QueryValues{valid, lse2, delta})
           .first->second;
     };
     Value ninf = e.f32c(-std::numeric_limits<float>::infinity());
@@ -155,6 +210,38 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
     }
     Type type = adaptor.getScores().getType();
     rewriter.replaceOp(op, {e.pack(type, p), e.pack(type, ds)});
+    return success();
+  }
+};
+
+/// fl32(lse * log2(e)) per entry, loaded as flamia.softmax.grad would load
+/// it (one load per query slot), for softmax.grad's `preloaded` operand.
+struct FragLoadLse2Lowering : FragmentPattern<FragLoadLse2Op> {
+  using FragmentPattern::FragmentPattern;
+  LogicalResult
+  matchAndRewrite(FragLoadLse2Op op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    const FragmentLayout &l = layout();
+    if (l.holdsWholeRows())
+      return op.emitOpError() << target().getName()
+                              << " lowering: a whole row per thread; "
+                                 "softmax.grad loads LSE itself there";
+    Type type = getTypeConverter()->convertType(op.getResult().getType());
+    int64_t n = cast<LLVM::LLVMStructType>(type).getBody().size();
+    QueryAddresses at(e, l, op.getTransposed(), op.getUnmasked(),
+                      adaptor.getHead(), adaptor.getDocStart(),
+                      adaptor.getQueryBase(), adaptor.getQueryLimit(),
+                      adaptor.getNumTokens(), {adaptor.getLse()});
+    std::map<int64_t, Value> bySlot;
+    SmallVector<Value> values;
+    for (int64_t i = 0; i < n; ++i) {
+      auto [it, fresh] = bySlot.try_emplace(at.slotOf(i));
+      if (fresh)
+        it->second = e.fmul(at.load(adaptor.getLse(), i), e.f32c(kLog2e));
+      values.push_back(it->second);
+    }
+    rewriter.replaceOp(op, e.pack(type, values));
     return success();
   }
 };
@@ -456,7 +543,8 @@ struct RowDotLowering : OpConversionPattern<RowDotOp> {
 
 void flamia::populateGradientPatterns(const FlamiaTypeConverter &converter,
                                       RewritePatternSet &patterns) {
-  patterns.add<SoftmaxGradLowering, FragBlockQuantizeLowering,
+  patterns.add<SoftmaxGradLowering, FragLoadLse2Lowering,
+               FragBlockQuantizeLowering,
                FragMxQuantizeLowering,
                GradStoreLowering, RowDotLowering>(converter,
                                                   patterns.getContext());

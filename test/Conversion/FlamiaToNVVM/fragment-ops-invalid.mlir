@@ -200,3 +200,16 @@ flamia.kernel @sm_90a_smem_store() attributes {launch = #flamia.launch<grid>, ta
   }
   flamia.return
 }
+
+// -----
+
+// sm_100a's softmax holds a whole row per thread and loads its queries'
+// values in softmax.grad (by lane and shuffle), not ahead.
+flamia.kernel @sm_100a_load_lse2(%lse: !flamia.global<4x?xf32> {flamia.param = "lse"}, %i: i32 {flamia.param = "i"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    // expected-error @+2 {{'flamia.frag.load_lse2' op sm_100a lowering: a whole row per thread; softmax.grad loads LSE itself there}}
+    // expected-error @+1 {{failed to legalize operation 'flamia.frag.load_lse2' that was explicitly marked illegal}}
+    %l2 = flamia.frag.load_lse2 %lse head %i queries(%i, %i, %i) tokens %i {transposed} : !flamia.global<4x?xf32> -> !flamia.frag<128x64xf32>
+  }
+  flamia.return
+}

@@ -110,6 +110,64 @@ flamia.kernel @sm_90a_softmax_grad_transposed_unmasked(%lse: !flamia.global<4x?x
 
 // -----
 
+// LSE loaded ahead (flamia.frag.load_lse2, unmasked and transposed): four
+// loads at byte offsets 0, 4, 32 and 36 from the first column's token, each
+// times log2(e); softmax.grad with `preloaded` then reads D only (four more
+// loads) and subtracts the preloaded values.
+// CHECK-LABEL: llvm.func @sm_90a_load_lse2_preloaded(
+// CHECK: %[[L0:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK-NEXT: %[[LOG2E:.*]] = llvm.mlir.constant(1.44269502 : f32) : f32
+// CHECK-NEXT: llvm.getelementptr %[[L0]][0]
+// CHECK-NEXT: %[[V0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT: llvm.fmul %[[V0]], %[[LOG2E]] : f32
+// CHECK: llvm.getelementptr %[[L0]][4]
+// CHECK: llvm.getelementptr %[[L0]][32]
+// CHECK: llvm.getelementptr %[[L0]][36]
+// CHECK-NOT: llvm.getelementptr %[[L0]]
+// CHECK: %[[D0:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK: llvm.getelementptr %[[D0]][0]
+// CHECK: llvm.getelementptr %[[D0]][4]
+// CHECK: llvm.getelementptr %[[D0]][32]
+// CHECK: llvm.getelementptr %[[D0]][36]
+// CHECK-NEXT: llvm.load
+// CHECK-NOT: llvm.load
+// CHECK-NOT: llvm.select
+// CHECK: llvm.return
+flamia.kernel @sm_90a_load_lse2_preloaded(%lse: !flamia.global<4x?xf32> {flamia.param = "lse"}, %delta: !flamia.global<4x?xf32> {flamia.param = "delta"}, %h: i32 {flamia.param = "h"}, %d0: i32 {flamia.param = "d0"}, %qb: i32 {flamia.param = "qb"}, %lim: i32 {flamia.param = "lim"}, %t: i32 {flamia.param = "T"}, %c: f32 {flamia.param = "c"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "consumer" warpgroups[0, 1) registers 240 {
+    %s = flamia.frag.zero : !flamia.frag<64x16xf32>
+    %l2 = flamia.frag.load_lse2 %lse head %h queries(%d0, %qb, %lim) tokens %t {transposed, unmasked} : !flamia.global<4x?xf32> -> !flamia.frag<64x16xf32>
+    %p, %ds = flamia.softmax.grad %s, %s lse %lse delta %delta head %h queries(%d0, %qb, %lim) tokens %t scale %c preloaded %l2 : !flamia.frag<64x16xf32> {transposed, unmasked} : !flamia.frag<64x16xf32>, !flamia.global<4x?xf32>
+  }
+  flamia.return
+}
+
+// -----
+
+// Masked (no `unmasked`): each column's query is tested against the limit
+// and a query at or past it reads the document's first token instead.
+// CHECK-LABEL: llvm.func @sm_90a_load_lse2_masked(
+// CHECK: %[[OK:.*]] = llvm.icmp "slt" %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: llvm.select %[[OK]], %{{.*}}, %[[Z]] : i1, i32
+// CHECK: llvm.load
+// CHECK: llvm.icmp "slt"
+// CHECK: llvm.load
+// CHECK: llvm.icmp "slt"
+// CHECK: llvm.load
+// CHECK: llvm.icmp "slt"
+// CHECK: llvm.load
+// CHECK-NOT: llvm.load
+// CHECK: llvm.return
+flamia.kernel @sm_90a_load_lse2_masked(%lse: !flamia.global<4x?xf32> {flamia.param = "lse"}, %h: i32 {flamia.param = "h"}, %d0: i32 {flamia.param = "d0"}, %qb: i32 {flamia.param = "qb"}, %lim: i32 {flamia.param = "lim"}, %t: i32 {flamia.param = "T"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "consumer" warpgroups[0, 1) registers 240 {
+    %l2 = flamia.frag.load_lse2 %lse head %h queries(%d0, %qb, %lim) tokens %t {transposed} : !flamia.global<4x?xf32> -> !flamia.frag<64x16xf32>
+  }
+  flamia.return
+}
+
+// -----
+
 // A 64 x 32 fragment is one 32-column block per row: 8 elements of each of
 // the thread's two rows, their amax combined over the quad (butterfly 1,
 // 2), the scale, then 8 pairs through E4M3 back to bf16 x 2^e; the safe path
