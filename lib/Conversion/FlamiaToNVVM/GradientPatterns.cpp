@@ -74,23 +74,27 @@ public:
     return e.load(e.f32(), ptr, 4);
   }
 
-private:
   struct Slot {
     Value valid, index;
   };
-  /// The masked form's test and (clamped) index of entry i's query.
+  /// The masked form's test and (clamped) [H, T] index of the
+  /// document-local query `q`: an invalid query reads the document's first
+  /// token (a valid address) and its values are never used.
+  Slot ofQuery(Value q) const {
+    Value ok = e.icmp(LLVM::ICmpPredicate::slt, q, queryLimit);
+    return Slot{ok, index(e.select(ok, q, e.i32c(0)))};
+  }
+
+private:
+  /// The masked form's test and index of entry i's query, once per slot.
   const Slot &slot(int64_t i) {
     auto it = slots.find(slotOf(i));
     if (it != slots.end())
       return it->second;
     Value local = transposed ? l.column(e, pos, i)
                              : l.row(e, pos, l.rowSlotOf(i));
-    Value q = e.add(queryBase, local);
-    Value ok = e.icmp(LLVM::ICmpPredicate::slt, q, queryLimit);
-    // An invalid query reads the document's first token (a valid address)
-    // and its values are never used.
-    Value idx = index(e.select(ok, q, e.i32c(0)));
-    return slots.emplace(slotOf(i), Slot{ok, idx}).first->second;
+    return slots.emplace(slotOf(i), ofQuery(e.add(queryBase, local)))
+        .first->second;
   }
   Value index(Value q) const {
     return e.headMajorIndex(head, numTokens, e.add(docStart, q));
@@ -136,6 +140,12 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
       Value valid, lse2, delta;
     };
     std::map<int64_t, QueryValues> bySlot;
+    SmallVector<Value> arrays{adaptor.getDelta()};
+    if (preloaded.empty())
+      arrays.insert(arrays.begin(), adaptor.getLse());
+    QueryAddresses at(e, l, transposed, unmasked, adaptor.getHead(),
+                      adaptor.getDocStart(), adaptor.getQueryBase(),
+                      adaptor.getQueryLimit(), adaptor.getNumTokens(), arrays);
     // One row per thread with queries as columns (sm_100a's dK/dV kernel):
     // every thread needs every column's values. Lane l of each warp loads
     // those of column 32 g + l, and column i's come from lane i % 32 by a
@@ -152,14 +162,9 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
       for (int64_t i = 0; i < cols; ++i) {
         int64_t group = i / 32;
         if (!byGroup.count(group)) {
-          Value query = e.add(adaptor.getQueryBase(),
-                              e.add(laneId, e.i32c(32 * group)));
-          Value valid = e.icmp(LLVM::ICmpPredicate::slt, query,
-                               adaptor.getQueryLimit());
-          Value token = e.add(adaptor.getDocStart(),
-                              e.select(valid, query, e.i32c(0)));
-          Value index = e.headMajorIndex(adaptor.getHead(),
-                                         adaptor.getNumTokens(), token);
+          Value index = at.ofQuery(e.add(adaptor.getQueryBase(),
+                                         e.add(laneId, e.i32c(32 * group))))
+                            .index;
           Value lse = e.load(e.f32(), e.elementPtr(adaptor.getLse(), index, 4), 4);
           Value delta = e.load(e.f32(), e.elementPtr(adaptor.getDelta(), index, 4), 4);
           byGroup[group] = {e.fmul(lse, e.f32c(kLog2e)), delta};
@@ -172,12 +177,6 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
                                       e.shflIdx(delta, e.i32c(i % 32))});
       }
     }
-    SmallVector<Value> arrays{adaptor.getDelta()};
-    if (preloaded.empty())
-      arrays.insert(arrays.begin(), adaptor.getLse());
-    QueryAddresses at(e, l, transposed, unmasked, adaptor.getHead(),
-                      adaptor.getDocStart(), adaptor.getQueryBase(),
-                      adaptor.getQueryLimit(), adaptor.getNumTokens(), arrays);
     auto valuesOf = [&](int64_t i) -> const QueryValues & {
       int64_t slot = at.slotOf(i);
       auto it = bySlot.find(slot);
