@@ -137,6 +137,14 @@ SmallVector<Value> mmaGroup(OpBuilder &b, Location loc, const Turns &turns,
   return WarpgroupWaitOp::create(b, loc, pending, 0).getResults();
 }
 
+/// Releases `stage` of `pipeline` where `cond` holds.
+void releaseIf(OpBuilder &b, Location loc, Value cond, Value pipeline,
+               Value stage) {
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+  OpBuilder tb = ifOp.getThenBodyBuilder();
+  PipelineReleaseOp::create(tb, loc, pipeline, stage);
+}
+
 } // namespace
 
 namespace flamia::tile {
@@ -368,21 +376,14 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
         Value acc = forOp.getRegionIterArgs()[1];
         Value qst = qstItem, qcNext;
         if (switchForms) {
-          // Where the form switches, free the query tiles of the tiles
-          // before (their MMAs have completed) and wait for the new ones.
+          // Where the form switches, wait for the new query tiles (the
+          // tile before released the old ones after its S and dP).
           Value qc = forOp.getRegionIterArgs()[2];
           auto ifOp = scf::IfOp::create(fb, loc, TypeRange{i32},
                                         formSwitches(fib, kt, item),
                                         /*withElseRegion=*/true);
           OpBuilder tb = ifOp.getThenBodyBuilder();
           I32Builder tib{tb, loc};
-          auto release = scf::IfOp::create(
-              tb, loc, tib.cmp(arith::CmpIPredicate::ne, kt, tib.c(0)),
-              /*withElseRegion=*/false);
-          {
-            OpBuilder relb = release.getThenBodyBuilder();
-            PipelineReleaseOp::create(relb, loc, qp, qstItem);
-          }
           PipelineAcquireOp::create(tb, loc, i32, qp, qc,
                                     PipelineSide::consumer);
           scf::YieldOp::create(tb, loc, tib.add(qc, tib.c(1)));
@@ -409,6 +410,17 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
                                /*bTransposed=*/false)};
             });
         Value s = sdp[0], dp = sdp[1];
+        // Q and dO are read by S and dP only: their stage is freed once the
+        // last key tile that reads this form has them, so that the producer
+        // loads the next ones while this tile's softmax gradient and dQ MMA
+        // run (at the item's end, the consumers waited for that load at the
+        // next item's start: 6-7% of the kernel's time in run 59's profile).
+        Value lastUse = fib.cmp(arith::CmpIPredicate::eq, kt,
+                                fib.sub(item.numKeyTiles, fib.c(1)));
+        if (switchForms)
+          lastUse = arith::OrIOp::create(
+              fb, loc, lastUse, formSwitches(fib, fib.add(kt, fib.c(1)), item));
+        releaseIf(fb, loc, lastUse, qp, qst);
         storeDebugScores(fb, loc, debugScores, kt, s, item, rowBase, qHeads);
         // The mask, and the softmax gradient's tests, where the key tile
         // needs one or the warpgroup's query rows reach past the end.
@@ -434,17 +446,12 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
           next.push_back(qcNext);
         scf::YieldOp::create(fb, loc, next);
       }
-      if (switchForms) {
-        // Held only if the item had a key tile (every scheduled item has).
-        auto release = scf::IfOp::create(
-            ab, loc,
-            eb.cmp(arith::CmpIPredicate::sgt, item.numKeyTiles, eb.c(0)),
-            /*withElseRegion=*/false);
-        OpBuilder relb = release.getThenBodyBuilder();
-        PipelineReleaseOp::create(relb, loc, qp, qstItem);
-      } else {
-        PipelineReleaseOp::create(ab, loc, qp, qstItem);
-      }
+      // An item without key tiles (none is scheduled) still frees the
+      // query tiles it acquired (with switchForms it acquired none).
+      if (!switchForms)
+        releaseIf(ab, loc,
+                  eb.cmp(arith::CmpIPredicate::sle, item.numKeyTiles, eb.c(0)),
+                  qp, qstItem);
       GradStoreOp::create(ab, loc, forOp.getResult(1), dq, item.qStart, rowBase,
                           item.qRows, item.qHead, softmaxScale, qHeads,
                           /*columns=*/Value());
@@ -698,6 +705,14 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
             },
             loadLse2);
         Value sT = sdpT[0], dpT = sdpT[1];
+        // K and V are read by S^T and dP^T only: their stage is freed after
+        // the last query tile's, so that the producer loads the next item's
+        // key tile (and its first query tiles) while this tile's gradients
+        // run, not after the item.
+        Value lastVisit = fib.cmp(arith::CmpIPredicate::eq,
+                                  forOp.getInductionVar(),
+                                  fib.sub(vis.total, fib.c(1)));
+        releaseIf(fb, loc, lastVisit, kp, kst);
         Value cond = pastEnd;
         if (causal)
           cond = arith::OrIOp::create(
@@ -758,7 +773,9 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
                              ValueRange{fib.add(qi, fib.c(1)), dk2, dv2,
                                         qtNext, headNext});
       }
-      PipelineReleaseOp::create(ab, loc, kp, kst);
+      // An item without query tiles (none is scheduled) frees them here.
+      releaseIf(ab, loc, eb.cmp(arith::CmpIPredicate::sle, vis.total, eb.c(0)),
+                kp, kst);
       GradStoreOp::create(ab, loc, forOp.getResult(1), dk, item.qStart,
                           rowBase, item.qRows, item.kvHead, softmaxScale,
                           kvHeads, /*columns=*/Value());

@@ -58,26 +58,35 @@ flamia.kernel @train_attention_dq(%arg0: !flamia.global<?x4x128xbf16> {flamia.pa
 // CHECK-NEXT: flamia.tma.load %arg7[%q_start, %{{.*}}] -> %[[GOD]][%[[QST]]] on %[[QP]]
 // CHECK-NEXT: } else {
 // CHECK-NEXT: flamia.tma.load %arg3[%q_start, %{{.*}}] -> %[[GOD]][%[[QST]]] on %[[QP]]
-// The consumers free the previous form's tiles (not at kt = 0: the item's
-// first) and wait for the new ones before the key tile's MMAs, which read
-// the query-side buffers in stage 0; the item ends by freeing the last.
+// The consumers wait for the new form's tiles before the key tile's MMAs,
+// which read the query-side buffers in stage 0. They free them as soon as
+// the last key tile of that form has its S and dP (the next tile switches
+// form, or it is the item's last): the producer loads the next ones while
+// this tile's softmax gradient and dQ MMA run. Nothing is freed after the
+// key loop.
 // CHECK: flamia.role "consumer"
-// CHECK: scf.for %[[CKT:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[CKV:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[CQC:.*]] = %{{.*}}) -> (i32, !flamia.frag<64x128xf32>, i32)
+// CHECK: scf.for %[[CKT:.*]] = %{{.*}} to %[[NKT:.*]] step %{{.*}} iter_args(%[[CKV:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[CQC:.*]] = %{{.*}}) -> (i32, !flamia.frag<64x128xf32>, i32)
 // CHECK: %[[CSWITCH:.*]] = arith.ori
 // CHECK-NEXT: scf.if %[[CSWITCH]] -> (i32) {
-// CHECK: %[[NOTFIRST:.*]] = arith.cmpi ne, %[[CKT]], %{{.*}} : i32
-// CHECK-NEXT: scf.if %[[NOTFIRST]] {
-// CHECK-NEXT: flamia.pipeline.release %[[QP]][%[[C0:.*]]] : !flamia.pipeline<1>
-// CHECK-NEXT: }
 // CHECK-NEXT: flamia.pipeline.acquire consumer %[[QP]][%[[CQC]]] : !flamia.pipeline<1>
+// CHECK-NOT: flamia.pipeline.release
 // CHECK: %[[CST:.*]] = flamia.pipeline.acquire consumer %[[KVP]][%[[CKV]]] : !flamia.pipeline<2>
-// CHECK: flamia.wg.mma %[[QD]][%[[C0]]], %[[KS]][%[[CST]]] {async} : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
-// CHECK: flamia.wg.mma %[[GOD]][%[[C0]]], %[[VS]][%[[CST]]] {async} : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
+// CHECK: %[[S:.*]] = flamia.wg.mma %[[QD]][%[[C0:.*]]], %[[KS]][%[[CST]]] {async} : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
+// CHECK: %[[DP:.*]] = flamia.wg.mma %[[GOD]][%[[C0]]], %[[VS]][%[[CST]]] {async} : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>
+// CHECK-NEXT: flamia.wg.wait %[[S]], %[[DP]] pending 0
+// CHECK: %[[LASTKT:.*]] = arith.subi %[[NKT]], %{{.*}} : i32
+// CHECK-NEXT: %[[LAST:.*]] = arith.cmpi eq, %[[CKT]], %[[LASTKT]] : i32
+// CHECK: %[[NEXTKT:.*]] = arith.addi %[[CKT]], %{{.*}} : i32
+// CHECK: %[[NEXTFIRST:.*]] = arith.cmpi eq, %[[NEXTKT]], %{{.*}} : i32
+// CHECK-NEXT: %[[NEXTSWITCH:.*]] = arith.ori %[[NEXTFIRST]], %{{.*}} : i1
+// CHECK-NEXT: %[[LASTUSE:.*]] = arith.ori %[[LAST]], %[[NEXTSWITCH]] : i1
+// CHECK-NEXT: scf.if %[[LASTUSE]] {
+// CHECK-NEXT: flamia.pipeline.release %[[QP]][%[[C0]]] : !flamia.pipeline<1>
+// CHECK-NEXT: }
+// CHECK: flamia.softmax.grad
 // CHECK: flamia.wg.mma %{{.*}}, %[[KS]][%[[CST]]] acc(%{{.*}} : !flamia.frag<64x128xf32>) {async, b_transposed}
 // CHECK: flamia.pipeline.release %[[KVP]][%[[CST]]] : !flamia.pipeline<2>
-// CHECK: %[[HELD:.*]] = arith.cmpi sgt
-// CHECK-NEXT: scf.if %[[HELD]] {
-// CHECK-NEXT: flamia.pipeline.release %[[QP]][%[[C0]]] : !flamia.pipeline<1>
+// CHECK-NOT: flamia.pipeline.release
 // CHECK: flamia.grad.store
 
 // -----

@@ -51,12 +51,20 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 65536 : !flamia.pipeline<1>
 // CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 32768 : !flamia.pipeline<3>
 // CHECK: flamia.role "consumer" warpgroups[1, 3) registers 240 {
+// CHECK: %[[QST:.*]] = flamia.pipeline.acquire consumer %[[QP:.*]][%{{.*}}] : !flamia.pipeline<1>
+// CHECK: scf.for %[[KT:.*]] = %{{.*}} to %[[NKT:.*]] step
 // K rows past the document end are zeroed before any MMA reads K.
 // CHECK: flamia.smem.zero_rows %[[KS]][%[[ST:.*]]] from
 // S and dP issue as one asynchronous pair, waited for once.
 // CHECK: %[[SA:.*]] = flamia.wg.mma %{{.*}}, %[[KS]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x128xf32>
 // CHECK-NEXT: %[[DPA:.*]] = flamia.wg.mma %{{.*}}, %[[VS]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x128xf32>
 // CHECK-NEXT: %[[SDP:.*]]:2 = flamia.wg.wait %[[SA]], %[[DPA]] pending 0
+// Q and dO are read by S and dP only: freed after the last key tile's.
+// CHECK: %[[LASTKT:.*]] = arith.subi %[[NKT]], %c1{{.*}} : i32
+// CHECK-NEXT: %[[LAST:.*]] = arith.cmpi eq, %[[KT]], %[[LASTKT]] : i32
+// CHECK-NEXT: scf.if %[[LAST]] {
+// CHECK-NEXT: flamia.pipeline.release %[[QP]][%[[QST]]] : !flamia.pipeline<1>
+// CHECK-NEXT: }
 // The mask and the per-entry tests where the key tile needs a mask or the
 // warpgroup's 64 query rows reach past the document end; the other tiles
 // take the unmasked softmax gradient.
@@ -75,6 +83,10 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK: %[[DSQ:.*]] = flamia.frag.block_quantize %[[GRAD]]#1 quantized %{{.*}} : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
 // CHECK-NEXT: %[[DQA:.*]] = flamia.wg.mma %[[DSQ]], %[[KS]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {async, b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<3x128x64xbf16> -> !flamia.frag<64x64xf32>
 // CHECK-NEXT: flamia.wg.wait %[[DQA]] pending 0
+// After the loop, only an item without key tiles frees them.
+// CHECK: %[[NONE:.*]] = arith.cmpi sle, %[[NKT]], %c0{{.*}} : i32
+// CHECK-NEXT: scf.if %[[NONE]] {
+// CHECK-NEXT: flamia.pipeline.release %[[QP]][%[[QST]]] : !flamia.pipeline<1>
 // CHECK: flamia.grad.store %{{.*}} times %arg15 to %arg10 rows(%q_start, %{{.*}}, %q_rows) head %q_head : !flamia.frag<64x64xf32>, !flamia.global<?x4x64xbf16>
 
 // dK/dV: K and V (both forms) once per item, three 64-row ring slots per
@@ -90,9 +102,10 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 65536 : !flamia.pipeline<1>
 // CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 24576 : !flamia.pipeline<3>
 // CHECK: flamia.role "consumer" warpgroups[1, 3) registers 240 {
+// CHECK: %[[KST:.*]] = flamia.pipeline.acquire consumer %[[KP:.*]][%{{.*}}] : !flamia.pipeline<1>
 // The loop carries the visit (query tile, head) from (first tile, q_head):
 // no division of the loop index per iteration.
-// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[QT:[a-z0-9_]+]] = %[[FIRST:[0-9]+]], %[[HEAD:[a-z0-9_]+]] = %q_head) -> (i32, !flamia.frag<64x64xf32>, !flamia.frag<64x64xf32>, i32, i32)
+// CHECK: scf.for %[[VI:[a-z0-9_]+]] = %{{.*}} to %[[NV:[a-z0-9_]+]] step {{.*}} iter_args({{.*}}, %[[QT:[a-z0-9_]+]] = %[[FIRST:[0-9]+]], %[[HEAD:[a-z0-9_]+]] = %q_head) -> (i32, !flamia.frag<64x64xf32>, !flamia.frag<64x64xf32>, i32, i32)
 // CHECK-NOT: arith.divsi %arg{{[0-9]+}}
 // CHECK: flamia.smem.zero_rows %[[GO]][%[[ST:.*]]] from
 // CHECK: flamia.smem.zero_rows %[[QB]][%[[ST]]] from
@@ -105,6 +118,12 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK: } else {
 // CHECK-NEXT: flamia.frag.load_lse2 %arg9 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 {transposed, unmasked} : !flamia.global<4x?xf32> -> !flamia.frag<64x64xf32>
 // CHECK: %[[SDPT:.*]]:2 = flamia.wg.wait %[[STA]], %[[DPTA]] pending 0
+// K and V are read by S^T and dP^T only: freed after the last visit's.
+// CHECK: %[[LASTV:.*]] = arith.subi %[[NV]], %c1{{.*}} : i32
+// CHECK-NEXT: %[[ISLAST:.*]] = arith.cmpi eq, %[[VI]], %[[LASTV]] : i32
+// CHECK-NEXT: scf.if %[[ISLAST]] {
+// CHECK-NEXT: flamia.pipeline.release %[[KP]][%[[KST]]] : !flamia.pipeline<1>
+// CHECK-NEXT: }
 // Masked where the query tile reaches past the end or meets the diagonal,
 // else unmasked.
 // CHECK: %[[GRAD:.*]]:2 = scf.if %{{.*}} -> (!flamia.frag<64x64xf32>, !flamia.frag<64x64xf32>) {
@@ -124,6 +143,10 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK-NEXT: %[[QTN:.*]] = arith.select %[[WRAPS]], %[[FIRST]], %[[FOLLOW]] : i32
 // CHECK: %[[HN:.*]] = arith.select %[[WRAPS]], %{{.*}}, %[[HEAD]] : i32
 // CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[QTN]], %[[HN]] : i32, !flamia.frag<64x64xf32>, !flamia.frag<64x64xf32>, i32, i32
+// After the loop, only an item without query tiles frees them.
+// CHECK: %[[NOVISIT:.*]] = arith.cmpi sle, %[[NV]], %c0{{.*}} : i32
+// CHECK-NEXT: scf.if %[[NOVISIT]] {
+// CHECK-NEXT: flamia.pipeline.release %[[KP]][%[[KST]]] : !flamia.pipeline<1>
 // dK times the softmax scale, dV times 2^-8 (P carried the fixed scale).
 // CHECK: flamia.grad.store %{{.*}} times %arg17 to %arg11 rows(%q_start, %{{.*}}, %q_rows) head %kv_head
 // CHECK: %[[INV:.*]] = arith.constant 3.906250e-03 : f32
