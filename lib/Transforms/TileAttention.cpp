@@ -194,7 +194,9 @@ std::pair<Value, Value> softmaxGradIf(OpBuilder &b, Location loc, Value cond,
     auto op = SoftmaxGradOp::create(
         rb, loc, type, type, scores, dp, in.lse, in.delta, in.head,
         in.docStart, in.queryBase, in.queryLimit, in.numTokens, in.scaleLog2,
-        unmasked ? in.lse2 : Value(), transposed ? rb.getUnitAttr() : UnitAttr(),
+        unmasked || in.preloadedForMasked ? in.lse2 : Value(),
+        unmasked || in.preloadedForMasked ? in.delta2 : Value(),
+        transposed ? rb.getUnitAttr() : UnitAttr(),
         unmasked ? rb.getUnitAttr() : UnitAttr());
     scf::YieldOp::create(rb, loc, op.getResults());
   };

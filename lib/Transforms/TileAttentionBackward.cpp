@@ -354,6 +354,22 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
       Value rowBase = eb.mul(wg, eb.c(64));
       Value queryBase = eb.add(eb.mul(item.qTile, eb.c(bm)), rowBase);
       Value dq0 = FragZeroOp::create(ab, loc, accType);
+      // The warpgroup's query rows are the same for every key tile: their
+      // LSE (log2 units) and D are loaded once, before the key loop (the
+      // masked form: rows past the document end read a valid address and
+      // their values are never used), not after each tile's MMA wait.
+      SoftmaxGradInputs in{lse,       delta,       item.qHead, item.docStart,
+                           queryBase, item.docLen, numTokens,  scaleLog2};
+      in.lse2 = FragLoadLse2Op::create(ab, loc, sType, lse, item.qHead,
+                                       item.docStart, queryBase, item.docLen,
+                                       numTokens, /*transposed=*/false,
+                                       /*unmasked=*/false);
+      in.delta2 = FragLoadDeltaOp::create(ab, loc, sType, delta, item.qHead,
+                                          item.docStart, queryBase,
+                                          item.docLen, numTokens,
+                                          /*transposed=*/false,
+                                          /*unmasked=*/false);
+      in.preloadedForMasked = true;
       // Carried through the key tiles: the key ring's iteration, dQ, and
       // with switchForms the query pipeline's iteration (its one stage is
       // stage 0).
@@ -429,8 +445,6 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
         Value needsTests = arith::OrIOp::create(
             fb, loc, needsMask(fib, kt, keyBase, item, causal, bn),
             rowsPastEnd);
-        SoftmaxGradInputs in{lse,       delta,       item.qHead, item.docStart,
-                             queryBase, item.docLen, numTokens,  scaleLog2};
         Value ds = softmaxGradIf(fb, loc, needsTests, s, dp, keyBase, in,
                                  causal, /*transposed=*/false)
                        .second;

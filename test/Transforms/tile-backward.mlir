@@ -51,8 +51,12 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 65536 : !flamia.pipeline<1>
 // CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 32768 : !flamia.pipeline<3>
 // CHECK: flamia.role "consumer" warpgroups[1, 3) registers 240 {
+// The rows' LSE and D, once per item before the key loop (masked form).
+// CHECK: %[[LR:.*]] = flamia.frag.load_lse2 %arg8 head %q_head queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg16 : !flamia.global<4x?xf32> -> !flamia.frag<64x128xf32>
+// CHECK-NEXT: %[[DR:.*]] = flamia.frag.load_delta %arg9 head %q_head queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg16 : !flamia.global<4x?xf32> -> !flamia.frag<64x128xf32>
 // CHECK: %[[QST:.*]] = flamia.pipeline.acquire consumer %[[QP:.*]][%{{.*}}] : !flamia.pipeline<1>
 // CHECK: scf.for %[[KT:.*]] = %{{.*}} to %[[NKT:.*]] step
+// CHECK-NOT: flamia.frag.load_
 // K rows past the document end are zeroed before any MMA reads K.
 // CHECK: flamia.smem.zero_rows %[[KS]][%[[ST:.*]]] from
 // S and dP issue as one asynchronous pair, waited for once.
@@ -74,10 +78,10 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK-NEXT: %[[TESTS:.*]] = arith.ori %[[KEYMASK]], %[[ROWSPAST]] : i1
 // CHECK-NEXT: %[[GRAD:.*]]:2 = scf.if %[[TESTS]] -> (!flamia.frag<64x128xf32>, !flamia.frag<64x128xf32>) {
 // CHECK-NEXT: %[[M:.*]] = flamia.frag.mask %[[SDP]]#0 query %[[QBASE]] key %{{.*}} limit %[[LEN]] {causal} : !flamia.frag<64x128xf32>
-// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[M]], %[[SDP]]#1 lse %arg8 delta %arg9 head %q_head queries(%doc_start, %[[QBASE]], %[[LEN]]) tokens %arg16 scale %arg14 : !flamia.frag<64x128xf32>, !flamia.global<4x?xf32>
+// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[M]], %[[SDP]]#1 lse %arg8 delta %arg9 head %q_head queries(%doc_start, %[[QBASE]], %[[LEN]]) tokens %arg16 scale %arg14 preloaded %[[LR]] : !flamia.frag<64x128xf32> preloaded_delta %[[DR]] : !flamia.frag<64x128xf32> : !flamia.frag<64x128xf32>, !flamia.global<4x?xf32>
 // CHECK-NEXT: scf.yield %p, %ds
 // CHECK-NEXT: } else {
-// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[SDP]]#0, %[[SDP]]#1 lse %arg8 delta %arg9 head %q_head queries(%doc_start, %[[QBASE]], %[[LEN]]) tokens %arg16 scale %arg14 {unmasked} : !flamia.frag<64x128xf32>, !flamia.global<4x?xf32>
+// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[SDP]]#0, %[[SDP]]#1 lse %arg8 delta %arg9 head %q_head queries(%doc_start, %[[QBASE]], %[[LEN]]) tokens %arg16 scale %arg14 preloaded %[[LR]] : !flamia.frag<64x128xf32> preloaded_delta %[[DR]] : !flamia.frag<64x128xf32> {unmasked} : !flamia.frag<64x128xf32>, !flamia.global<4x?xf32>
 // CHECK-NEXT: scf.yield %p, %ds
 // CHECK-NEXT: }
 // CHECK: %[[DSQ:.*]] = flamia.frag.block_quantize %[[GRAD]]#1 quantized %{{.*}} : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
