@@ -764,7 +764,6 @@ def Flamia_LaunchOp : Flamia_Op<"launch", [
 //===----------------------------------------------------------------------===//
 
 def Flamia_SoftmaxGradOp : Flamia_Op<"softmax.grad", [Flamia_WarpgroupWide,
-    AttrSizedOperandSegments,
     AllTypesMatch<["scores", "dp", "p", "ds"]>, AllTypesMatch<["lse", "delta"]>]> {
   let summary = "recomputed P and dS = P (dP - D) of a score tile";
   let description = [{
@@ -794,12 +793,7 @@ def Flamia_SoftmaxGradOp : Flamia_Op<"softmax.grad", [Flamia_WarpgroupWide,
     With `lse2`, the values fl32(lse * log2(e)) were loaded before, by
     flamia.frag.load_lse2 on the same queries, and `lse` is not read:
     issued ahead of the wait for the MMAs that produce `scores`, those
-    loads run while the MMAs do instead of after them. Likewise with
-    `delta2` (`preloaded_delta`), loaded by flamia.frag.load_delta, for
-    `delta`. Values loaded by the masked form of those ops serve both forms
-    of softmax.grad (an invalid query's value is never used); a program
-    whose queries do not change across a loop (the dQ kernel's key loop)
-    loads them once, before it.
+    loads run while the MMAs do instead of after them.
   }];
   let arguments = (ins Flamia_FragmentType:$scores, Flamia_FragmentType:$dp,
                        Arg<Flamia_GlobalType, "", [MemRead]>:$lse,
@@ -807,72 +801,45 @@ def Flamia_SoftmaxGradOp : Flamia_Op<"softmax.grad", [Flamia_WarpgroupWide,
                        I32:$head, I32:$doc_start, I32:$query_base,
                        I32:$query_limit, I32:$num_tokens, F32:$scale_log2,
                        Optional<Flamia_FragmentType>:$lse2,
-                       Optional<Flamia_FragmentType>:$delta2,
                        UnitAttr:$transposed, UnitAttr:$unmasked);
   let results = (outs Flamia_FragmentType:$p, Flamia_FragmentType:$ds);
   let assemblyFormat = [{
     $scores `,` $dp `lse` $lse `delta` $delta `head` $head `queries` `(`
     $doc_start `,` $query_base `,` $query_limit `)` `tokens` $num_tokens
     `scale` $scale_log2 (`preloaded` $lse2^ `:` qualified(type($lse2)))?
-    (`preloaded_delta` $delta2^ `:` qualified(type($delta2)))?
     attr-dict `:`
     qualified(type($scores)) `,` qualified(type($lse))
   }];
   let hasVerifier = 1;
 }
 
-// A score tile's per-query values of an [H, T] f32 tensor, loaded ahead
-// of the flamia.softmax.grad that takes them (`preloaded`,
-// `preloaded_delta`).
-class Flamia_FragLoadQueryValuesOp<string mnemonic, string what>
-    : Flamia_Op<mnemonic, [Flamia_WarpgroupWide]> {
-  let arguments = (ins Arg<Flamia_GlobalType, "", [MemRead]>:$values,
+def Flamia_FragLoadLse2Op : Flamia_Op<"frag.load_lse2", [Flamia_WarpgroupWide]> {
+  let summary = "a score tile's per-query fl32(lse * log2(e)), loaded ahead";
+  let description = [{
+    Entry (r, c) of the result is fl32(lse[head, doc_start + q] * log2(e))
+    of its query q = `query_base + r` (with `transposed`, `query_base + c`),
+    the value flamia.softmax.grad subtracts from the log2-domain score,
+    read with the same addresses as softmax.grad would: a query at or past
+    `query_limit` reads the document's first token instead (its entries are
+    zeroed by softmax.grad, whatever the value), and with `unmasked` every
+    query of the tile is below `query_limit` and the values are read at
+    constant offsets from one address per thread. The result has the
+    shape of the scores it is for, and is passed to softmax.grad as
+    `preloaded`; the op exists so that a program can issue the loads
+    before it waits for the MMAs of the scores. Layouts with a whole row
+    per thread (sm_100a) are not supported.
+  }];
+  let arguments = (ins Arg<Flamia_GlobalType, "", [MemRead]>:$lse,
                        I32:$head, I32:$doc_start, I32:$query_base,
                        I32:$query_limit, I32:$num_tokens,
                        UnitAttr:$transposed, UnitAttr:$unmasked);
   let results = (outs Flamia_FragmentType:$result);
   let assemblyFormat = [{
-    $values `head` $head `queries` `(` $doc_start `,` $query_base `,`
-    $query_limit `)` `tokens` $num_tokens attr-dict `:` qualified(type($values))
+    $lse `head` $head `queries` `(` $doc_start `,` $query_base `,`
+    $query_limit `)` `tokens` $num_tokens attr-dict `:` qualified(type($lse))
     `->` qualified(type($result))
   }];
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    /// What the values are, for diagnostics.
-    static llvm::StringRef valuesName() { return "}] # what # [{"; }
-  }];
-}
-
-def Flamia_FragLoadLse2Op
-    : Flamia_FragLoadQueryValuesOp<"frag.load_lse2", "LSE"> {
-  let summary = "a score tile's per-query fl32(lse * log2(e)), loaded ahead";
-  let description = [{
-    Entry (r, c) of the result is fl32(lse[head, doc_start + q] * log2(e))
-    of its query q = `query_base + r` (with `transposed`, `query_base + c`),
-    `lse` being the `values` operand: the value flamia.softmax.grad
-    subtracts from the log2-domain score, read with the same addresses as
-    softmax.grad would: a query at or past `query_limit` reads the
-    document's first token instead (its entries are zeroed by
-    softmax.grad, whatever the value), and with `unmasked` every query of
-    the tile is below `query_limit` and the values are read at constant
-    offsets from one address per thread. The result has the shape of the
-    scores it is for, and is passed to softmax.grad as `preloaded`; the op
-    exists so that a program can issue the loads before it waits for the
-    MMAs of the scores, or once for a loop whose queries do not change.
-    Layouts with a whole row per thread (sm_100a) are not supported.
-  }];
-}
-
-def Flamia_FragLoadDeltaOp
-    : Flamia_FragLoadQueryValuesOp<"frag.load_delta", "D"> {
-  let summary = "a score tile's per-query D = rowsum(dO * O), loaded ahead";
-  let description = [{
-    Entry (r, c) of the result is `values`[head, doc_start + q] (D, as the
-    gradient quantizer wrote it) of its query q, read as
-    flamia.frag.load_lse2 reads LSE (the same addresses, `transposed` and
-    `unmasked`), for softmax.grad's `preloaded_delta`. Layouts with a whole
-    row per thread (sm_100a) are not supported.
-  }];
 }
 
 def Flamia_FragBlockQuantizeOp : Flamia_Op<"frag.block_quantize", [Pure,

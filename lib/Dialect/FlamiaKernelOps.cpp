@@ -880,29 +880,18 @@ LogicalResult SoftmaxGradOp::verify() {
   if (getLse2() && getLse2().getType() != scores)
     return emitOpError() << "the preloaded LSE must have the scores' type "
                          << scores << ", got " << getLse2().getType();
-  if (getDelta2() && getDelta2().getType() != scores)
-    return emitOpError() << "the preloaded D must have the scores' type "
-                         << scores << ", got " << getDelta2().getType();
   return success();
 }
 
-/// flamia.frag.load_lse2 and flamia.frag.load_delta: f32 values of an f32
-/// [H, T] tensor.
-template <typename LoadOp>
-static LogicalResult verifyLoadQueryValues(LoadOp op) {
-  FragmentType result = op.getResult().getType();
+LogicalResult FragLoadLse2Op::verify() {
+  FragmentType result = getResult().getType();
   if (!result.getElementType().isF32())
-    return op.emitOpError() << "loads f32 values, got " << result;
-  GlobalType values = op.getValues().getType();
-  if (values.getShape().size() != 2 || !values.getElementType().isF32())
-    return op.emitOpError() << LoadOp::valuesName()
-                            << " must be an f32 [H, T] tensor, got " << values;
+    return emitOpError() << "loads f32 values, got " << result;
+  GlobalType lse = getLse().getType();
+  if (lse.getShape().size() != 2 || !lse.getElementType().isF32())
+    return emitOpError() << "LSE must be an f32 [H, T] tensor, got " << lse;
   return success();
 }
-
-LogicalResult FragLoadLse2Op::verify() { return verifyLoadQueryValues(*this); }
-
-LogicalResult FragLoadDeltaOp::verify() { return verifyLoadQueryValues(*this); }
 
 LogicalResult FragBlockQuantizeOp::verify() {
   FragmentType in = getValues().getType(), out = getResult().getType();

@@ -62,12 +62,6 @@ Value maskIf(OpBuilder &b, Location loc, Value cond, Value s, Value queryBase,
 struct SoftmaxGradInputs {
   Value lse, delta, head, docStart, queryBase, queryLimit, numTokens,
       scaleLog2;
-  /// Optional: the values of flamia.frag.load_lse2 and
-  /// flamia.frag.load_delta, loaded before, for the unmasked branch only
-  /// (the masked one loads its own) unless `preloadedForMasked` (loaded by
-  /// the ops' masked form: valid for both branches).
-  Value lse2 = {}, delta2 = {};
-  bool preloadedForMasked = false;
 };
 
 /// P and dS of the scores `s` (flamia.softmax.grad): where `cond` holds

@@ -124,16 +124,12 @@ Value asyncMma(OpBuilder &b, Location loc, Type type, Value a, Value aStage,
 }
 
 /// Issues a group of asynchronous MMAs (`issue` returns them, in order) in
-/// one turn, then (after `whileRunning`, work that does not need them)
-/// waits for all of them and returns them complete.
+/// one turn, then waits for all of them and returns them complete.
 SmallVector<Value> mmaGroup(OpBuilder &b, Location loc, const Turns &turns,
-                            function_ref<SmallVector<Value>()> issue,
-                            function_ref<void()> whileRunning = nullptr) {
+                            function_ref<SmallVector<Value>()> issue) {
   turns.take(b, loc);
   SmallVector<Value> pending = issue();
   turns.give(b, loc);
-  if (whileRunning)
-    whileRunning();
   return WarpgroupWaitOp::create(b, loc, pending, 0).getResults();
 }
 
@@ -354,22 +350,6 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
       Value rowBase = eb.mul(wg, eb.c(64));
       Value queryBase = eb.add(eb.mul(item.qTile, eb.c(bm)), rowBase);
       Value dq0 = FragZeroOp::create(ab, loc, accType);
-      // The warpgroup's query rows are the same for every key tile: their
-      // LSE (log2 units) and D are loaded once, before the key loop (the
-      // masked form: rows past the document end read a valid address and
-      // their values are never used), not after each tile's MMA wait.
-      SoftmaxGradInputs in{lse,       delta,       item.qHead, item.docStart,
-                           queryBase, item.docLen, numTokens,  scaleLog2};
-      in.lse2 = FragLoadLse2Op::create(ab, loc, sType, lse, item.qHead,
-                                       item.docStart, queryBase, item.docLen,
-                                       numTokens, /*transposed=*/false,
-                                       /*unmasked=*/false);
-      in.delta2 = FragLoadDeltaOp::create(ab, loc, sType, delta, item.qHead,
-                                          item.docStart, queryBase,
-                                          item.docLen, numTokens,
-                                          /*transposed=*/false,
-                                          /*unmasked=*/false);
-      in.preloadedForMasked = true;
       // Carried through the key tiles: the key ring's iteration, dQ, and
       // with switchForms the query pipeline's iteration (its one stage is
       // stage 0).
@@ -445,6 +425,8 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
         Value needsTests = arith::OrIOp::create(
             fb, loc, needsMask(fib, kt, keyBase, item, causal, bn),
             rowsPastEnd);
+        SoftmaxGradInputs in{lse,       delta,       item.qHead, item.docStart,
+                             queryBase, item.docLen, numTokens,  scaleLog2};
         Value ds = softmaxGradIf(fb, loc, needsTests, s, dp, keyBase, in,
                                  causal, /*transposed=*/false)
                        .second;
@@ -690,25 +672,6 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
         // (causal) it meets the key tile's diagonal.
         Value pastEnd = fib.cmp(arith::CmpIPredicate::sgt,
                                 fib.add(queryBase, fib.c(bq)), item.docLen);
-        // The query tile's LSE (in log2 units) is loaded while S^T and dP^T
-        // run, not after them: its first use is the recomputed P's first
-        // exponential, right after the wait. For the unmasked softmax
-        // gradient only (constant offsets from one address); a tile past
-        // the document end gets zeros, and its masked gradient loads its own.
-        Value lse2;
-        auto loadLse2 = [&] {
-          auto ifOp = scf::IfOp::create(fb, loc, TypeRange{sType}, pastEnd,
-                                        /*withElseRegion=*/true);
-          OpBuilder tb = ifOp.getThenBodyBuilder();
-          scf::YieldOp::create(tb, loc,
-                               FragZeroOp::create(tb, loc, sType).getResult());
-          OpBuilder lb = ifOp.getElseBodyBuilder();
-          auto load = FragLoadLse2Op::create(
-              lb, loc, sType, lse, head, item.docStart, queryBase, item.docLen,
-              numTokens, /*transposed=*/true, /*unmasked=*/true);
-          scf::YieldOp::create(lb, loc, load.getResult());
-          lse2 = ifOp.getResult(0);
-        };
         SmallVector<Value> sdpT = mmaGroup(
             fb, loc, turns,
             [&]() -> SmallVector<Value> {
@@ -716,8 +679,7 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
                                /*bTransposed=*/false),
                       asyncMma(fb, loc, sType, vTile, kst, go, st, Value(),
                                /*bTransposed=*/false)};
-            },
-            loadLse2);
+            });
         Value sT = sdpT[0], dpT = sdpT[1];
         // K and V are read by S^T and dP^T only: their stage is freed after
         // the last query tile's, so that the producer loads the next item's
@@ -734,8 +696,7 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
               fib.cmp(arith::CmpIPredicate::slt, queryBase,
                       fib.add(tileKeyBase, fib.c(bn))));
         SoftmaxGradInputs in{lse,       delta,       head,      item.docStart,
-                             queryBase, item.docLen, numTokens, scaleLog2,
-                             lse2};
+                             queryBase, item.docLen, numTokens, scaleLog2};
         auto [gradP, gradDs] = softmaxGradIf(fb, loc, cond, sT, dpT, keyBase,
                                              in, causal, /*transposed=*/true);
         Value pGrad = gradP, dsGrad = gradDs; // captured below

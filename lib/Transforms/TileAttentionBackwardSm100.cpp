@@ -727,7 +727,7 @@ void DqProgram::buildGrad(OpBuilder &b) {
       auto grad = SoftmaxGradOp::create(
           fb, loc, sType, sType, masked, dp, lse, delta, item.qHead,
           item.docStart, queryBase, item.docLen, numTokens, scaleLog2,
-          /*lse2=*/Value(), /*delta2=*/Value(), UnitAttr());
+          /*lse2=*/Value(), UnitAttr());
       // dS into tensor memory once the previous dQ MMA has read it.
       Value dsst = PipelineAcquireOp::create(fb, loc, i32, dsp, dsIt,
                                              PipelineSide::producer);
@@ -1292,7 +1292,7 @@ void DkdvProgram::buildGrad(OpBuilder &b) {
       auto grad = SoftmaxGradOp::create(
           fb, loc, sType, sType, masked, dpT, lse, delta, head, item.docStart,
           queryBase, item.docLen, numTokens, scaleLog2, /*lse2=*/Value(),
-          /*delta2=*/Value(), fb.getUnitAttr());
+          fb.getUnitAttr());
       Value pst = PipelineAcquireOp::create(fb, loc, i32, pdsp, pdsIt,
                                             PipelineSide::producer);
       // The query tile's rows past the document's end (the next

@@ -8,9 +8,6 @@
 // CHECK: %[[P:.*]], %[[DS:.*]] = flamia.softmax.grad %[[ST]], %{{.*}} lse %arg1 delta %arg2 head %{{.*}} queries(%{{.*}}, %{{.*}}, %{{.*}}) tokens %arg4 scale %arg5 {transposed} : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
 // CHECK: %[[L2:.*]] = flamia.frag.load_lse2 %arg1 head %{{.*}} queries(%{{.*}}, %{{.*}}, %{{.*}}) tokens %arg4 {transposed, unmasked} : !flamia.global<8x?xf32> -> !flamia.frag<64x64xf32>
 // CHECK: flamia.softmax.grad %{{.*}}, %{{.*}} lse %arg1 delta %arg2 head %{{.*}} queries(%{{.*}}, %{{.*}}, %{{.*}}) tokens %arg4 scale %arg5 preloaded %[[L2]] : !flamia.frag<64x64xf32> {transposed, unmasked} : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
-// CHECK: %[[LR:.*]] = flamia.frag.load_lse2 %arg1 head %{{.*}} queries(%{{.*}}, %{{.*}}, %{{.*}}) tokens %arg4 : !flamia.global<8x?xf32> -> !flamia.frag<64x64xf32>
-// CHECK: %[[DR:.*]] = flamia.frag.load_delta %arg2 head %{{.*}} queries(%{{.*}}, %{{.*}}, %{{.*}}) tokens %arg4 : !flamia.global<8x?xf32> -> !flamia.frag<64x64xf32>
-// CHECK: flamia.softmax.grad %{{.*}}, %{{.*}} lse %arg1 delta %arg2 head %{{.*}} queries(%{{.*}}, %{{.*}}, %{{.*}}) tokens %arg4 scale %arg5 preloaded %[[LR]] : !flamia.frag<64x64xf32> preloaded_delta %[[DR]] : !flamia.frag<64x64xf32> : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
 // CHECK: %{{.*}} = flamia.frag.block_quantize %[[DS]] quantized %{{.*}} : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
 // CHECK: flamia.grad.store %{{.*}} times %arg5 to %arg3 rows(%{{.*}}, %{{.*}}, %{{.*}}) head %{{.*}} : !flamia.frag<64x128xf32>, !flamia.global<?x2x128xf32>
 flamia.kernel @backward_fragments(%items: !flamia.global<?x8xi32> {flamia.param = "kv_items"},
@@ -38,14 +35,6 @@ flamia.kernel @backward_fragments(%items: !flamia.global<?x8xi32> {flamia.param 
     %p2, %ds2 = flamia.softmax.grad %s, %dp lse %lse delta %delta head %q_head
         queries(%doc_start, %c0, %doc_len) tokens %tokens scale %scale
         preloaded %l2 : !flamia.frag<64x64xf32> {transposed, unmasked}
-        : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
-    %lr = flamia.frag.load_lse2 %lse head %q_head queries(%doc_start, %c0, %doc_len)
-        tokens %tokens : !flamia.global<8x?xf32> -> !flamia.frag<64x64xf32>
-    %dr = flamia.frag.load_delta %delta head %q_head queries(%doc_start, %c0, %doc_len)
-        tokens %tokens : !flamia.global<8x?xf32> -> !flamia.frag<64x64xf32>
-    %p3, %ds3 = flamia.softmax.grad %s, %dp lse %lse delta %delta head %q_head
-        queries(%doc_start, %c0, %doc_len) tokens %tokens scale %scale
-        preloaded %lr : !flamia.frag<64x64xf32> preloaded_delta %dr : !flamia.frag<64x64xf32>
         : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
     %dsq = flamia.frag.block_quantize %ds quantized %true
         : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>

@@ -13,7 +13,6 @@ func.func @f(%s: !flamia.frag<64x64xf32>, %lse: !flamia.global<8x?xf32>,
              %delta: !flamia.global<4x?xf32>, %i: i32, %c: f32) {
   // expected-error @below {{'flamia.softmax.grad' op failed to verify that all of {lse, delta} have same type}}
   %p, %ds = "flamia.softmax.grad"(%s, %s, %lse, %delta, %i, %i, %i, %i, %i, %c)
-      <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0>}>
       : (!flamia.frag<64x64xf32>, !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>,
          !flamia.global<4x?xf32>, i32, i32, i32, i32, i32, f32)
       -> (!flamia.frag<64x64xf32>, !flamia.frag<64x64xf32>)
@@ -35,32 +34,6 @@ func.func @f(%s: !flamia.frag<64x64xf32>, %l2: !flamia.frag<64x32xf32>,
   %p, %ds = flamia.softmax.grad %s, %s lse %lse delta %lse head %i queries(%i, %i, %i)
       tokens %i scale %c preloaded %l2 : !flamia.frag<64x32xf32>
       : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
-  return
-}
-
-// -----
-func.func @f(%s: !flamia.frag<64x64xf32>, %d2: !flamia.frag<64x32xf32>,
-             %lse: !flamia.global<8x?xf32>, %i: i32, %c: f32) {
-  // expected-error @below {{'flamia.softmax.grad' op the preloaded D must have the scores' type '!flamia.frag<64x64xf32>', got '!flamia.frag<64x32xf32>'}}
-  %p, %ds = flamia.softmax.grad %s, %s lse %lse delta %lse head %i queries(%i, %i, %i)
-      tokens %i scale %c preloaded_delta %d2 : !flamia.frag<64x32xf32>
-      : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
-  return
-}
-
-// -----
-func.func @f(%delta: !flamia.global<8x?xf32>, %i: i32) {
-  // expected-error @below {{'flamia.frag.load_delta' op loads f32 values, got '!flamia.frag<64x64xbf16>'}}
-  %d = flamia.frag.load_delta %delta head %i queries(%i, %i, %i) tokens %i
-      : !flamia.global<8x?xf32> -> !flamia.frag<64x64xbf16>
-  return
-}
-
-// -----
-func.func @f(%delta: !flamia.global<8x?xf16>, %i: i32) {
-  // expected-error @below {{'flamia.frag.load_delta' op D must be an f32 [H, T] tensor, got '!flamia.global<8x?xf16>'}}
-  %d = flamia.frag.load_delta %delta head %i queries(%i, %i, %i) tokens %i
-      : !flamia.global<8x?xf16> -> !flamia.frag<64x64xf32>
   return
 }
 

@@ -51,12 +51,8 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 65536 : !flamia.pipeline<1>
 // CHECK: flamia.pipeline.expect %{{.*}}[%{{.*}}] bytes 32768 : !flamia.pipeline<3>
 // CHECK: flamia.role "consumer" warpgroups[1, 3) registers 240 {
-// The rows' LSE and D, once per item before the key loop (masked form).
-// CHECK: %[[LR:.*]] = flamia.frag.load_lse2 %arg8 head %q_head queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg16 : !flamia.global<4x?xf32> -> !flamia.frag<64x128xf32>
-// CHECK-NEXT: %[[DR:.*]] = flamia.frag.load_delta %arg9 head %q_head queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg16 : !flamia.global<4x?xf32> -> !flamia.frag<64x128xf32>
 // CHECK: %[[QST:.*]] = flamia.pipeline.acquire consumer %[[QP:.*]][%{{.*}}] : !flamia.pipeline<1>
 // CHECK: scf.for %[[KT:.*]] = %{{.*}} to %[[NKT:.*]] step
-// CHECK-NOT: flamia.frag.load_
 // K rows past the document end are zeroed before any MMA reads K.
 // CHECK: flamia.smem.zero_rows %[[KS]][%[[ST:.*]]] from
 // S and dP issue as one asynchronous pair, waited for once.
@@ -78,10 +74,10 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK-NEXT: %[[TESTS:.*]] = arith.ori %[[KEYMASK]], %[[ROWSPAST]] : i1
 // CHECK-NEXT: %[[GRAD:.*]]:2 = scf.if %[[TESTS]] -> (!flamia.frag<64x128xf32>, !flamia.frag<64x128xf32>) {
 // CHECK-NEXT: %[[M:.*]] = flamia.frag.mask %[[SDP]]#0 query %[[QBASE]] key %{{.*}} limit %[[LEN]] {causal} : !flamia.frag<64x128xf32>
-// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[M]], %[[SDP]]#1 lse %arg8 delta %arg9 head %q_head queries(%doc_start, %[[QBASE]], %[[LEN]]) tokens %arg16 scale %arg14 preloaded %[[LR]] : !flamia.frag<64x128xf32> preloaded_delta %[[DR]] : !flamia.frag<64x128xf32> : !flamia.frag<64x128xf32>, !flamia.global<4x?xf32>
+// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[M]], %[[SDP]]#1 lse %arg8 delta %arg9 head %q_head queries(%doc_start, %[[QBASE]], %[[LEN]]) tokens %arg16 scale %arg14 : !flamia.frag<64x128xf32>, !flamia.global<4x?xf32>
 // CHECK-NEXT: scf.yield %p, %ds
 // CHECK-NEXT: } else {
-// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[SDP]]#0, %[[SDP]]#1 lse %arg8 delta %arg9 head %q_head queries(%doc_start, %[[QBASE]], %[[LEN]]) tokens %arg16 scale %arg14 preloaded %[[LR]] : !flamia.frag<64x128xf32> preloaded_delta %[[DR]] : !flamia.frag<64x128xf32> {unmasked} : !flamia.frag<64x128xf32>, !flamia.global<4x?xf32>
+// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[SDP]]#0, %[[SDP]]#1 lse %arg8 delta %arg9 head %q_head queries(%doc_start, %[[QBASE]], %[[LEN]]) tokens %arg16 scale %arg14 {unmasked} : !flamia.frag<64x128xf32>, !flamia.global<4x?xf32>
 // CHECK-NEXT: scf.yield %p, %ds
 // CHECK-NEXT: }
 // CHECK: %[[DSQ:.*]] = flamia.frag.block_quantize %[[GRAD]]#1 quantized %{{.*}} : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
@@ -115,13 +111,7 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK: flamia.smem.zero_rows %[[QB]][%[[ST]]] from
 // CHECK: %[[STA:.*]] = flamia.wg.mma %{{.*}}, %[[QA]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
 // CHECK-NEXT: %[[DPTA:.*]] = flamia.wg.mma %{{.*}}, %[[GO]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
-// While they run, the query tile's LSE for the unmasked softmax gradient
-// (zeros where the tile reaches past the document end).
-// CHECK-NEXT: %[[LSE2:.*]] = scf.if %{{.*}} -> (!flamia.frag<64x64xf32>) {
-// CHECK-NEXT: flamia.frag.zero : !flamia.frag<64x64xf32>
-// CHECK: } else {
-// CHECK-NEXT: flamia.frag.load_lse2 %arg9 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 {transposed, unmasked} : !flamia.global<4x?xf32> -> !flamia.frag<64x64xf32>
-// CHECK: %[[SDPT:.*]]:2 = flamia.wg.wait %[[STA]], %[[DPTA]] pending 0
+// CHECK-NEXT: %[[SDPT:.*]]:2 = flamia.wg.wait %[[STA]], %[[DPTA]] pending 0
 // K and V are read by S^T and dP^T only: freed after the last visit's.
 // CHECK: %[[LASTV:.*]] = arith.subi %[[NV]], %c1{{.*}} : i32
 // CHECK-NEXT: %[[ISLAST:.*]] = arith.cmpi eq, %[[VI]], %[[LASTV]] : i32
@@ -134,7 +124,7 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK-NEXT: %[[M:.*]] = flamia.frag.mask %[[SDPT]]#0 query %{{.*}} key %{{.*}} limit %{{.*}} {causal, transposed} : !flamia.frag<64x64xf32>
 // CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[M]], %[[SDPT]]#1 lse %arg9 delta %arg10 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 scale %arg16 {transposed}
 // CHECK: } else {
-// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[SDPT]]#0, %[[SDPT]]#1 lse %arg9 delta %arg10 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 scale %arg16 preloaded %[[LSE2]] : !flamia.frag<64x64xf32> {transposed, unmasked}
+// CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[SDPT]]#0, %[[SDPT]]#1 lse %arg9 delta %arg10 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 scale %arg16 {transposed, unmasked}
 // CHECK: %[[PQ:.*]] = flamia.frag.quantize %[[GRAD]]#0 quantized %[[QUANT:.*]] {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
 // dS is rounded while dV += P^T dO runs; dK's MMA follows, one wait for both.
 // CHECK-NEXT: %[[DVA:.*]] = flamia.wg.mma %[[PQ]], %[[GO]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {async, b_transposed}

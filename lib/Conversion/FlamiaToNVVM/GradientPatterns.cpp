@@ -131,22 +131,18 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
     const FragmentLayout &l = layout();
     SmallVector<Value> s = e.unpack(adaptor.getScores());
     SmallVector<Value> dp = e.unpack(adaptor.getDp());
-    SmallVector<Value> preloaded, preloadedDelta;
+    SmallVector<Value> preloaded;
     if (adaptor.getLse2())
       preloaded = e.unpack(adaptor.getLse2());
-    if (adaptor.getDelta2())
-      preloadedDelta = e.unpack(adaptor.getDelta2());
     bool transposed = op.getTransposed();
     const bool unmasked = op.getUnmasked();
     struct QueryValues {
       Value valid, lse2, delta;
     };
     std::map<int64_t, QueryValues> bySlot;
-    SmallVector<Value> arrays;
+    SmallVector<Value> arrays{adaptor.getDelta()};
     if (preloaded.empty())
-      arrays.push_back(adaptor.getLse());
-    if (preloadedDelta.empty())
-      arrays.push_back(adaptor.getDelta());
+      arrays.insert(arrays.begin(), adaptor.getLse());
     QueryAddresses at(e, l, transposed, unmasked, adaptor.getHead(),
                       adaptor.getDocStart(), adaptor.getQueryBase(),
                       adaptor.getQueryLimit(), adaptor.getNumTokens(), arrays);
@@ -156,9 +152,9 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
     // shuffle: two loads and two shuffles per 32 columns instead of a load
     // per column and value, and no registers held for all of them.
     if (transposed && l.holdsWholeRows()) {
-      if (!preloaded.empty() || !preloadedDelta.empty())
+      if (!preloaded.empty())
         return op.emitOpError() << target().getName()
-                                << " lowering: preloaded LSE or D needs a "
+                                << " lowering: a preloaded LSE needs a "
                                    "layout with a row spread over threads";
       int64_t cols = static_cast<int64_t>(s.size());
       Value laneId = e.lane();
@@ -188,8 +184,7 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
         return it->second;
       Value valid = at.valid(i);
       Value lse = preloaded.empty() ? at.load(adaptor.getLse(), i) : Value();
-      Value delta = preloadedDelta.empty() ? at.load(adaptor.getDelta(), i)
-                                           : preloadedDelta[i];
+      Value delta = at.load(adaptor.getDelta(), i);
       Value lse2 = lse ? e.fmul(lse, e.f32c(kLog2e)) : preloaded[i];
       return bySlot.emplace(slot, QueryValues{valid, lse2, delta})
           .first->second;
@@ -218,39 +213,31 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
   }
 };
 
-/// A score tile's per-query values, loaded as flamia.softmax.grad would
-/// load them (one load per query slot), for its `preloaded` operands:
-/// fl32(lse * log2(e)) (flamia.frag.load_lse2) or D (flamia.frag.load_delta).
-template <typename LoadOp, bool TimesLog2e>
-struct FragLoadQueryValuesLowering : FragmentPattern<LoadOp> {
-  using FragmentPattern<LoadOp>::FragmentPattern;
-  using OpAdaptor = typename LoadOp::Adaptor;
+/// fl32(lse * log2(e)) per entry, loaded as flamia.softmax.grad would load
+/// it (one load per query slot), for softmax.grad's `preloaded` operand.
+struct FragLoadLse2Lowering : FragmentPattern<FragLoadLse2Op> {
+  using FragmentPattern::FragmentPattern;
   LogicalResult
-  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+  matchAndRewrite(FragLoadLse2Op op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Emitter e(rewriter, op.getLoc());
-    const FragmentLayout &l = this->layout();
+    const FragmentLayout &l = layout();
     if (l.holdsWholeRows())
-      return op.emitOpError() << this->target().getName()
+      return op.emitOpError() << target().getName()
                               << " lowering: a whole row per thread; "
-                                 "softmax.grad loads "
-                              << LoadOp::valuesName() << " itself there";
-    Type type =
-        this->getTypeConverter()->convertType(op.getResult().getType());
+                                 "softmax.grad loads LSE itself there";
+    Type type = getTypeConverter()->convertType(op.getResult().getType());
     int64_t n = cast<LLVM::LLVMStructType>(type).getBody().size();
     QueryAddresses at(e, l, op.getTransposed(), op.getUnmasked(),
                       adaptor.getHead(), adaptor.getDocStart(),
                       adaptor.getQueryBase(), adaptor.getQueryLimit(),
-                      adaptor.getNumTokens(), {adaptor.getValues()});
+                      adaptor.getNumTokens(), {adaptor.getLse()});
     std::map<int64_t, Value> bySlot;
     SmallVector<Value> values;
     for (int64_t i = 0; i < n; ++i) {
       auto [it, fresh] = bySlot.try_emplace(at.slotOf(i));
-      if (fresh) {
-        it->second = at.load(adaptor.getValues(), i);
-        if (TimesLog2e)
-          it->second = e.fmul(it->second, e.f32c(kLog2e));
-      }
+      if (fresh)
+        it->second = e.fmul(at.load(adaptor.getLse(), i), e.f32c(kLog2e));
       values.push_back(it->second);
     }
     rewriter.replaceOp(op, e.pack(type, values));
@@ -555,9 +542,7 @@ struct RowDotLowering : OpConversionPattern<RowDotOp> {
 
 void flamia::populateGradientPatterns(const FlamiaTypeConverter &converter,
                                       RewritePatternSet &patterns) {
-  patterns.add<SoftmaxGradLowering,
-               FragLoadQueryValuesLowering<FragLoadLse2Op, true>,
-               FragLoadQueryValuesLowering<FragLoadDeltaOp, false>,
+  patterns.add<SoftmaxGradLowering, FragLoadLse2Lowering,
                FragBlockQuantizeLowering,
                FragMxQuantizeLowering,
                GradStoreLowering, RowDotLowering>(converter,

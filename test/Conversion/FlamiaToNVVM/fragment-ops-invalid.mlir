@@ -213,14 +213,3 @@ flamia.kernel @sm_100a_load_lse2(%lse: !flamia.global<4x?xf32> {flamia.param = "
   }
   flamia.return
 }
-
-// -----
-
-flamia.kernel @sm_100a_load_delta(%delta: !flamia.global<4x?xf32> {flamia.param = "delta"}, %i: i32 {flamia.param = "i"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_100a>, threads = 128 : i64} {
-  flamia.role "softmax" warpgroups[0, 1) registers 240 {
-    // expected-error @+2 {{'flamia.frag.load_delta' op sm_100a lowering: a whole row per thread; softmax.grad loads D itself there}}
-    // expected-error @+1 {{failed to legalize operation 'flamia.frag.load_delta' that was explicitly marked illegal}}
-    %d = flamia.frag.load_delta %delta head %i queries(%i, %i, %i) tokens %i : !flamia.global<4x?xf32> -> !flamia.frag<128x64xf32>
-  }
-  flamia.return
-}

@@ -116,9 +116,9 @@ flamia.kernel @sm_90a_softmax_grad_transposed_unmasked(%lse: !flamia.global<4x?x
 // loads) and subtracts the preloaded values.
 // CHECK-LABEL: llvm.func @sm_90a_load_lse2_preloaded(
 // CHECK: %[[L0:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK-NEXT: %[[LOG2E:.*]] = llvm.mlir.constant(1.44269502 : f32) : f32
 // CHECK-NEXT: llvm.getelementptr %[[L0]][0]
 // CHECK-NEXT: %[[V0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
-// CHECK-NEXT: %[[LOG2E:.*]] = llvm.mlir.constant(1.44269502 : f32) : f32
 // CHECK-NEXT: llvm.fmul %[[V0]], %[[LOG2E]] : f32
 // CHECK: llvm.getelementptr %[[L0]][4]
 // CHECK: llvm.getelementptr %[[L0]][32]
@@ -162,41 +162,6 @@ flamia.kernel @sm_90a_load_lse2_preloaded(%lse: !flamia.global<4x?xf32> {flamia.
 flamia.kernel @sm_90a_load_lse2_masked(%lse: !flamia.global<4x?xf32> {flamia.param = "lse"}, %h: i32 {flamia.param = "h"}, %d0: i32 {flamia.param = "d0"}, %qb: i32 {flamia.param = "qb"}, %lim: i32 {flamia.param = "lim"}, %t: i32 {flamia.param = "T"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "consumer" warpgroups[0, 1) registers 240 {
     %l2 = flamia.frag.load_lse2 %lse head %h queries(%d0, %qb, %lim) tokens %t {transposed} : !flamia.global<4x?xf32> -> !flamia.frag<64x16xf32>
-  }
-  flamia.return
-}
-
-// -----
-
-// The dQ kernel's form: LSE and D loaded ahead with the masked form, rows as
-// queries (two row slots a thread: one load of each per slot, D not
-// multiplied), then a masked softmax.grad with both `preloaded` and
-// `preloaded_delta` loads nothing: it tests each row against the limit and
-// uses the preloaded values.
-// CHECK-LABEL: llvm.func @sm_90a_load_delta_preloaded_masked(
-// CHECK: llvm.icmp "slt"
-// CHECK: llvm.load
-// CHECK-NEXT: llvm.mlir.constant(1.44269502 : f32)
-// CHECK-NEXT: llvm.fmul
-// CHECK: llvm.icmp "slt"
-// CHECK: llvm.load
-// CHECK-NEXT: llvm.mlir.constant(1.44269502 : f32)
-// CHECK-NEXT: llvm.fmul
-// CHECK: llvm.icmp "slt"
-// CHECK: llvm.load
-// CHECK-NOT: llvm.fmul
-// CHECK: llvm.icmp "slt"
-// CHECK: llvm.load
-// CHECK-NOT: llvm.load
-// CHECK: llvm.nvvm.ex2.approx.ftz.f
-// CHECK-NOT: llvm.load
-// CHECK: llvm.return
-flamia.kernel @sm_90a_load_delta_preloaded_masked(%lse: !flamia.global<4x?xf32> {flamia.param = "lse"}, %delta: !flamia.global<4x?xf32> {flamia.param = "delta"}, %h: i32 {flamia.param = "h"}, %d0: i32 {flamia.param = "d0"}, %qb: i32 {flamia.param = "qb"}, %lim: i32 {flamia.param = "lim"}, %t: i32 {flamia.param = "T"}, %c: f32 {flamia.param = "c"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
-  flamia.role "consumer" warpgroups[0, 1) registers 240 {
-    %s = flamia.frag.zero : !flamia.frag<64x16xf32>
-    %l2 = flamia.frag.load_lse2 %lse head %h queries(%d0, %qb, %lim) tokens %t : !flamia.global<4x?xf32> -> !flamia.frag<64x16xf32>
-    %dl = flamia.frag.load_delta %delta head %h queries(%d0, %qb, %lim) tokens %t : !flamia.global<4x?xf32> -> !flamia.frag<64x16xf32>
-    %p, %ds = flamia.softmax.grad %s, %s lse %lse delta %delta head %h queries(%d0, %qb, %lim) tokens %t scale %c preloaded %l2 : !flamia.frag<64x16xf32> preloaded_delta %dl : !flamia.frag<64x16xf32> : !flamia.frag<64x16xf32>, !flamia.global<4x?xf32>
   }
   flamia.return
 }
