@@ -254,6 +254,13 @@ LogicalResult checkKernelsExist(AttentionTileOp at, StringRef target,
   return success();
 }
 
+void releaseIf(OpBuilder &b, Location loc, Value cond, Value pipeline,
+               Value stage) {
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
+  OpBuilder tb = ifOp.getThenBodyBuilder();
+  PipelineReleaseOp::create(tb, loc, pipeline, stage);
+}
+
 void zeroRowsPastEnd(OpBuilder &b, Location loc, Value tile, Value stage,
                      Value keyBase, Value docLen, int64_t blockN) {
   I32Builder ib{b, loc};
@@ -564,13 +571,10 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
           storeDebugScores(fb, loc, debugScores, kt, s, item, rowBase, qHeads);
           // Q is not read after the last S = Q K^T of the item: free it so
           // that the producer loads the next item's Q meanwhile.
-          {
-            Value last = fib.cmp(arith::CmpIPredicate::eq, kt,
-                                 fib.sub(item.numKeyTiles, fib.c(1)));
-            auto lastIf = scf::IfOp::create(fb, loc, last, /*withElse=*/false);
-            OpBuilder lb = lastIf.getThenBodyBuilder();
-            PipelineReleaseOp::create(lb, loc, qp, qst);
-          }
+          releaseIf(fb, loc,
+                    fib.cmp(arith::CmpIPredicate::eq, kt,
+                            fib.sub(item.numKeyTiles, fib.c(1))),
+                    qp, qst);
           Value keyBase = fib.mul(kt, fib.c(bn));
           SoftmaxUpdateOp sm = maskedSoftmaxStep(fb, loc, s, kt, keyBase,
                                                  queryBase, item, m, l, scale,
@@ -679,11 +683,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
         return arith::SelectOp::create(fb, loc, isSafe, c.qs, c.qd);
       };
       auto releaseQIfLast = [&](OpBuilder &fb, I32Builder &fib, Value kt) {
-        auto lastIf = scf::IfOp::create(
-            fb, loc, fib.cmp(arith::CmpIPredicate::eq, kt, lastTile),
-            /*withElse=*/false);
-        OpBuilder lb = lastIf.getThenBodyBuilder();
-        PipelineReleaseOp::create(lb, loc, c.qp, qst);
+        releaseIf(fb, loc, fib.cmp(arith::CmpIPredicate::eq, kt, lastTile),
+                  c.qp, qst);
       };
       // Masked scores, softmax and rounded P of key tile kt.
       struct Softmaxed { Value p, max, sum, alpha; };

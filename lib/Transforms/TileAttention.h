@@ -99,6 +99,11 @@ LogicalResult checkTileShape(AttentionTileOp at, int64_t blockM, int64_t blockN)
 /// at head dim `d` (else an error saying what is missing).
 LogicalResult checkKernelsExist(AttentionTileOp at, StringRef target, int64_t d);
 
+/// Releases `stage` of `pipeline` where `cond` holds (an scf.if): a stage
+/// freed after its last reader, inside a loop.
+void releaseIf(OpBuilder &b, Location loc, Value cond, Value pipeline,
+               Value stage);
+
 /// flamia.smem.zero_rows of the rows of `tile`[`stage`] (key rows
 /// `keyBase` + r) at or past `docLen`, when the tile reaches past it: those
 /// rows hold the next document's values, where P is 0 but 0 x Inf or NaN is

@@ -133,14 +133,6 @@ SmallVector<Value> mmaGroup(OpBuilder &b, Location loc, const Turns &turns,
   return WarpgroupWaitOp::create(b, loc, pending, 0).getResults();
 }
 
-/// Releases `stage` of `pipeline` where `cond` holds.
-void releaseIf(OpBuilder &b, Location loc, Value cond, Value pipeline,
-               Value stage) {
-  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
-  OpBuilder tb = ifOp.getThenBodyBuilder();
-  PipelineReleaseOp::create(tb, loc, pipeline, stage);
-}
-
 } // namespace
 
 namespace flamia::tile {
