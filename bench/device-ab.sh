@@ -10,7 +10,9 @@
 #     LSE, dQ, dK, dV of X and X-old compared byte for byte (normal and
 #     outlier inputs); memcheck and racecheck (t-d128, f-d128, f-d64);
 #   perf: the A/B of X and X-old, T = 32768, H = 16, two rounds (part ab;
-#     AB_SETS names other sets, t-* with --backward),
+#     AB_SETS names other sets, t-* with --backward, AB_WORKLOADS other
+#     workloads than fixed2k lognormal1k single; the single document is
+#     never run at D = 64),
 #     then bench/bench.sh on X and bench/anchors_h200.py (part table; install
 #     FA4 first in the same command, ../shared/baselines/README.md);
 #   profile: Nsight Compute on the dQ and dK/dV kernels of X and X-old
@@ -93,7 +95,7 @@ fi
 if [ "$PART" = perf ] || [ "$PART" = ab ]; then
 for round in 1 2; do
   for v in ${AB_SETS:-f-d128-old f-d128 f-d64-old f-d64 t-d128-old t-d128 t-d64-old t-d64}; do
-    for w in fixed2k lognormal1k single; do
+    for w in ${AB_WORKLOADS:-fixed2k lognormal1k single}; do
       case $v in *-d64*) [ $w = single ] && continue;; esac
       echo "== round $round $v $w" | tee -a $OUT/ab.txt
       case $v in

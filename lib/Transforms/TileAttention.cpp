@@ -624,10 +624,10 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
         return tileDqSm100(kernel, dq);
       return tileDkdvSm100(kernel, cast<AttentionDkdvTileOp>(op));
     }
+    BackwardSchedule schedule{backwardPingPong, backwardRotate};
     if (auto dq = dyn_cast<AttentionDqTileOp>(op))
-      return tileDqSm90(kernel, dq, backwardPingPong);
-    return tileDkdvSm90(kernel, cast<AttentionDkdvTileOp>(op),
-                        backwardPingPong);
+      return tileDqSm90(kernel, dq, schedule);
+    return tileDkdvSm90(kernel, cast<AttentionDkdvTileOp>(op), schedule);
   }
 
   /// What the consumer role reads from the kernel and the other roles.

@@ -197,11 +197,20 @@ Value scaleTileHeads(I32Builder &ib, Value tiles, Value runtime);
 /// the stage's flamia.pipeline.expect names.
 int64_t stageBytes(ArrayRef<Value> buffers);
 
+/// How the sm_90a backward's consumer warpgroups issue their MMAs.
+struct BackwardSchedule {
+  /// The consumer warpgroups take turns issuing their MMAs.
+  bool pingPong = false;
+  /// At D = 64, each tile's gradient MMAs and the next tile's score MMAs
+  /// issue as one group with one wait (flamia-tile{backward-rotate}).
+  bool rotate = false;
+};
+
 /// The sm_90a backward programs (TileAttentionBackward.cpp).
-/// `pingPong`: the consumer warpgroups take turns issuing their MMAs.
-LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong);
+LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at,
+                         BackwardSchedule schedule);
 LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
-                           bool pingPong);
+                           BackwardSchedule schedule);
 
 /// The sm_100a backward programs (TileAttentionBackwardSm100.cpp).
 LogicalResult tileDqSm100(KernelOp kernel, AttentionDqTileOp at);

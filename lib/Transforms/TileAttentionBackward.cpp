@@ -165,7 +165,9 @@ LogicalResult checkBackwardShape(Operation *op, RecipeAttr recipe, int64_t bm,
 }
 
 /// The dQ program (sm_90a).
-LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
+LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at,
+                         BackwardSchedule schedule) {
+  const bool pingPong = schedule.pingPong;
   MLIRContext *ctx = kernel.getContext();
   Location loc = at.getLoc();
   const int64_t bm = 128, bn = 128;
@@ -222,6 +224,11 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
   // stage is all that fits either way, so both forms stay resident.
   const bool switchForms = safe && d == 128 && !kTb;
   const bool bothForms = safe && !switchForms;
+  // The key loop rotated (the next tile's S and dP issued behind dQ, one
+  // wait a tile) on request and where the registers allow it: at D = 128,
+  // with dQ, S, dP and dS in flight at once, ptxas serializes every wgmma
+  // of the kernel. Measured slower at D = 64 (run 69): off by default.
+  const bool rotate = schedule.rotate && d == 64;
   const int64_t stages = d == 64 ? 3 : (kTb ? 1 : 2);
   Value qd = SmemAllocOp::create(b, loc, tileType(1));
   Value qs =
@@ -342,31 +349,28 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
       Value rowBase = eb.mul(wg, eb.c(64));
       Value queryBase = eb.add(eb.mul(item.qTile, eb.c(bm)), rowBase);
       Value dq0 = FragZeroOp::create(ab, loc, accType);
-      // Carried through the key tiles: the key ring's iteration, dQ, and
-      // with switchForms the query pipeline's iteration (its one stage is
-      // stage 0).
-      SmallVector<Value> loopInit{carried[0], dq0};
       Value qstItem;
-      if (switchForms) {
-        loopInit.push_back(carried[1]);
+      Value qc0 = switchForms ? carried[1] : Value();
+      if (switchForms)
         qstItem = eb.c(0);
-      } else {
+      else
         qstItem = PipelineAcquireOp::create(ab, loc, i32, qp, it,
                                             PipelineSide::consumer);
-      }
-      auto forOp = scf::ForOp::create(ab, loc, eb.c(0), item.numKeyTiles,
-                                      eb.c(1), loopInit);
-      {
-        OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
+      // Key tile kt's stage (ring iteration kv) and query tiles (with
+      // switchForms: reacquired where the form switches, query pipeline
+      // iteration qc), with dS K's K rows past the document end zeroed:
+      // they are the next document's, and dS is 0 there but 0 x Inf or
+      // NaN is not (S's columns there are masked by a select). Done before
+      // the turn: the zeroing ends with a barrier of both warpgroups.
+      struct Prepared {
+        Value st, qcNext, qTile, goTile;
+      };
+      Value dsK = kTb ? ksTb : ks;
+      auto prepare = [&](OpBuilder &fb, Value kt, Value kv,
+                         Value qc) -> Prepared {
         I32Builder fib{fb, loc};
-        Value kt = forOp.getInductionVar();
-        Value kv = forOp.getRegionIterArgs()[0];
-        Value acc = forOp.getRegionIterArgs()[1];
-        Value qst = qstItem, qcNext;
+        Prepared p;
         if (switchForms) {
-          // Where the form switches, wait for the new query tiles (the
-          // tile before released the old ones after its S and dP).
-          Value qc = forOp.getRegionIterArgs()[2];
           auto ifOp = scf::IfOp::create(fb, loc, TypeRange{i32},
                                         formSwitches(fib, kt, item),
                                         /*withElseRegion=*/true);
@@ -377,41 +381,49 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
           scf::YieldOp::create(tb, loc, tib.add(qc, tib.c(1)));
           OpBuilder elseb = ifOp.getElseBodyBuilder();
           scf::YieldOp::create(elseb, loc, qc);
-          qcNext = ifOp.getResult(0);
+          p.qcNext = ifOp.getResult(0);
         }
-        Value st = PipelineAcquireOp::create(fb, loc, i32, kvp, kv,
-                                             PipelineSide::consumer);
-        Value keyBase = fib.mul(kt, fib.c(bn));
-        // K rows past the document end are the next document's: dS is 0
-        // there, but 0 x Inf or NaN is not. dS K's copy is zeroed before
-        // any MMA reads it (S's columns there are masked by a select).
-        Value dsK = kTb ? ksTb : ks;
-        zeroRowsPastEnd(fb, loc, dsK, st, keyBase, item.docLen, bn);
+        p.st = PipelineAcquireOp::create(fb, loc, i32, kvp, kv,
+                                         PipelineSide::consumer);
+        zeroRowsPastEnd(fb, loc, dsK, p.st, fib.mul(kt, fib.c(bn)),
+                        item.docLen, bn);
         Value isSafe = isSafeTile(fib, kt, item, safeBlock, bn);
-        Value qTile = pick(fb, loc, isSafe, qs, qd);
-        Value goTile = pick(fb, loc, isSafe, gos, god);
-        SmallVector<Value> sdp =
-            mmaGroup(fb, loc, turns, [&]() -> SmallVector<Value> {
-              return {asyncMma(fb, loc, sType, qTile, qst, ks, st, Value(),
-                               /*bTransposed=*/false),
-                      asyncMma(fb, loc, sType, goTile, qst, vs, st, Value(),
-                               /*bTransposed=*/false)};
-            });
-        Value s = sdp[0], dp = sdp[1];
-        // Q and dO are read by S and dP only: their stage is freed once the
-        // last key tile that reads this form has them, so that the producer
-        // loads the next ones while this tile's softmax gradient and dQ MMA
-        // run (at the item's end, the consumers waited for that load at the
-        // next item's start: 6-7% of the kernel's time in run 59's profile).
+        p.qTile = pick(fb, loc, isSafe, qs, qd);
+        p.goTile = pick(fb, loc, isSafe, gos, god);
+        return p;
+      };
+      auto issueScores = [&](OpBuilder &fb, const Prepared &p) {
+        return SmallVector<Value>{
+            asyncMma(fb, loc, sType, p.qTile, qstItem, ks, p.st, Value(),
+                     /*bTransposed=*/false),
+            asyncMma(fb, loc, sType, p.goTile, qstItem, vs, p.st, Value(),
+                     /*bTransposed=*/false)};
+      };
+      // Once key tile kt's S and dP are in: Q and dO are read by S and dP
+      // only, so their stage is freed once the last key tile that reads
+      // this form has them, and the producer loads the next ones while the
+      // softmax gradient and dQ MMA run (at the item's end, the consumers
+      // waited for that load at the next item's start: 6-7% of the
+      // kernel's time in run 59's profile).
+      auto scoresIn = [&](OpBuilder &fb, Value kt, Value s) {
+        I32Builder fib{fb, loc};
         Value lastUse = fib.cmp(arith::CmpIPredicate::eq, kt,
                                 fib.sub(item.numKeyTiles, fib.c(1)));
         if (switchForms)
           lastUse = arith::OrIOp::create(
-              fb, loc, lastUse, formSwitches(fib, fib.add(kt, fib.c(1)), item));
-        releaseIf(fb, loc, lastUse, qp, qst);
+              fb, loc, lastUse,
+              formSwitches(fib, fib.add(kt, fib.c(1)), item));
+        releaseIf(fb, loc, lastUse, qp, qstItem);
         storeDebugScores(fb, loc, debugScores, kt, s, item, rowBase, qHeads);
-        // The mask, and the softmax gradient's tests, where the key tile
-        // needs one or the warpgroup's query rows reach past the end.
+      };
+
+      // Key tile kt's softmax gradient: dS, rounded (quantized in 32-key
+      // blocks off the safe block). The mask, and the softmax gradient's
+      // tests, where the key tile needs one or the warpgroup's query rows
+      // reach past the end.
+      auto gradient = [&](OpBuilder &fb, Value kt, Value s, Value dp) {
+        I32Builder fib{fb, loc};
+        Value keyBase = fib.mul(kt, fib.c(bn));
         Value rowsPastEnd = fib.cmp(arith::CmpIPredicate::sgt,
                                     fib.add(queryBase, fib.c(64)), item.docLen);
         Value needsTests = arith::OrIOp::create(
@@ -422,17 +434,151 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
         Value ds = softmaxGradIf(fb, loc, needsTests, s, dp, keyBase, in,
                                  causal, /*transposed=*/false)
                        .second;
-        Value dsq = FragBlockQuantizeOp::create(fb, loc, dsType, ds,
-                                                notOf(fb, loc, isSafe));
-        Value acc2 = mmaGroup(fb, loc, turns, [&]() -> SmallVector<Value> {
-          return {asyncMma(fb, loc, accType, dsq, Value(), dsK, st, acc,
-                           /*bTransposed=*/true)};
-        })[0];
-        PipelineReleaseOp::create(fb, loc, kvp, st);
-        SmallVector<Value> next{fib.add(kv, fib.c(1)), acc2};
+        Value isSafe = isSafeTile(fib, kt, item, safeBlock, bn);
+        return FragBlockQuantizeOp::create(fb, loc, dsType, ds,
+                                           notOf(fb, loc, isSafe))
+            .getResult();
+      };
+      auto dqMma = [&](OpBuilder &mb, Value dsq, Value st, Value acc) {
+        return asyncMma(mb, loc, accType, dsq, Value(), dsK, st, acc,
+                        /*bTransposed=*/true);
+      };
+
+      // Carried through the key tiles: the key ring's iteration, dQ, with
+      // switchForms the query pipeline's iteration (its one stage is stage
+      // 0), and in the rotated loop tile kt's S, dP and stage.
+      Value kvOut, dqOut, qcOut;
+      if (!rotate) {
+        // Per key tile: S and dP, wait, the softmax gradient, dQ, wait.
+        SmallVector<Value> loopInit{carried[0], dq0};
         if (switchForms)
-          next.push_back(qcNext);
+          loopInit.push_back(qc0);
+        auto forOp = scf::ForOp::create(ab, loc, eb.c(0), item.numKeyTiles,
+                                        eb.c(1), loopInit);
+        OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
+        I32Builder fib{fb, loc};
+        Value kt = forOp.getInductionVar();
+        auto args = forOp.getRegionIterArgs();
+        Prepared p = prepare(fb, kt, args[0], switchForms ? args[2] : Value());
+        SmallVector<Value> sdp =
+            mmaGroup(fb, loc, turns, [&]() { return issueScores(fb, p); });
+        scoresIn(fb, kt, sdp[0]);
+        Value dsq = gradient(fb, kt, sdp[0], sdp[1]);
+        Value acc2 = mmaGroup(fb, loc, turns, [&]() -> SmallVector<Value> {
+          return {dqMma(fb, dsq, p.st, args[1])};
+        })[0];
+        PipelineReleaseOp::create(fb, loc, kvp, p.st);
+        SmallVector<Value> next{fib.add(args[0], fib.c(1)), acc2};
+        if (switchForms)
+          next.push_back(p.qcNext);
         scf::YieldOp::create(fb, loc, next);
+        kvOut = forOp.getResult(0);
+        dqOut = forOp.getResult(1);
+        qcOut = switchForms ? forOp.getResult(2) : Value();
+      } else {
+        // Rotated: iteration kt takes key tile kt's S and dP from the
+        // iteration before (or the prologue), computes its softmax
+        // gradient, then issues its dQ MMA and, behind it, the next tile's
+        // S and dP, and waits once for the three. The tensor cores go from
+        // dQ_kt straight on to S_kt+1 instead of idling while the
+        // warpgroup wakes from dQ's wait, frees the stage and issues the
+        // next pair.
+        // Prologue: key tile 0's S and dP (an item has key tiles; one
+        // without would skip both the prologue and the loop).
+        Value zeroS = FragZeroOp::create(ab, loc, sType);
+        SmallVector<Type> headTypes{sType, sType, i32};
+        if (switchForms)
+          headTypes.push_back(i32);
+        auto head = scf::IfOp::create(
+            ab, loc, headTypes,
+            eb.cmp(arith::CmpIPredicate::sgt, item.numKeyTiles, eb.c(0)),
+            /*withElseRegion=*/true);
+        {
+          OpBuilder tb = head.getThenBodyBuilder();
+          Value zero = I32Builder{tb, loc}.c(0);
+          Prepared p0 = prepare(tb, zero, carried[0], qc0);
+          SmallVector<Value> sdp = mmaGroup(
+              tb, loc, turns, [&]() { return issueScores(tb, p0); });
+          scoresIn(tb, zero, sdp[0]);
+          SmallVector<Value> out{sdp[0], sdp[1], p0.st};
+          if (switchForms)
+            out.push_back(p0.qcNext);
+          scf::YieldOp::create(tb, loc, out);
+          OpBuilder elseb = head.getElseBodyBuilder();
+          SmallVector<Value> none{zeroS, zeroS, I32Builder{elseb, loc}.c(0)};
+          if (switchForms)
+            none.push_back(qc0);
+          scf::YieldOp::create(elseb, loc, none);
+        }
+        SmallVector<Value> loopInit{carried[0], dq0};
+        loopInit.append(head.getResults().begin(), head.getResults().end());
+        auto forOp = scf::ForOp::create(ab, loc, eb.c(0), item.numKeyTiles,
+                                        eb.c(1), loopInit);
+        OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
+        I32Builder fib{fb, loc};
+        Value kt = forOp.getInductionVar();
+        auto args = forOp.getRegionIterArgs();
+        Value kv = args[0], acc = args[1], st = args[4];
+        Value qc = switchForms ? args[5] : Value();
+        Value dsq = gradient(fb, kt, args[2], args[3]);
+        Value ktNext = fib.add(kt, fib.c(1));
+        Value kvNext = fib.add(kv, fib.c(1));
+        SmallVector<Type> stepTypes{accType, sType, sType, i32};
+        if (switchForms)
+          stepTypes.push_back(i32);
+        auto step = scf::IfOp::create(
+            fb, loc, stepTypes,
+            fib.cmp(arith::CmpIPredicate::slt, ktNext, item.numKeyTiles),
+            /*withElseRegion=*/true);
+        {
+          // dQ_kt, then tile kt + 1's S and dP. Without turns dQ_kt issues
+          // first and runs while the next stage is acquired and zeroed;
+          // with turns both happen before the turn is taken (the zeroing's
+          // barrier needs both warpgroups).
+          OpBuilder tb = step.getThenBodyBuilder();
+          SmallVector<Value> done;
+          Prepared pn;
+          if (pingPong) {
+            pn = prepare(tb, ktNext, kvNext, qc);
+            done = mmaGroup(tb, loc, turns, [&]() -> SmallVector<Value> {
+              SmallVector<Value> group{dqMma(tb, dsq, st, acc)};
+              group.append(issueScores(tb, pn));
+              return group;
+            });
+          } else {
+            SmallVector<Value> group{dqMma(tb, dsq, st, acc)};
+            pn = prepare(tb, ktNext, kvNext, qc);
+            group.append(issueScores(tb, pn));
+            done = WarpgroupWaitOp::create(tb, loc, group, 0).getResults();
+          }
+          scoresIn(tb, ktNext, done[1]);
+          SmallVector<Value> out{done[0], done[1], done[2], pn.st};
+          if (switchForms)
+            out.push_back(pn.qcNext);
+          scf::YieldOp::create(tb, loc, out);
+          // The item's last key tile: dQ_kt alone. (Zeros, not the old S
+          // and dP, leave the loop: carrying those through the dQ MMA
+          // spilled at both head dims.)
+          OpBuilder elseb = step.getElseBodyBuilder();
+          Value last = mmaGroup(elseb, loc, turns, [&]() -> SmallVector<Value> {
+            return {dqMma(elseb, dsq, st, acc)};
+          })[0];
+          Value none = FragZeroOp::create(elseb, loc, sType);
+          SmallVector<Value> keep{last, none, none, st};
+          if (switchForms)
+            keep.push_back(qc);
+          scf::YieldOp::create(elseb, loc, keep);
+        }
+        // dQ_kt is complete: tile kt's K (and V) may go.
+        PipelineReleaseOp::create(fb, loc, kvp, st);
+        SmallVector<Value> next{kvNext, step.getResult(0), step.getResult(1),
+                                step.getResult(2), step.getResult(3)};
+        if (switchForms)
+          next.push_back(step.getResult(4));
+        scf::YieldOp::create(fb, loc, next);
+        kvOut = forOp.getResult(0);
+        dqOut = forOp.getResult(1);
+        qcOut = switchForms ? forOp.getResult(5) : Value();
       }
       // An item without key tiles (none is scheduled) still frees the
       // query tiles it acquired (with switchForms it acquired none).
@@ -440,12 +586,12 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
         releaseIf(ab, loc,
                   eb.cmp(arith::CmpIPredicate::sle, item.numKeyTiles, eb.c(0)),
                   qp, qstItem);
-      GradStoreOp::create(ab, loc, forOp.getResult(1), dq, item.qStart, rowBase,
+      GradStoreOp::create(ab, loc, dqOut, dq, item.qStart, rowBase,
                           item.qRows, item.qHead, softmaxScale, qHeads,
                           /*columns=*/Value());
-      SmallVector<Value> out{forOp.getResult(0)};
+      SmallVector<Value> out{kvOut};
       if (switchForms)
-        out.push_back(forOp.getResult(2));
+        out.push_back(qcOut);
       return out;
     });
     ReturnOp::create(rb, loc);
@@ -457,7 +603,8 @@ LogicalResult tileDqSm90(KernelOp kernel, AttentionDqTileOp at, bool pingPong) {
 
 /// The dK/dV program (sm_90a).
 LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
-                           bool pingPong) {
+                           BackwardSchedule schedule) {
+  const bool pingPong = schedule.pingPong;
   MLIRContext *ctx = kernel.getContext();
   Location loc = at.getLoc();
   // Key tiles of 128 (two warpgroups of 64 key rows), query tiles of 64.
@@ -498,6 +645,9 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
   const bool secondGradO = !at.getGradOTb().empty();
   const int64_t stages = d == 64 ? 3 : 2;
   const int64_t stagesB = d == 64 ? 3 : (safe ? 1 : 2);
+  // The visit loop rotated as the dQ kernel's, on request and where the
+  // registers allow it: at D = 128 dK and dV alone take 128 of them.
+  const bool rotate = schedule.rotate && d == 64;
   auto queryTile = SmemType::get(ctx, {stages, bq, d}, bf16);
   auto queryTileB = SmemType::get(ctx, {stagesB, bq, d}, bf16);
   auto sType = FragmentType::get(ctx, {64, bq}, f32);
@@ -633,125 +783,238 @@ LogicalResult tileDkdvSm90(KernelOp kernel, AttentionDkdvTileOp at,
       Value keyBase = eb.add(eb.mul(item.qTile, eb.c(bn)), rowBase);
       Value tileKeyBase = eb.mul(item.qTile, eb.c(bn));
       Value zero = FragZeroOp::create(ab, loc, accType);
-      // Carried: the ring's iteration, dK, dV and the visit (query tile,
-      // head).
       QueryVisits vis = QueryVisits::of(eb, item, shape);
       auto [qt0, head0] = vis.start(item);
-      auto forOp =
-          scf::ForOp::create(ab, loc, eb.c(0), vis.total, eb.c(1),
-                             ValueRange{carried[0], zero, zero, qt0, head0});
-      {
-        OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
+
+      // Visit `qi` (query tile qt): its ring-A stage, with the query rows
+      // past the document end zeroed in dO (the B operand of dP^T and dV)
+      // and Q's token-block copy (dK): they are the next document's, and P
+      // and dS are 0 there but 0 x Inf or NaN is not. (With two rings, the
+      // ring-B tiles once that ring's stage is in.) Done before any turn:
+      // the zeroing ends with a barrier of both warpgroups.
+      struct Prepared {
+        Value st, kTile, vTile;
+      };
+      auto prepare = [&](OpBuilder &fb, Value qi, Value qt) -> Prepared {
         I32Builder fib{fb, loc};
-        auto args = forOp.getRegionIterArgs();
-        Value qi = args[0], dkAcc = args[1], dvAcc = args[2], qt = args[3],
-              head = args[4];
-        Value st = PipelineAcquireOp::create(fb, loc, i32, qring, qi,
-                                             PipelineSide::consumer);
+        Prepared p;
+        p.st = PipelineAcquireOp::create(fb, loc, i32, qring, qi,
+                                         PipelineSide::consumer);
         Value queryBase = fib.mul(qt, fib.c(bq));
-        // Query rows past the document end are the next document's: P and
-        // dS are 0 there, but 0 x Inf or NaN is not. dO (the B operand of
-        // dP^T and dV) and Q's token-block copy (dK) are zeroed before any
-        // MMA reads them.
-        // (With two rings, the ring-B tiles once that ring's stage is in.)
-        zeroRowsPastEnd(fb, loc, go, st, queryBase, item.docLen, bq);
+        zeroRowsPastEnd(fb, loc, go, p.st, queryBase, item.docLen, bq);
         if (!secondGradO)
-          zeroRowsPastEnd(fb, loc, qb, st, queryBase, item.docLen, bq);
+          zeroRowsPastEnd(fb, loc, qb, p.st, queryBase, item.docLen, bq);
         Value isSafe = vis.isSafe(fib, item, qt);
-        Value kTile = pick(fb, loc, isSafe, kS, kd);
-        Value vTile = pick(fb, loc, isSafe, vS, vd);
+        p.kTile = pick(fb, loc, isSafe, kS, kd);
+        p.vTile = pick(fb, loc, isSafe, vS, vd);
+        return p;
+      };
+      auto issueScores = [&](OpBuilder &fb, const Prepared &p) {
+        return SmallVector<Value>{
+            asyncMma(fb, loc, sType, p.kTile, kst, qa, p.st, Value(),
+                     /*bTransposed=*/false),
+            asyncMma(fb, loc, sType, p.vTile, kst, go, p.st, Value(),
+                     /*bTransposed=*/false)};
+      };
+      // K and V are read by S^T and dP^T only: their stage is freed once
+      // the last visit's are in, so that the producer loads the next
+      // item's key tile (and its first query tiles) while this visit's
+      // gradients run, not after the item.
+      auto scoresIn = [&](OpBuilder &fb, Value visit) {
+        I32Builder fib{fb, loc};
+        releaseIf(fb, loc,
+                  fib.cmp(arith::CmpIPredicate::eq, visit,
+                          fib.sub(vis.total, fib.c(1))),
+                  kp, kst);
+      };
+      // Visit (qt, head)'s P^T and dS^T from its S^T and dP^T, and the
+      // stage dV and dK read (ring B's, or ring A's `st`), zeroed.
+      struct Gradients {
+        Value pq, dsGrad, stB, dvGradO, quantized;
+      };
+      auto gradients = [&](OpBuilder &fb, Value qt, Value head, Value qi,
+                           Value st, Value sT, Value dpT) -> Gradients {
+        I32Builder fib{fb, loc};
+        Value queryBase = fib.mul(qt, fib.c(bq));
         // Masking: the query tile reaches past the document end, or
         // (causal) it meets the key tile's diagonal.
-        Value pastEnd = fib.cmp(arith::CmpIPredicate::sgt,
-                                fib.add(queryBase, fib.c(bq)), item.docLen);
-        SmallVector<Value> sdpT = mmaGroup(
-            fb, loc, turns,
-            [&]() -> SmallVector<Value> {
-              return {asyncMma(fb, loc, sType, kTile, kst, qa, st, Value(),
-                               /*bTransposed=*/false),
-                      asyncMma(fb, loc, sType, vTile, kst, go, st, Value(),
-                               /*bTransposed=*/false)};
-            });
-        Value sT = sdpT[0], dpT = sdpT[1];
-        // K and V are read by S^T and dP^T only: their stage is freed after
-        // the last query tile's, so that the producer loads the next item's
-        // key tile (and its first query tiles) while this tile's gradients
-        // run, not after the item.
-        Value lastVisit = fib.cmp(arith::CmpIPredicate::eq,
-                                  forOp.getInductionVar(),
-                                  fib.sub(vis.total, fib.c(1)));
-        releaseIf(fb, loc, lastVisit, kp, kst);
-        Value cond = pastEnd;
+        Value cond = fib.cmp(arith::CmpIPredicate::sgt,
+                             fib.add(queryBase, fib.c(bq)), item.docLen);
         if (causal)
           cond = arith::OrIOp::create(
-              fb, loc, pastEnd,
+              fb, loc, cond,
               fib.cmp(arith::CmpIPredicate::slt, queryBase,
                       fib.add(tileKeyBase, fib.c(bn))));
         SoftmaxGradInputs in{lse,       delta,       head,      item.docStart,
                              queryBase, item.docLen, numTokens, scaleLog2};
         auto [gradP, gradDs] = softmaxGradIf(fb, loc, cond, sT, dpT, keyBase,
                                              in, causal, /*transposed=*/true);
-        Value pGrad = gradP, dsGrad = gradDs; // captured below
+        Gradients g{Value(), gradDs, st, go, Value()};
         // Ring B: dV's dO and dK's Q, in their own stage (or ring A's).
-        Value stB = st, dvGradO = go;
         if (secondGradO) {
           PipelineReleaseOp::create(fb, loc, qring, st);
-          stB = PipelineAcquireOp::create(fb, loc, i32, qringB, qi,
-                                          PipelineSide::consumer);
-          zeroRowsPastEnd(fb, loc, goTb, stB, queryBase, item.docLen, bq);
-          zeroRowsPastEnd(fb, loc, qb, stB, queryBase, item.docLen, bq);
-          dvGradO = goTb;
+          g.stB = PipelineAcquireOp::create(fb, loc, i32, qringB, qi,
+                                            PipelineSide::consumer);
+          zeroRowsPastEnd(fb, loc, goTb, g.stB, queryBase, item.docLen, bq);
+          zeroRowsPastEnd(fb, loc, qb, g.stB, queryBase, item.docLen, bq);
+          g.dvGradO = goTb;
         }
-        Value quantized = notOf(fb, loc, isSafe);
-        Value pq = FragQuantizeOp::create(fb, loc, opType, pGrad,
-                                          quantized, pPrecision);
-        auto dvMma = [&] {
-          return asyncMma(fb, loc, accType, pq, Value(), dvGradO, stB, dvAcc,
-                          /*bTransposed=*/true);
-        };
-        auto roundDs = [&] {
-          return FragBlockQuantizeOp::create(fb, loc, opType, dsGrad,
-                                             quantized)
-              .getResult();
-        };
-        auto dkMma = [&](Value dsq) {
-          return asyncMma(fb, loc, accType, dsq, Value(), qb, stB, dkAcc,
-                          /*bTransposed=*/true);
-        };
-        SmallVector<Value> dvdk;
+        g.quantized = notOf(fb, loc, vis.isSafe(fib, item, qt));
+        g.pq = FragQuantizeOp::create(fb, loc, opType, gradP, g.quantized,
+                                      pPrecision);
+        return g;
+      };
+      auto dvMma = [&](OpBuilder &mb, const Gradients &g, Value dvAcc) {
+        return asyncMma(mb, loc, accType, g.pq, Value(), g.dvGradO, g.stB,
+                        dvAcc, /*bTransposed=*/true);
+      };
+      auto roundDs = [&](OpBuilder &mb, const Gradients &g) {
+        return FragBlockQuantizeOp::create(mb, loc, opType, g.dsGrad,
+                                           g.quantized)
+            .getResult();
+      };
+      auto dkMma = [&](OpBuilder &mb, const Gradients &g, Value dsq,
+                       Value dkAcc) {
+        return asyncMma(mb, loc, accType, dsq, Value(), qb, g.stB, dkAcc,
+                        /*bTransposed=*/true);
+      };
+      // dV and dK of one visit (and `more` MMAs issued behind them), waited
+      // for together. With turns both operands are rounded before the
+      // turn, so that the MMAs issue together; without, dS is rounded
+      // while dV += P^T dO runs.
+      auto gradientMmas =
+          [&](OpBuilder &mb, const Gradients &g, Value dkAcc, Value dvAcc,
+              function_ref<SmallVector<Value>()> more) -> SmallVector<Value> {
         if (pingPong) {
-          // Both operands rounded before the turn: the MMAs issue together.
-          Value dsq = roundDs();
-          dvdk = mmaGroup(fb, loc, turns, [&]() -> SmallVector<Value> {
-            return {dvMma(), dkMma(dsq)};
+          Value dsq = roundDs(mb, g);
+          return mmaGroup(mb, loc, turns, [&]() -> SmallVector<Value> {
+            SmallVector<Value> group{dvMma(mb, g, dvAcc),
+                                     dkMma(mb, g, dsq, dkAcc)};
+            group.append(more());
+            return group;
           });
-        } else {
-          // dS is rounded while dV += P^T dO runs.
-          Value dvPending = dvMma();
-          Value dkPending = dkMma(roundDs());
-          dvdk = WarpgroupWaitOp::create(fb, loc,
-                                         ValueRange{dvPending, dkPending}, 0)
-                     .getResults();
         }
-        Value dv2 = dvdk[0], dk2 = dvdk[1];
-        PipelineReleaseOp::create(fb, loc, secondGradO ? qringB : qring, stB);
+        Value dvPending = dvMma(mb, g, dvAcc);
+        SmallVector<Value> group{dvPending, dkMma(mb, g, roundDs(mb, g), dkAcc)};
+        group.append(more());
+        return WarpgroupWaitOp::create(mb, loc, group, 0).getResults();
+      };
+      auto none = [] { return SmallVector<Value>{}; };
+
+      Value kvOut, dkOut, dvOut;
+      if (!rotate) {
+        // Per visit: S^T and dP^T, wait, the softmax gradient, dV and dK,
+        // wait. Carried: the ring's iteration, dK, dV and the visit (query
+        // tile, head).
+        auto forOp =
+            scf::ForOp::create(ab, loc, eb.c(0), vis.total, eb.c(1),
+                               ValueRange{carried[0], zero, zero, qt0, head0});
+        OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
+        I32Builder fib{fb, loc};
+        auto args = forOp.getRegionIterArgs();
+        Value qi = args[0], qt = args[3], head = args[4];
+        Prepared p = prepare(fb, qi, qt);
+        SmallVector<Value> sdpT =
+            mmaGroup(fb, loc, turns, [&]() { return issueScores(fb, p); });
+        scoresIn(fb, forOp.getInductionVar());
+        Gradients g = gradients(fb, qt, head, qi, p.st, sdpT[0], sdpT[1]);
+        SmallVector<Value> dvdk = gradientMmas(fb, g, args[1], args[2], none);
+        PipelineReleaseOp::create(fb, loc, secondGradO ? qringB : qring, g.stB);
         auto [qtNext, headNext] = vis.next(fib, qt, head);
         scf::YieldOp::create(fb, loc,
-                             ValueRange{fib.add(qi, fib.c(1)), dk2, dv2,
+                             ValueRange{fib.add(qi, fib.c(1)), dvdk[1], dvdk[0],
                                         qtNext, headNext});
+        kvOut = forOp.getResult(0);
+        dkOut = forOp.getResult(1);
+        dvOut = forOp.getResult(2);
+      } else {
+        // Rotated, as the dQ kernel's loop: visit i's dV and dK MMAs, then
+        // visit i + 1's S^T and dP^T behind them, one wait for the four.
+        // Prologue: visit 0's S^T and dP^T.
+        Value zeroS = FragZeroOp::create(ab, loc, sType);
+        auto headIf = scf::IfOp::create(
+            ab, loc, TypeRange{sType, sType, i32},
+            eb.cmp(arith::CmpIPredicate::sgt, vis.total, eb.c(0)),
+            /*withElseRegion=*/true);
+        {
+          OpBuilder tb = headIf.getThenBodyBuilder();
+          Prepared p0 = prepare(tb, carried[0], qt0);
+          SmallVector<Value> sdpT = mmaGroup(
+              tb, loc, turns, [&]() { return issueScores(tb, p0); });
+          scoresIn(tb, I32Builder{tb, loc}.c(0));
+          scf::YieldOp::create(tb, loc, ValueRange{sdpT[0], sdpT[1], p0.st});
+          OpBuilder elseb = headIf.getElseBodyBuilder();
+          scf::YieldOp::create(
+              elseb, loc, ValueRange{zeroS, zeroS, I32Builder{elseb, loc}.c(0)});
+        }
+        // Carried: the ring's iteration, dK, dV, the visit (query tile,
+        // head), and its S^T, dP^T and ring-A stage.
+        auto forOp = scf::ForOp::create(
+            ab, loc, eb.c(0), vis.total, eb.c(1),
+            ValueRange{carried[0], zero, zero, qt0, head0,
+                       headIf.getResult(0), headIf.getResult(1),
+                       headIf.getResult(2)});
+        OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
+        I32Builder fib{fb, loc};
+        auto args = forOp.getRegionIterArgs();
+        Value i = forOp.getInductionVar();
+        Value qi = args[0], dkAcc = args[1], dvAcc = args[2], qt = args[3],
+              head = args[4], st = args[7];
+        Gradients g = gradients(fb, qt, head, qi, st, args[5], args[6]);
+        auto [qtNext, headNext] = vis.next(fib, qt, head);
+        Value iNext = fib.add(i, fib.c(1));
+        Value qiNext = fib.add(qi, fib.c(1));
+        auto step = scf::IfOp::create(
+            fb, loc, TypeRange{accType, accType, sType, sType, i32},
+            fib.cmp(arith::CmpIPredicate::slt, iNext, vis.total),
+            /*withElseRegion=*/true);
+        {
+          // With turns the next stage is acquired and zeroed before the
+          // turn is taken; without, while dV runs.
+          OpBuilder tb = step.getThenBodyBuilder();
+          Prepared pn;
+          if (pingPong)
+            pn = prepare(tb, qiNext, qtNext);
+          SmallVector<Value> done =
+              gradientMmas(tb, g, dkAcc, dvAcc, [&]() -> SmallVector<Value> {
+                if (!pingPong)
+                  pn = prepare(tb, qiNext, qtNext);
+                return issueScores(tb, pn);
+              });
+          scoresIn(tb, iNext);
+          scf::YieldOp::create(
+              tb, loc, ValueRange{done[1], done[0], done[2], done[3], pn.st});
+          // The item's last visit: dV and dK alone (zeros leave the loop
+          // for S^T and dP^T, as in the dQ kernel).
+          OpBuilder elseb = step.getElseBodyBuilder();
+          SmallVector<Value> last = gradientMmas(elseb, g, dkAcc, dvAcc, none);
+          Value noneS = FragZeroOp::create(elseb, loc, sType);
+          scf::YieldOp::create(
+              elseb, loc, ValueRange{last[1], last[0], noneS, noneS, st});
+        }
+        // dV and dK of visit i are complete: its query tiles may go.
+        PipelineReleaseOp::create(fb, loc, secondGradO ? qringB : qring, g.stB);
+        scf::YieldOp::create(fb, loc,
+                             ValueRange{qiNext, step.getResult(0),
+                                        step.getResult(1), qtNext, headNext,
+                                        step.getResult(2), step.getResult(3),
+                                        step.getResult(4)});
+        kvOut = forOp.getResult(0);
+        dkOut = forOp.getResult(1);
+        dvOut = forOp.getResult(2);
       }
       // An item without query tiles (none is scheduled) frees them here.
       releaseIf(ab, loc, eb.cmp(arith::CmpIPredicate::sle, vis.total, eb.c(0)),
                 kp, kst);
-      GradStoreOp::create(ab, loc, forOp.getResult(1), dk, item.qStart,
-                          rowBase, item.qRows, item.kvHead, softmaxScale,
-                          kvHeads, /*columns=*/Value());
+      GradStoreOp::create(ab, loc, dkOut, dk, item.qStart, rowBase,
+                          item.qRows, item.kvHead, softmaxScale, kvHeads,
+                          /*columns=*/Value());
       Value inv = arith::ConstantOp::create(
           ab, loc, ab.getF32FloatAttr(std::ldexp(1.0f, -fixedScale)));
-      GradStoreOp::create(ab, loc, forOp.getResult(2), dv, item.qStart,
-                          rowBase, item.qRows, item.kvHead, inv, kvHeads,
+      GradStoreOp::create(ab, loc, dvOut, dv, item.qStart, rowBase,
+                          item.qRows, item.kvHead, inv, kvHeads,
                           /*columns=*/Value());
-      return {forOp.getResult(0)};
+      return {kvOut};
     });
     ReturnOp::create(rb, loc);
   }

@@ -1,4 +1,7 @@
 // RUN: flamia-opt %s --flamia-tile=target=sm_90a -split-input-file | FileCheck %s
+// RUN: flamia-opt %s '--flamia-tile=target=sm_90a backward-rotate=true' -split-input-file | FileCheck %s
+// (backward-rotate is ignored at D = 128: ptxas would serialize the rotated
+// loop's MMAs.)
 // The dQ program at D = 128 (sm_90a), where shared memory decides the ring
 // depth: a query tile meets safe and quantized key tiles, and both forms of
 // Q and dO (four 32 KiB tiles) would leave room for one 64 KiB key stage.

@@ -203,6 +203,13 @@ def FlamiaTile : Pass<"flamia-tile", "::mlir::ModuleOp"> {
            "MMAs execute. Off by default: measured slower on the H200 "
            "(docs/performance.md, run 47) and again on an H100 after the "
            "unmasked softmax gradient (run 53)">,
+    Option<"backwardRotate", "backward-rotate", "bool", /*default=*/"false",
+           "sm_90a backward, D = 64: rotate both kernels' loops so that "
+           "each tile's dQ (dV and dK) MMAs and the next tile's S and dP "
+           "(S^T and dP^T) issue as one group with one wait. Off by "
+           "default: measured slower on the H200 (docs/performance.md, run "
+           "69). Ignored at D = 128, where ptxas serializes the rotated dQ "
+           "kernel's MMAs for lack of registers">,
     Option<"overlapSoftmax", "overlap-softmax", "bool", /*default=*/"true",
            "sm_90a, D = 128: issue the next S = Q K^T and the previous P V "
            "without waiting and run the softmax while they execute "
