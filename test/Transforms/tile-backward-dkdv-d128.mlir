@@ -39,8 +39,7 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x128xbf16> {flamia.
 // CHECK: %[[KST:.*]] = flamia.pipeline.acquire consumer %[[KP:.*]][%{{.*}}] : !flamia.pipeline<1>
 // The loop carries the visit (query tile, head) from (first tile, q_head):
 // no division of the loop index per iteration.
-// CHECK: %[[LASTV:.*]] = arith.subi %[[NV:[a-z0-9_]+]], %c1{{.*}} : i32
-// CHECK: scf.for %[[VI:[a-z0-9_]+]] = %{{.*}} to %[[NV]] step {{.*}} iter_args({{.*}}, %[[QT:[a-z0-9_]+]] = %[[FIRST:[0-9]+]], %[[HEAD:[a-z0-9_]+]] = %q_head) -> (i32, !flamia.frag<64x128xf32>, !flamia.frag<64x128xf32>, i32, i32)
+// CHECK: scf.for %[[VI:[a-z0-9_]+]] = %{{.*}} to %[[NV:[a-z0-9_]+]] step {{.*}} iter_args({{.*}}, %[[QT:[a-z0-9_]+]] = %[[FIRST:[0-9]+]], %[[HEAD:[a-z0-9_]+]] = %q_head) -> (i32, !flamia.frag<64x128xf32>, !flamia.frag<64x128xf32>, i32, i32)
 // CHECK-NOT: arith.divsi %arg{{[0-9]+}}
 // CHECK: flamia.smem.zero_rows %[[GO]][%[[ST:.*]]] from
 // CHECK: flamia.smem.zero_rows %[[QB]][%[[ST]]] from
@@ -48,6 +47,7 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x128xbf16> {flamia.
 // CHECK-NEXT: %[[DPTA:.*]] = flamia.wg.mma %{{.*}}, %[[GO]][%[[ST]]] {async} : !flamia.smem<1x128x128xbf16>, !flamia.smem<2x64x128xbf16> -> !flamia.frag<64x64xf32>
 // CHECK-NEXT: %[[SDPT:.*]]:2 = flamia.wg.wait %[[STA]], %[[DPTA]] pending 0
 // K and V are read by S^T and dP^T only: freed after the last visit's.
+// CHECK: %[[LASTV:.*]] = arith.subi %[[NV]], %c1{{.*}} : i32
 // CHECK-NEXT: %[[ISLAST:.*]] = arith.cmpi eq, %[[VI]], %[[LASTV]] : i32
 // CHECK-NEXT: scf.if %[[ISLAST]] {
 // CHECK-NEXT: flamia.pipeline.release %[[KP]][%[[KST]]] : !flamia.pipeline<1>

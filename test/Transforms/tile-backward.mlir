@@ -107,8 +107,7 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK: %[[KST:.*]] = flamia.pipeline.acquire consumer %[[KP:.*]][%{{.*}}] : !flamia.pipeline<1>
 // The loop carries the visit (query tile, head) from (first tile, q_head):
 // no division of the loop index per iteration.
-// CHECK: %[[LASTV:.*]] = arith.subi %[[NV:[a-z0-9_]+]], %c1{{.*}} : i32
-// CHECK: scf.for %[[VI:[a-z0-9_]+]] = %{{.*}} to %[[NV]] step {{.*}} iter_args({{.*}}, %[[QT:[a-z0-9_]+]] = %[[FIRST:[0-9]+]], %[[HEAD:[a-z0-9_]+]] = %q_head) -> (i32, !flamia.frag<64x64xf32>, !flamia.frag<64x64xf32>, i32, i32)
+// CHECK: scf.for %[[VI:[a-z0-9_]+]] = %{{.*}} to %[[NV:[a-z0-9_]+]] step {{.*}} iter_args({{.*}}, %[[QT:[a-z0-9_]+]] = %[[FIRST:[0-9]+]], %[[HEAD:[a-z0-9_]+]] = %q_head) -> (i32, !flamia.frag<64x64xf32>, !flamia.frag<64x64xf32>, i32, i32)
 // CHECK-NOT: arith.divsi %arg{{[0-9]+}}
 // CHECK: flamia.smem.zero_rows %[[GO]][%[[ST:.*]]] from
 // CHECK: flamia.smem.zero_rows %[[QB]][%[[ST]]] from
@@ -116,6 +115,7 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK-NEXT: %[[DPTA:.*]] = flamia.wg.mma %{{.*}}, %[[GO]][%[[ST]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
 // CHECK-NEXT: %[[SDPT:.*]]:2 = flamia.wg.wait %[[STA]], %[[DPTA]] pending 0
 // K and V are read by S^T and dP^T only: freed after the last visit's.
+// CHECK: %[[LASTV:.*]] = arith.subi %[[NV]], %c1{{.*}} : i32
 // CHECK-NEXT: %[[ISLAST:.*]] = arith.cmpi eq, %[[VI]], %[[LASTV]] : i32
 // CHECK-NEXT: scf.if %[[ISLAST]] {
 // CHECK-NEXT: flamia.pipeline.release %[[KP]][%[[KST]]] : !flamia.pipeline<1>
@@ -247,7 +247,6 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // ROT: %[[KST:.*]] = flamia.pipeline.acquire consumer %[[KP]][%{{.*}}] : !flamia.pipeline<1>
 // ROT: %[[FIRST:[0-9]+]] = arith.muli %q_tile, %c2{{.*}} : i32
 // ROT: %[[NV:.*]] = arith.muli %{{.*}}, %c2{{.*}} : i32
-// ROT: %[[LASTV:.*]] = arith.subi %[[NV]], %c1{{.*}} : i32
 // The visit loop is rotated at D = 64. Prologue: visit 0's S^T and dP^T,
 // dO's and Q's token-block rows past the document end zeroed first.
 // ROT: %[[HEAD:.*]]:3 = scf.if %{{.*}} -> (!flamia.frag<64x64xf32>, !flamia.frag<64x64xf32>, i32) {
@@ -258,7 +257,8 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // ROT-NEXT: %[[DPTA0:.*]] = flamia.wg.mma %{{.*}}[%[[KST]]], %[[GO]][%[[ST0]]] {async} : !flamia.smem<1x128x64xbf16>, !flamia.smem<3x64x64xbf16> -> !flamia.frag<64x64xf32>
 // ROT-NEXT: %[[SDPT0:.*]]:2 = flamia.wg.wait %[[STA0]], %[[DPTA0]] pending 0
 // K and V are read by S^T and dP^T only: freed once the last visit's are in.
-// ROT: %[[ISLAST0:.*]] = arith.cmpi eq, %{{.*}}, %[[LASTV]] : i32
+// ROT: %[[LASTV0:.*]] = arith.subi %[[NV]], %c1{{.*}} : i32
+// ROT-NEXT: %[[ISLAST0:.*]] = arith.cmpi eq, %{{.*}}, %[[LASTV0]] : i32
 // ROT-NEXT: scf.if %[[ISLAST0]] {
 // ROT-NEXT: flamia.pipeline.release %[[KP]][%[[KST]]] : !flamia.pipeline<1>
 // ROT-NEXT: }
@@ -297,7 +297,8 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // ROT: %[[STAN:.*]] = flamia.wg.mma %{{.*}}[%[[KST]]], %[[QA]][%[[STN]]] {async}
 // ROT-NEXT: %[[DPTAN:.*]] = flamia.wg.mma %{{.*}}[%[[KST]]], %[[GO]][%[[STN]]] {async}
 // ROT-NEXT: %[[DONE:.*]]:4 = flamia.wg.wait %[[DVA]], %[[DKA]], %[[STAN]], %[[DPTAN]] pending 0
-// ROT: %[[ISLAST:.*]] = arith.cmpi eq, %[[VIN]], %[[LASTV]] : i32
+// ROT: %[[LASTVN:.*]] = arith.subi %[[NV]], %c1{{.*}} : i32
+// ROT-NEXT: %[[ISLAST:.*]] = arith.cmpi eq, %[[VIN]], %[[LASTVN]] : i32
 // ROT-NEXT: scf.if %[[ISLAST]] {
 // ROT-NEXT: flamia.pipeline.release %[[KP]][%[[KST]]] : !flamia.pipeline<1>
 // ROT-NEXT: }
