@@ -6,7 +6,8 @@ a document mask) and FlashAttention-4's CuTe-DSL kernels when `flash_attn.cute` 
 ceilings (bf16 and fp8 8192^3 matrix products, a 2 GiB device-to-device copy). The workloads and
 their lognormal document lengths (random.Random(0)) are the ones bench/bench.sh gives FLAMIA.
 Prints one table and writes $OUT/anchors.json (OUT defaults to /tmp). Used by bench/bench.sh;
-docs/performance.md describes the method.
+docs/performance.md describes the method. ANCHORS_BWD=1 adds FA4's backward alone;
+ANCHORS_BATCH=N times N calls between two events (below).
 """
 import json, math, os, sys, time
 import torch
@@ -19,6 +20,13 @@ rows = []
 
 MODES = ("fwd", "fwd+bwd")
 
+# Calls timed between one pair of events (ANCHORS_BATCH, default 1). With 1,
+# each call starts on an idle GPU, so the Python work before its first
+# kernel is inside the time; with several, that work overlaps the previous
+# call's kernels wherever it is shorter than them (docs/performance.md, run
+# 74). flamia-run launches from C++ and times one call per event pair.
+BATCH = max(1, int(os.environ.get("ANCHORS_BATCH", "1")))
+
 def bench(fn, warm=3, rep=10):
     for _ in range(warm):
         fn()
@@ -26,8 +34,11 @@ def bench(fn, warm=3, rep=10):
     ts = []
     for _ in range(rep):
         s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
-        s.record(); fn(); e.record(); torch.cuda.synchronize()
-        ts.append(s.elapsed_time(e))
+        s.record()
+        for _ in range(BATCH):
+            fn()
+        e.record(); torch.cuda.synchronize()
+        ts.append(s.elapsed_time(e) / BATCH)
     ts.sort()
     return ts[len(ts) // 2]
 
