@@ -406,15 +406,15 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                    ? SmemAllocOp::create(b, loc, tileType(1)).getResult()
                    : Value();
     // K/V ring depth (two 128 x D bf16 tiles per stage; the Q tiles take
-    // the rest): 2 at D = 128, all that fits; 3 at D = 64. Run 71 measured
-    // 4 stages 0.6-2.7% faster there (5 no faster); it waits for the
-    // checks of every D = 64 set (docs/performance.md, run 73).
+    // the rest): 2 at D = 128, all that fits; 4 at D = 64, where runs 71
+    // and 73 measured the forward 0.2-2.7% faster than with 3 and 5 no
+    // faster (4 leaves 67 KiB of the 227 KiB unused).
     // Overlapping the softmax with the MMAs pays at D = 128 (+9% on a 16k
     // document, +3% on packed ones, H200 run of 2026-11-30); at D = 64 the
     // serial consumer with a 3-deep ring was faster than the overlapped one
     // with 3 or 4 stages (281 vs 270-273 TFLOP/s): docs/performance.md.
     const bool overlap = overlapSoftmax && !pingPong && d == 128;
-    const int64_t stages = d == 64 ? 3 : 2;
+    const int64_t stages = d == 64 ? 4 : 2;
     Value ks = SmemAllocOp::create(b, loc, tileType(stages));
     Value vs = SmemAllocOp::create(b, loc, tileType(stages));
     Value qp = PipelineCreateOp::create(b, loc, PipelineType::get(ctx, 1),

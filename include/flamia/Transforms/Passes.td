@@ -177,7 +177,7 @@ def FlamiaTile : Pass<"flamia-tile", "::mlir::ModuleOp"> {
     into the target's pipelined, warp-specialized program. Both targets have
     a producer role (warpgroup 0, one thread) that takes items and issues
     TMA copies into a ring of 128-key K/V tiles.
-    sm_90a: a 2-stage ring at D = 128, 3 at D = 64; two consumer warpgroups
+    sm_90a: a 2-stage ring at D = 128, 4 at D = 64; two consumer warpgroups
     (64 query rows each) run the wgmma MMAs, the masking, the online
     softmax, the rounding of P and the epilogue.
     sm_100a: a 3-stage ring at D = 128 with a safe block, else 4; an "mma"
