@@ -5,15 +5,18 @@ Usage: bench/anchors-compare.py LABEL=DIR/anchors.json [LABEL=...] [--match TEXT
 
 One line per anchor (the first file's order), its TFLOP/s (TB/s for the copy ceiling) in
 each file, and each later file's change of time against the first. An anchor missing from a
-file, or one that failed there, prints its error instead of a number.
+file, or one that failed there, shows `error` in that file's column and `n/a` as its change.
 """
 import json
 import sys
 
 
 def load(path):
-    with open(path) as f:
-        return {row["name"]: row for row in json.load(f)}
+    try:
+        with open(path) as f:
+            return {row["name"]: row for row in json.load(f)}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"anchors-compare: {path}: not an anchors.json ({e!r})")
 
 
 def rate(row):
@@ -28,6 +31,8 @@ def main(argv):
     match = None
     if "--match" in argv:
         i = argv.index("--match")
+        if i + 1 == len(argv):
+            sys.exit(__doc__)
         match = argv[i + 1]
         argv = argv[:i] + argv[i + 2:]
     if not argv or any("=" not in a for a in argv):
