@@ -472,9 +472,18 @@ def Flamia_FragQuantizeOp : Flamia_Op<"frag.quantize", [Pure,
     MMA accumulates both, scaled by 2^fixed_scale (undone by
     flamia.attn.store). With an f8E4M3FN result (sm_100a, where the E4M3
     codes feed a block-scaled MMA directly) `quantized` must be true.
+
+    `nan_via_row_sum` (bf16 result only) says that every NaN of P also
+    enters the row sum that normalizes what the MMA accumulates, as in the
+    forward's online softmax, so the output is NaN whatever a NaN of P
+    rounds to. The lowering may then turn the E4M3 codes into bf16 with an
+    integer shift and one bf16 multiply (exact for P >= 0) instead of
+    through f32; a NaN of P becomes a finite value there. The backward's
+    P, which dV sums without a row sum, must not set it.
   }];
   let arguments = (ins Flamia_FragmentType:$p, I1:$quantized,
-                       Flamia_PrecisionAttr:$precision);
+                       Flamia_PrecisionAttr:$precision,
+                       UnitAttr:$nan_via_row_sum);
   let results = (outs Flamia_FragmentType:$result);
   let assemblyFormat = [{
     $p `quantized` $quantized attr-dict `:` qualified(type($p)) `->`

@@ -567,6 +567,10 @@ LogicalResult FragQuantizeOp::verify() {
                            << " result holds quantized P: `quantized` must "
                               "be true";
   }
+  if (toE4M3 && getNanViaRowSum())
+    return emitOpError() << "`nan_via_row_sum` chooses how E4M3 codes become "
+                            "bf16: it needs a bf16 result, got "
+                         << out.getElementType();
   if (!getPrecision().getFixedScale())
     return emitOpError() << "P is quantized with a fixed scale (P <= 1), got "
                          << getPrecision();

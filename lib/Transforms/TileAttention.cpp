@@ -582,8 +582,11 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                                                  queryBase, item, m, l, scale,
                                                  causal, bn);
           Value quantized = notOf(fb, loc, isSafe);
+          // Every P entry, NaN included, enters the online row sum that
+          // divides O: the cheaper E4M3-to-bf16 conversion may make a NaN
+          // finite.
           Value p = FragQuantizeOp::create(fb, loc, pType, sm.getP(), quantized,
-                                           pPrecision);
+                                           pPrecision, /*nan_via_row_sum=*/true);
           // Rows past the document end hold the next document's values: P
           // is 0 there, but 0 x Inf or NaN is not, so zero them first.
           zeroRowsPastEnd(fb, loc, vs, st, keyBase, item.docLen, bn);
@@ -698,8 +701,12 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                                                c.causal, c.bn);
         Value quantized =
             notOf(fb, loc, isSafeTile(fib, kt, item, c.safeBlock, c.bn));
+        // Every P entry, NaN included, enters the online row sum that
+        // divides O: the cheaper E4M3-to-bf16 conversion may make a NaN
+        // finite.
         Value p = FragQuantizeOp::create(fb, loc, c.pType, sm.getP(),
-                                         quantized, c.pPrecision);
+                                         quantized, c.pPrecision,
+                                         /*nan_via_row_sum=*/true);
         return {p, sm.getNewMax(), sm.getNewSum(), sm.getAlpha()};
       };
 

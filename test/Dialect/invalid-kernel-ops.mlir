@@ -916,6 +916,16 @@ func.func @f(%p: !flamia.frag<64x128xf32>, %q: i1) {
 }
 
 // -----
+// nan_via_row_sum picks the E4M3-to-bf16 conversion: meaningless for codes.
+func.func @f(%p: !flamia.frag<64x128xf32>) {
+  %true = arith.constant true
+  // expected-error @below {{'flamia.frag.quantize' op `nan_via_row_sum` chooses how E4M3 codes become bf16: it needs a bf16 result, got 'f8E4M3FN'}}
+  %r = flamia.frag.quantize %p quantized %true {nan_via_row_sum, precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>}
+      : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xf8E4M3FN>
+  return
+}
+
+// -----
 func.func @f(%p: !flamia.frag<64x128xf32>, %q: i1) {
   // expected-error @below {{'flamia.frag.quantize' op P is quantized with a fixed scale (P <= 1), got #flamia.precision<f8E4M3FN, online = 32>}}
   %r = flamia.frag.quantize %p quantized %q {precision = #flamia.precision<f8E4M3FN, online = 32>}

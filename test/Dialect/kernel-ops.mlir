@@ -87,6 +87,9 @@ flamia.kernel @attention(%q: !flamia.global<?x8x128xbf16> {flamia.param = "q"},
     %p8 = flamia.frag.quantize %p quantized %true
         {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>}
         : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
+    %p8n = flamia.frag.quantize %p quantized %true
+        {nan_via_row_sum, precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>}
+        : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
     %o1 = flamia.frag.scale_rows %o0 by %alpha : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
     %o1s = flamia.frag.scale_rows %o0 by %alpha skip_ones : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
     %o2 = flamia.wg.mma %p8, %vs[%st] acc(%o1 : !flamia.frag<64x128xf32>) {b_transposed}
@@ -146,6 +149,7 @@ flamia.kernel @attention(%q: !flamia.global<?x8x128xbf16> {flamia.param = "q"},
 // CHECK-NEXT: %p, %new_max, %new_sum, %alpha = flamia.softmax.update %[[MASKED]] max %[[M0]] sum %[[L0]] scale %arg8 : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
 // CHECK-NEXT: %[[TRUE:.*]] = arith.constant true
 // CHECK-NEXT: %[[P8:.*]] = flamia.frag.quantize %p quantized %[[TRUE]] {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
+// CHECK-NEXT: flamia.frag.quantize %p quantized %[[TRUE]] {nan_via_row_sum, precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
 // CHECK-NEXT: %[[O1:.*]] = flamia.frag.scale_rows %[[O0]] by %alpha : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
 // CHECK-NEXT: flamia.frag.scale_rows %[[O0]] by %alpha skip_ones : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
 // CHECK-NEXT: %[[O2:.*]] = flamia.wg.mma %[[P8]], %[[VS]][%[[ST]]] acc(%[[O1]] : !flamia.frag<64x128xf32>) {b_transposed} : !flamia.frag<64x128xbf16>, !flamia.smem<2x128x128xbf16> -> !flamia.frag<64x128xf32>

@@ -127,6 +127,8 @@ flamia.kernel @train_attention_dkdv(%arg0: !flamia.global<?x4x64xbf16> {flamia.p
 // CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[M]], %[[SDPT]]#1 lse %arg9 delta %arg10 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 scale %arg16 {transposed}
 // CHECK: } else {
 // CHECK-NEXT: %p, %ds = flamia.softmax.grad %[[SDPT]]#0, %[[SDPT]]#1 lse %arg9 delta %arg10 head %{{.*}} queries(%doc_start, %{{.*}}, %{{.*}}) tokens %arg18 scale %arg16 {transposed, unmasked}
+// dV sums P^T dO with no row sum that would carry a NaN of P: the rounding
+// keeps NaN (no nan_via_row_sum).
 // CHECK: %[[PQ:.*]] = flamia.frag.quantize %[[GRAD]]#0 quantized %[[QUANT:.*]] {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
 // dS is rounded while dV += P^T dO runs; dK's MMA follows, one wait for both.
 // CHECK-NEXT: %[[DVA:.*]] = flamia.wg.mma %[[PQ]], %[[GO]][%[[ST]]] acc(%{{.*}} : !flamia.frag<64x64xf32>) {async, b_transposed}

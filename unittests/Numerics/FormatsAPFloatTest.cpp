@@ -293,4 +293,43 @@ TEST(FormatsAPFloat, SaturatingE2M1DiffersOnlyOnInfinity) {
   }
 }
 
+// The sm_90a forward turns P's E4M3 codes into bf16 without f32
+// (Emitter::cvtNonNegativeE4M3x2ToBF16x2): cvt.rn.f16x2.e4m3x2, the 32-bit
+// word shifted right by three, each half read as bf16 and multiplied by
+// 2^112. Exact for every non-negative code, with both halves of the word
+// independent (no bit crosses from the high half into the low one).
+TEST(FormatsAPFloat, NonNegativeE4M3ToBF16ByShiftIsExact) {
+  auto f16Bits = [](uint8_t code) {
+    bool losesInfo;
+    APFloat h(e4m3ToFloat(code));
+    (void)h.convert(APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven,
+                    &losesInfo);
+    EXPECT_FALSE(losesInfo) << int(code);
+    return static_cast<uint32_t>(h.bitcastToAPInt().getZExtValue());
+  };
+  const APFloat scale = llvm::scalbn(APFloat(APFloat::BFloat(), "1"), 112,
+                                     APFloat::rmNearestTiesToEven);
+  auto restored = [&](uint32_t half) {
+    APFloat b(APFloat::BFloat(), APInt(16, half));
+    EXPECT_FALSE(b.isDenormal()) << half;
+    APFloat::opStatus st = b.multiply(scale, APFloat::rmNearestTiesToEven);
+    EXPECT_EQ(st, APFloat::opOK) << half; // exact
+    return b.convertToFloat();
+  };
+  int pairs = 0;
+  for (uint32_t hi = 0; hi <= 0x7e; ++hi) {
+    for (uint32_t lo = 0; lo <= 0x7e; ++lo) {
+      uint32_t word = (f16Bits(hi) << 16 | f16Bits(lo)) >> 3;
+      float vlo = restored(word & 0xffffu), vhi = restored(word >> 16);
+      ASSERT_EQ(bitsOf(vlo), bitsOf(e4m3ToFloat(lo))) << lo << " " << hi;
+      ASSERT_EQ(bitsOf(vhi), bitsOf(e4m3ToFloat(hi))) << lo << " " << hi;
+      ++pairs;
+    }
+  }
+  EXPECT_EQ(pairs, 127 * 127);
+  // A negative code is not: its sign bit lands inside the exponent field.
+  uint32_t word = f16Bits(0xb8) >> 3; // -1.0
+  EXPECT_NE(bitsOf(restored(word & 0xffffu)), bitsOf(-1.0f));
+}
+
 } // namespace

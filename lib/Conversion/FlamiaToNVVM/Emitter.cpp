@@ -78,13 +78,38 @@ Value Emitter::cvtToBF16x2(Value hi, Value lo) {
   return bitcast(i32(), packed);
 }
 
+Value Emitter::cvtNonNegativeE4M3x2ToBF16x2(Value pair) {
+  Value h2 = NVVM::ConvertF8x2ToF16x2Op::create(
+      b, loc, VectorType::get({2}, b.getF16Type()), pair, /*relu=*/false,
+      Float8E4M3FNType::get(b.getContext()));
+  // f16 is s|e5|m10 with bias 15, bf16 s|e8|m7 with bias 127. An E4M3
+  // value has three mantissa bits, so the low seven of each f16 half are
+  // zero and the 32-bit shift moves nothing across the halves; the sign
+  // bits are zero (non-negative). Each half then reads as a bf16 with the
+  // f16's exponent field and mantissa: the value times 2^(15 - 127).
+  Value shifted = lshr(bitcast(i32(), h2), i32c(3));
+  auto bf16x2 = VectorType::get({2}, b.getBF16Type());
+  Value scale = LLVM::ConstantOp::create(
+      b, loc, bf16x2,
+      DenseElementsAttr::get(bf16x2,
+                             APFloat(APFloat::BFloat(), "0x1p112")));
+  // Exact: a power of two times a normal value far from the bf16 range's
+  // ends (E4M3's smallest, 2^-9, is 2^-121 here).
+  return bitcast(i32(), fmul(bitcast(bf16x2, shifted), scale));
+}
+
 Value Emitter::roundPairsToBF16(Type outType, ArrayRef<Value> p,
-                                Value quantized) {
+                                Value quantized, bool nanViaRowSum) {
   auto roundPairs = [&](OpBuilder &nested, bool toE4M3) {
     Emitter be(nested, loc);
     SmallVector<Value> regs;
     for (size_t i = 0; i + 1 < p.size(); i += 2) {
       Value lo = p[i], hi = p[i + 1];
+      if (toE4M3 && nanViaRowSum) {
+        regs.push_back(
+            be.cvtNonNegativeE4M3x2ToBF16x2(be.cvtToE4M3x2(hi, lo)));
+        continue;
+      }
       if (toE4M3)
         std::tie(lo, hi) = be.cvtE4M3x2ToF32(be.cvtToE4M3x2(hi, lo));
       regs.push_back(be.cvtToBF16x2(hi, lo));

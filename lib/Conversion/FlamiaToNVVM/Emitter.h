@@ -186,10 +186,22 @@ public:
   std::pair<Value, Value> cvtE4M3x2ToF32(Value pair);
   /// (hi, lo) f32 -> packed bf16x2 (RNE) as i32.
   Value cvtToBF16x2(Value hi, Value lo);
+  /// Non-negative E4M3x2 (vector<2xi8>) -> packed bf16x2 as i32, exactly,
+  /// without widening to f32: the codes' f16 pair shifted right by three
+  /// bits is the bf16 pair of the same values times 2^-112 (every E4M3
+  /// value is a normal f16, and both formats keep their mantissa at the top
+  /// of the low bits), and one bf16x2 multiply by 2^112 restores them. A
+  /// NaN code becomes a finite value: only for callers where a NaN also
+  /// reaches the result another way.
+  Value cvtNonNegativeE4M3x2ToBF16x2(Value pair);
   /// P (already times its fixed scale, consecutive values paired) as packed
   /// bf16x2 words of `outType`: where `quantized` (i1) each value is first
-  /// rounded to E4M3 (exact in bf16), else rounded to bf16 directly.
-  Value roundPairsToBF16(Type outType, ArrayRef<Value> p, Value quantized);
+  /// rounded to E4M3 (exact in bf16), else rounded to bf16 directly. With
+  /// `nanViaRowSum`, the E4M3 codes become bf16 by
+  /// cvtNonNegativeE4M3x2ToBF16x2 (P >= 0; a NaN of P also makes the row
+  /// sum, and so the output, NaN).
+  Value roundPairsToBF16(Type outType, ArrayRef<Value> p, Value quantized,
+                         bool nanViaRowSum = false);
 
   // mbarriers (shared-memory pointers).
   void mbarrierInit(Value bar, int64_t count);

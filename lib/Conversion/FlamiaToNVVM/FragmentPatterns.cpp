@@ -219,8 +219,9 @@ struct FragQuantizeLowering : FragmentPattern<FragQuantizeOp> {
       rewriter.replaceOp(op, e.pack(outType, words));
       return success();
     }
-    rewriter.replaceOp(op,
-                       e.roundPairsToBF16(outType, p, adaptor.getQuantized()));
+    rewriter.replaceOp(op, e.roundPairsToBF16(outType, p,
+                                              adaptor.getQuantized(),
+                                              op.getNanViaRowSum()));
     return success();
   }
 };

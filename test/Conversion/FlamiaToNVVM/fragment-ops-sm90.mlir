@@ -233,6 +233,43 @@ flamia.kernel @sm_90a_frag_quantize(%flag: i32 {flamia.param = "flag"}) attribut
 
 // -----
 
+// With nan_via_row_sum (the forward), the E4M3 codes of a pair become bf16
+// without f32: their f16 pair shifted right by three bits reads as bf16
+// times 2^-112, and one bf16x2 multiply by 2^112 (0x7780 a half) restores
+// the values. The safe-block branch is unchanged.
+// CHECK-LABEL: llvm.func @sm_90a_frag_quantize_nan_via_row_sum(
+// CHECK: %[[Q:.*]] = llvm.icmp "ne"
+// CHECK: llvm.cond_br %[[Q]], ^[[E4M3:bb[0-9]+]], ^[[BF16:bb[0-9]+]]
+// CHECK: ^[[E4M3]]:
+// CHECK-NEXT: %[[E:.*]] = nvvm.convert.f32x2.to.f8x2 %{{.*}}, %{{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : vector<2xi8>(f8E4M3FN)
+// CHECK-NEXT: %[[H:.*]] = nvvm.convert.f8x2.to.f16x2 %[[E]] : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
+// CHECK-NEXT: %[[THREE:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT: %[[W:.*]] = llvm.bitcast %[[H]] : vector<2xf16> to i32
+// CHECK-NEXT: %[[S:.*]] = llvm.lshr %[[W]], %[[THREE]] : i32
+// CHECK-NEXT: %[[C:.*]] = llvm.mlir.constant(dense<5.192300e+33> : vector<2xbf16>) : vector<2xbf16>
+// CHECK-NEXT: %[[B:.*]] = llvm.bitcast %[[S]] : i32 to vector<2xbf16>
+// CHECK-NEXT: %[[M:.*]] = llvm.fmul %[[B]], %[[C]] : vector<2xbf16>
+// CHECK-NEXT: llvm.bitcast %[[M]] : vector<2xbf16> to i32
+// CHECK-NOT: llvm.fpext
+// CHECK-NOT: nvvm.convert.f32x2.to.bf16x2
+// CHECK-COUNT-3: llvm.fmul %{{.*}}, %[[C2:.*]] : vector<2xbf16>
+// CHECK: llvm.mlir.undef : !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: ^[[BF16]]:
+// CHECK-NOT: nvvm.convert.f32x2.to.f8x2
+// CHECK-COUNT-4: nvvm.convert.f32x2.to.bf16x2 {{.*}}{{[[:space:]]+}}{{.*}}llvm.bitcast
+// CHECK: llvm.return
+flamia.kernel @sm_90a_frag_quantize_nan_via_row_sum(%flag: i32 {flamia.param = "flag"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    %p = flamia.frag.zero : !flamia.frag<64x16xf32>
+    %c0 = arith.constant 0 : i32
+    %q = arith.cmpi ne, %flag, %c0 : i32
+    %b = flamia.frag.quantize %p quantized %q {nan_via_row_sum, precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>} : !flamia.frag<64x16xf32> -> !flamia.frag<64x16xbf16>
+  }
+  flamia.return
+}
+
+// -----
+
 // Element i is multiplied by the factor of row slot (i / 2) % 2.
 // CHECK-LABEL: llvm.func @sm_90a_frag_scale_rows(
 // CHECK: %[[A0:.*]] = llvm.extractvalue %[[ACC:.*]][0] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
