@@ -582,11 +582,11 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                                                  queryBase, item, m, l, scale,
                                                  causal, bn);
           Value quantized = notOf(fb, loc, isSafe);
-          // Every P entry, NaN included, enters the online row sum that
-          // divides O: the cheaper E4M3-to-bf16 conversion may make a NaN
-          // finite.
+          // The serial consumer keeps P's conversion through f32: with the
+          // cheaper one (nan_via_row_sum) the D = 64 forward measured 6-7%
+          // slower, more barrier stalls (docs/performance.md, run 76).
           Value p = FragQuantizeOp::create(fb, loc, pType, sm.getP(), quantized,
-                                           pPrecision, /*nan_via_row_sum=*/true);
+                                           pPrecision);
           // Rows past the document end hold the next document's values: P
           // is 0 there, but 0 x Inf or NaN is not, so zero them first.
           zeroRowsPastEnd(fb, loc, vs, st, keyBase, item.docLen, bn);
