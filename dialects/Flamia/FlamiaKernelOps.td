@@ -446,8 +446,11 @@ def Flamia_SoftmaxUpdateOp : Flamia_Op<"softmax.update", [Pure, Flamia_Warpgroup
     AllTypesMatch<["max", "sum", "new_max", "new_sum", "alpha"]>]> {
   let summary = "one step of the online softmax";
   let description = [{
-    With t = scores * scale_log2 (log2 domain): m' = max(m, rowmax t),
-    p = exp2(t - m'), alpha = exp2(m - m'), l' = l * alpha + rowsum p.
+    In the log2 domain, with c = scale_log2 (> 0):
+    m' = max(m, (rowmax scores) * c rounded toward +inf),
+    p = exp2(fma(scores, c, -m')), alpha = exp2(m - m'),
+    l' = l * alpha + rowsum p. The fma rounds the exact scores * c - m'
+    once, and rounding m' up makes every exact exponent <= 0, so p <= 1.
     Returns (p, m', l', alpha). Scores are f32 with as many rows as `max`.
   }];
   let arguments = (ins Flamia_FragmentType:$scores, Flamia_RowsType:$max,
@@ -778,11 +781,14 @@ def Flamia_SoftmaxGradOp : Flamia_Op<"softmax.grad", [Flamia_WarpgroupWide,
   let description = [{
     Entry (r, c) belongs to query `query_base + r` (or, with `transposed`,
     `query_base + c`: rows are keys), document-local, of head `head`. With
-    t = scores * scale_log2 and the query's lse and delta read from the
-    `[H, T]` f32 tensors `lse` (natural log, as the forward wrote it) and
-    `delta` at token `doc_start + query`:
+    the query's lse and delta read from the `[H, T]` f32 tensors `lse`
+    (natural log, as the forward wrote it) and `delta` at token
+    `doc_start + query`:
 
-      P = exp2(t - fl32(lse * log2(e))),  dS = P * (dp - delta).
+      P = exp2(fma(scores, scale_log2, -fl32(lse * log2(e)))),
+      dS = P * (dp - delta),
+
+    the fma rounding the exact product minus lse2 once, as the forward.
 
     Where the scores are -inf (masked by flamia.frag.mask) or the query is
     at or past `query_limit` (the document's length), P and dS are exactly

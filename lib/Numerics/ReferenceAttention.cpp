@@ -81,13 +81,28 @@ constexpr int64_t kQueryChunk = 64;
 
 /// The reference's exp2 and log2 on float32: the double-precision function
 /// rounded once to float32 (deterministic across C libraries whose double
-/// exp2/log2 are accurate to < 1 ulp; see docs/numerics.md).
+/// exp2/log2 are accurate to < 1 ulp; see docs/numerics.md). exp2 flushes a
+/// result below 2^-126 to +0, as the kernels' ex2.approx.ftz does.
 inline float exp2f32(float x) {
-  return static_cast<float>(std::exp2(static_cast<double>(x)));
+  float r = static_cast<float>(std::exp2(static_cast<double>(x)));
+  return r < std::numeric_limits<float>::min() ? 0.0f : r;
 }
 inline float log2f32(float x) {
   return static_cast<float>(std::log2(static_cast<double>(x)));
 }
+
+/// fl32 of a * b rounded toward +inf: the smallest float32 >= the exact
+/// product (the product of two float32 is exact in double).
+inline float mulUp(float a, float b) {
+  const double exact = static_cast<double>(a) * static_cast<double>(b);
+  float r = static_cast<float>(exact);
+  if (static_cast<double>(r) < exact)
+    r = std::nextafter(r, std::numeric_limits<float>::infinity());
+  return r;
+}
+
+/// The softmax's exponent s * c - m rounded once (the kernels' FFMA).
+inline float exponent(float s, float c, float m) { return std::fma(s, c, -m); }
 
 /// P quantized for P V and P^T dO: E4M3 of p * 2^8 (exact scaling), / 2^8.
 inline double quantizeP(float p, bool quantize) {
@@ -394,14 +409,15 @@ private:
     return r_.safeBlock > 0 && safeStart_[i] == safeStart_[j];
   }
 
-  /// t_ij = fl32(fl32(exact dot) * c), the log2-domain score.
-  float score(int64_t h, int64_t g, int64_t i, int64_t j, bool isSafe) const {
+  /// s_ij = fl32(exact dot), the raw score (before the softmax scale).
+  float rawScore(int64_t h, int64_t g, int64_t i, int64_t j,
+                 bool isSafe) const {
     const Operand *qo = isSafe ? qb_ : use(OperandUse::QInQK);
     const Operand *ko = isSafe ? kb_ : use(OperandUse::KInQK);
     float dot = exactDot(qo->row(i, h), ko->row(j, g), D_,
                          qo->norm(i, h) * ko->norm(j, g),
                          qo->lsb(i, h) + ko->lsb(j, g));
-    return dot * c_;
+    return dot;
   }
 
   /// dP_ij = fl32(exact dot of dO_i and V_j) from the copies of dO V^T.
@@ -412,13 +428,14 @@ private:
                     a->norm(i, h) * b->norm(j, g), a->lsb(i, h) + b->lsb(j, g));
   }
 
-  /// dS_ij = P_ij * (dP_ij - D_i) with P_ij = exp2(t_ij - LSE_i log2 e).
+  /// dS_ij = P_ij * (dP_ij - D_i) with P_ij = exp2(fma(s_ij, c, -lse2_i)).
+  /// *tOut is the traced t_ij = fl32(s_ij * c).
   float dS(int64_t h, int64_t g, int64_t i, int64_t j, bool isSafe,
            float lse2, float Di, float *tOut, float *pOut) const {
-    float t = score(h, g, i, j, isSafe);
-    float p = exp2f32(t - lse2);
+    float s = rawScore(h, g, i, j, isSafe);
+    float p = exp2f32(exponent(s, c_, lse2));
     float diff = dP(h, g, i, j, isSafe) - Di;
-    *tOut = t;
+    *tOut = s * c_;
     *pOut = p;
     return p * diff;
   }
@@ -479,7 +496,7 @@ void Reference::forward(ForwardOutputs &out, ScoreTrace *trace) {
     std::vector<float> m(nq, -std::numeric_limits<float>::infinity());
     std::vector<float> l(nq, 0.0f);
     std::vector<float> acc(static_cast<size_t>(nq * D_), 0.0f);
-    std::vector<float> t(tile), p(tile), pv(D_);
+    std::vector<float> raw(tile), p(tile), pv(D_);
     std::vector<double> s;
     WeightedRows terms;
     const int64_t keyLimit = in_.causal ? item.end : e;
@@ -491,27 +508,29 @@ void Reference::forward(ForwardOutputs &out, ScoreTrace *trace) {
         if (kEnd <= kt)
           continue; // no unmasked key in this tile
         const int64_t n = kEnd - kt;
+        // The tile's maximum of the raw scores, scaled rounded up (c > 0
+        // commutes with max): every exponent s c - m_new is <= 0 exactly.
         float tileMax = -std::numeric_limits<float>::infinity();
         bool sawNaN = false;
         for (int64_t j = kt; j < kEnd; ++j) {
-          float tj = score(h, g, i, j, safe(i, j, b));
-          t[j - kt] = tj;
+          float sj = rawScore(h, g, i, j, safe(i, j, b));
+          raw[j - kt] = sj;
           if (trace)
-            trace->forward[trace->index(in_, h, i, j)] = tj;
-          if (std::isnan(tj))
+            trace->forward[trace->index(in_, h, i, j)] = sj * c_;
+          if (std::isnan(sj))
             sawNaN = true;
-          else if (tj > tileMax)
-            tileMax = tj;
+          else if (sj > tileMax)
+            tileMax = sj;
         }
         const float mOld = m[qi];
         const float mNew = (sawNaN || std::isnan(mOld))
                                ? std::numeric_limits<float>::quiet_NaN()
-                               : std::max(mOld, tileMax);
+                               : std::max(mOld, mulUp(tileMax, c_));
         const float alpha = mNew == mOld ? 1.0f : exp2f32(mOld - mNew);
         terms.clear();
         for (int64_t j = kt; j < kEnd; ++j) {
           const bool isSafe = safe(i, j, b);
-          const float pj = exp2f32(t[j - kt] - mNew);
+          const float pj = exp2f32(exponent(raw[j - kt], c_, mNew));
           p[j - kt] = pj;
           terms.add(isSafe ? static_cast<double>(roundToBf16(pj))
                            : quantizeP(pj, r_.quantizeP),

@@ -24,14 +24,31 @@ using flamia::DocumentLayout;
 
 namespace {
 
+/// The smallest float32 >= a * b (written apart from the library's).
+float productRoundedUp(float a, float b) {
+  double exact = static_cast<double>(a) * b;
+  float r = static_cast<float>(exact);
+  return static_cast<double>(r) < exact
+             ? std::nextafter(r, std::numeric_limits<float>::infinity())
+             : r;
+}
+
+/// exp2 in double, rounded to float32, below 2^-126 flushed to 0.
+float exp2Flushed(float x) {
+  float r = static_cast<float>(std::exp2(static_cast<double>(x)));
+  return r < std::numeric_limits<float>::min() ? 0.0f : r;
+}
+
 struct Problem {
   int64_t T, Hq, Hkv, D;
   std::vector<float> q, k, v, dO;
   DocumentLayout docs;
   bool causal = true;
+  float softmaxScale = 0.0f; // 0: 1 / sqrt(D)
 
   AttentionInputs inputs() const {
     AttentionInputs in;
+    in.softmaxScale = softmaxScale;
     in.numTokens = T;
     in.numHeads = Hq;
     in.numKvHeads = Hkv;
@@ -148,11 +165,11 @@ public:
            (i - b) / r_.safeBlock == (j - b) / r_.safeBlock;
   }
   int64_t g(int64_t h) const { return h / (p_.Hq / p_.Hkv); }
+  /// The raw score fl32(exact dot), before the softmax scale.
   float score(int64_t h, int64_t i, int64_t j) const {
     bool s = safe(i, j);
-    float dot = exactDotF(row(OperandUse::QInQK, i, h, s),
-                          row(OperandUse::KInQK, j, g(h), s));
-    return dot * c_;
+    return exactDotF(row(OperandUse::QInQK, i, h, s),
+                     row(OperandUse::KInQK, j, g(h), s));
   }
   static double pq(float p) {
     return e4m3ToFloat(floatToE4M3(p * 256.0f, Overflow::Saturate)) / 256.0;
@@ -172,19 +189,17 @@ public:
         for (int64_t kt = b; kt < e; kt += r_.tile) {
           int64_t kEnd = std::min(kt + r_.tile, e);
           std::vector<float> t;
-          float mNew = m;
+          float rawMax = -INFINITY;
           for (int64_t j = kt; j < kEnd; ++j) {
             t.push_back(score(h, i, j));
-            mNew = std::max(mNew, t.back());
+            rawMax = std::max(rawMax, t.back());
           }
-          float alpha = mNew == m ? 1.0f
-                                  : static_cast<float>(std::exp2(
-                                        static_cast<double>(m - mNew)));
+          float mNew = std::max(m, productRoundedUp(rawMax, c_));
+          float alpha = mNew == m ? 1.0f : exp2Flushed(m - mNew);
           ExactAccumulator rowSum;
           std::vector<ExactAccumulator> pv(p_.D);
           for (int64_t j = kt; j < kEnd; ++j) {
-            float pj = static_cast<float>(
-                std::exp2(static_cast<double>(t[j - kt] - mNew)));
+            float pj = exp2Flushed(std::fma(t[j - kt], c_, -mNew));
             rowSum.add(pj);
             bool s = safe(i, j);
             double w = s ? roundToBf16(pj) : pq(pj);
@@ -252,8 +267,7 @@ public:
         int64_t b = p_.docs.begin(p_.docs.documentOf(i));
         for (int64_t j = b; j < keyEnd(i); ++j) {
           bool s = safe(i, j);
-          float t = score(h, i, j);
-          float pij = static_cast<float>(std::exp2(static_cast<double>(t - lse2)));
+          float pij = exp2Flushed(std::fma(score(h, i, j), c_, -lse2));
           float dp = exactDotF(row(OperandUse::DOInDOV, i, h, s),
                                row(OperandUse::VInDOV, j, g(h), s));
           float diff = dp - Di;
@@ -398,6 +412,21 @@ TEST(ReferenceAttention, MatchesNaiveDefinitionDefaultTilesOutliers) {
   checkAgainstNaive(p, recipe("mxfp8"));
 }
 
+TEST(ReferenceAttention, MatchesNaiveDefinitionLargeScores) {
+  // Row maxima near 2^17 and 2^27 in the log2 domain: the maximum scaled
+  // rounded up sits up to ulp(m) above the largest score (1/64 and 16), the
+  // exponents' FMAs keep every p <= 1, and O stays finite.
+  for (float scale : {3000.0f, 3.0e6f}) {
+    Problem p = randomProblem({0, 150, 300}, 2, 1, 64, 21);
+    p.softmaxScale = scale;
+    checkAgainstNaive(p, recipe("mxfp8"));
+    ForwardOutputs fo;
+    ASSERT_TRUE(referenceForward(p.inputs(), recipe("mxfp8"), fo).ok());
+    for (float x : fo.o)
+      ASSERT_TRUE(std::isfinite(x)) << "scale " << scale;
+  }
+}
+
 TEST(ReferenceAttention, MatchesNaiveDefinitionUnroundedInputs) {
   // Inputs that are not bf16 values are rounded to bf16 first.
   Problem p = randomProblem({0, 100, 161}, 2, 2, 32, 13);
@@ -468,8 +497,9 @@ TEST(ReferenceAttention, Nvfp4OperandsAreTheE2M1TimesUE4M3Values) {
 }
 
 TEST(ReferenceAttention, SingleKeyIsExact) {
-  // One token: P = 1 so O = bf16(v) exactly; LSE = t * ln2 with
-  // t = fl32(fl32(q.k) * fl32(scale * log2 e)), on the bf16 (safe) path.
+  // One token on the bf16 (safe) path: m = fl32(q.k) * c rounded up
+  // (c = fl32(scale * log2 e)), P = exp2(fl32(q.k * c - m)) is within 2^-20
+  // of 1, so bf16(P) = 1 and O = bf16(v) exactly; LSE = (m + log2 P) * ln2.
   Problem p = randomProblem({0, 1}, 1, 1, 32, 5);
   AttentionInputs in = p.inputs();
   ForwardOutputs fo;
@@ -478,29 +508,34 @@ TEST(ReferenceAttention, SingleKeyIsExact) {
   for (int d = 0; d < 32; ++d)
     dot += static_cast<double>(p.q[d]) * p.k[d];
   float c = static_cast<float>((1.0 / std::sqrt(32.0)) * 1.4426950408889634);
-  float t = static_cast<float>(dot) * c;
-  EXPECT_EQ(fo.lse[0], t * 0.693147180559945309417f);
+  float m = productRoundedUp(static_cast<float>(dot), c);
+  float p0 = exp2Flushed(std::fma(static_cast<float>(dot), c, -m));
+  ASSERT_LE(p0, 1.0f);
+  ASSERT_GT(p0, 1.0f - 0x1p-20f);
+  float lse2 = m + static_cast<float>(std::log2(static_cast<double>(p0)));
+  EXPECT_EQ(fo.lse[0], lse2 * 0.693147180559945309417f);
   for (int d = 0; d < 32; ++d)
     EXPECT_EQ(fo.o[d], p.v[d]);
 }
 
 TEST(ReferenceAttention, TwoKeysByHand) {
-  // Query 1 sees keys 0 and 1, both in its safe block: p = exp2(t - m) with
-  // m = max t; O = (bf16(p0) v0 + bf16(p1) v1) / (p0 + p1).
+  // Query 1 sees keys 0 and 1, both in its safe block: p = exp2(fl32(s c -
+  // m)) with m = (max s) c rounded up; O = (bf16(p0) v0 + bf16(p1) v1) /
+  // (p0 + p1).
   Problem p = randomProblem({0, 2}, 1, 1, 32, 6);
   ForwardOutputs fo;
   ASSERT_TRUE(referenceForward(p.inputs(), recipe("mxfp8"), fo).ok());
   float c = static_cast<float>((1.0 / std::sqrt(32.0)) * 1.4426950408889634);
-  float t[2];
+  float s[2];
   for (int j = 0; j < 2; ++j) {
     double dot = 0;
     for (int d = 0; d < 32; ++d)
       dot += static_cast<double>(p.q[32 + d]) * p.k[j * 32 + d];
-    t[j] = static_cast<float>(dot) * c;
+    s[j] = static_cast<float>(dot);
   }
-  float m = std::max(t[0], t[1]);
-  float p0 = static_cast<float>(std::exp2(static_cast<double>(t[0] - m)));
-  float p1 = static_cast<float>(std::exp2(static_cast<double>(t[1] - m)));
+  float m = productRoundedUp(std::max(s[0], s[1]), c);
+  float p0 = exp2Flushed(std::fma(s[0], c, -m));
+  float p1 = exp2Flushed(std::fma(s[1], c, -m));
   float l = p0 + p1; // exact sum of two floats, rounded once
   for (int d = 0; d < 32; ++d) {
     double num = static_cast<double>(roundToBf16(p0)) * p.v[d] +

@@ -62,10 +62,14 @@ Value Emitter::cvtToE4M3x2(Value hi, Value lo) {
       Float8E4M3FNType::get(b.getContext()));
 }
 
-std::pair<Value, Value> Emitter::cvtE4M3x2ToF32(Value pair) {
-  Value h2 = NVVM::ConvertF8x2ToF16x2Op::create(
+Value Emitter::cvtE4M3x2ToF16x2(Value pair) {
+  return NVVM::ConvertF8x2ToF16x2Op::create(
       b, loc, VectorType::get({2}, b.getF16Type()), pair, /*relu=*/false,
       Float8E4M3FNType::get(b.getContext()));
+}
+
+std::pair<Value, Value> Emitter::cvtE4M3x2ToF32(Value pair) {
+  Value h2 = cvtE4M3x2ToF16x2(pair);
   Value f2 = LLVM::FPExtOp::create(b, loc, VectorType::get({2}, f32()), h2);
   return {LLVM::ExtractElementOp::create(b, loc, f2, i32c(0)),
           LLVM::ExtractElementOp::create(b, loc, f2, i32c(1))};
@@ -79,9 +83,7 @@ Value Emitter::cvtToBF16x2(Value hi, Value lo) {
 }
 
 Value Emitter::cvtNonNegativeE4M3x2ToBF16x2(Value pair) {
-  Value h2 = NVVM::ConvertF8x2ToF16x2Op::create(
-      b, loc, VectorType::get({2}, b.getF16Type()), pair, /*relu=*/false,
-      Float8E4M3FNType::get(b.getContext()));
+  Value h2 = cvtE4M3x2ToF16x2(pair);
   // f16 is s|e5|m10 with bias 15, bf16 s|e8|m7 with bias 127. An E4M3
   // value has three mantissa bits, so the low seven of each f16 half are
   // zero and the 32-bit shift moves nothing across the halves; the sign

@@ -80,6 +80,19 @@ public:
   Value fsub(Value x, Value y) { return LLVM::FSubOp::create(b, loc, x, y); }
   Value fmul(Value x, Value y) { return LLVM::FMulOp::create(b, loc, x, y); }
   Value fdiv(Value x, Value y) { return LLVM::FDivOp::create(b, loc, x, y); }
+  Value fneg(Value x) { return LLVM::FNegOp::create(b, loc, x); }
+  /// x * y + z rounded once (PTX fma.rn.f32).
+  Value fma(Value x, Value y, Value z) {
+    return LLVM::FMAOp::create(b, loc, x, y, z);
+  }
+  /// x * y rounded toward +inf (PTX mul.rp.f32): the smallest float32 at
+  /// least the exact product.
+  Value fmulUp(Value x, Value y) {
+    return LLVM::CallIntrinsicOp::create(b, loc, f32(),
+                                         b.getStringAttr("llvm.nvvm.mul.rp.f"),
+                                         ValueRange{x, y})
+        .getResult(0);
+  }
   Value fmax(Value x, Value y) { return LLVM::MaxNumOp::create(b, loc, x, y); }
   /// The maximum that is NaN if either operand is (PTX max.NaN.f32).
   Value fmaxNaN(Value x, Value y) {
@@ -92,7 +105,8 @@ public:
   /// softmax's exponentials are at most 1 (scores minus a row maximum or
   /// LSE); one below 2^-126 rounds to 0 in P's E4M3 codes (whose smallest
   /// value is 2^-9 of P x 2^8) and vanishes in every f32 sum it joins (a
-  /// row sum holds the maximum's 1). Without .ftz the SASS brackets each
+  /// row sum holds the maximum's exponential, above 2^-64 while the row
+  /// maximum is below 2^30 in magnitude: docs/numerics.md). Without .ftz the SASS brackets each
   /// MUFU.EX2 with a compare and two multiplies to produce subnormal
   /// results: three more instructions per score (the dK/dV kernel -12 to
   /// -14% without them; docs/performance.md, runs 50 and 51).
@@ -182,6 +196,9 @@ public:
   // low half (the lower address).
   /// (hi, lo) f32 -> E4M3x2 (RNE, saturating), as vector<2xi8>.
   Value cvtToE4M3x2(Value hi, Value lo);
+  /// E4M3x2 (vector<2xi8>) -> vector<2xf16>, exactly (every E4M3 value is
+  /// a normal f16).
+  Value cvtE4M3x2ToF16x2(Value pair);
   /// E4M3x2 (vector<2xi8>) -> (lo, hi) f32, exactly.
   std::pair<Value, Value> cvtE4M3x2ToF32(Value pair);
   /// (hi, lo) f32 -> packed bf16x2 (RNE) as i32.

@@ -136,8 +136,9 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
       preloaded = e.unpack(adaptor.getLse2());
     bool transposed = op.getTransposed();
     const bool unmasked = op.getUnmasked();
+    // -LSE_i log2(e), the addend of the exponent's FFMA.
     struct QueryValues {
-      Value valid, lse2, delta;
+      Value valid, negLse2, delta;
     };
     std::map<int64_t, QueryValues> bySlot;
     SmallVector<Value> arrays{adaptor.getDelta()};
@@ -167,13 +168,13 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
                             .index;
           Value lse = e.load(e.f32(), e.elementPtr(adaptor.getLse(), index, 4), 4);
           Value delta = e.load(e.f32(), e.elementPtr(adaptor.getDelta(), index, 4), 4);
-          byGroup[group] = {e.fmul(lse, e.f32c(kLog2e)), delta};
+          byGroup[group] = {e.fmul(lse, e.f32c(-kLog2e)), delta};
         }
         Value query = e.add(adaptor.getQueryBase(), e.i32c(i));
         Value valid =
             e.icmp(LLVM::ICmpPredicate::slt, query, adaptor.getQueryLimit());
-        auto [lse2, delta] = byGroup[group];
-        bySlot.emplace(i, QueryValues{valid, e.shflIdx(lse2, e.i32c(i % 32)),
+        auto [negLse2, delta] = byGroup[group];
+        bySlot.emplace(i, QueryValues{valid, e.shflIdx(negLse2, e.i32c(i % 32)),
                                       e.shflIdx(delta, e.i32c(i % 32))});
       }
     }
@@ -185,8 +186,10 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
       Value valid = at.valid(i);
       Value lse = preloaded.empty() ? at.load(adaptor.getLse(), i) : Value();
       Value delta = at.load(adaptor.getDelta(), i);
-      Value lse2 = lse ? e.fmul(lse, e.f32c(kLog2e)) : preloaded[i];
-      return bySlot.emplace(slot, QueryValues{valid, lse2, delta})
+      // Negating the constant is exact: -fl32(LSE log2 e) either way.
+      Value negLse2 =
+          lse ? e.fmul(lse, e.f32c(-kLog2e)) : e.fneg(preloaded[i]);
+      return bySlot.emplace(slot, QueryValues{valid, negLse2, delta})
           .first->second;
     };
     Value ninf = e.f32c(-std::numeric_limits<float>::infinity());
@@ -194,8 +197,8 @@ struct SoftmaxGradLowering : FragmentPattern<SoftmaxGradOp> {
     SmallVector<Value> p(s.size()), ds(s.size());
     for (size_t i = 0; i < s.size(); ++i) {
       const QueryValues &qv = valuesOf(static_cast<int64_t>(i));
-      Value t = e.fmul(s[i], adaptor.getScaleLog2());
-      Value pi = e.exp2(e.fsub(t, qv.lse2));
+      // As the forward: the exponent's argument in one FFMA.
+      Value pi = e.exp2(e.fma(s[i], adaptor.getScaleLog2(), qv.negLse2));
       Value dsi = e.fmul(pi, e.fsub(dp[i], qv.delta));
       if (unmasked) {
         p[i] = pi;

@@ -203,3 +203,6 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX-DAG: cvt.rn.satfinite.e4m3x2.f32
 // PTX-DAG: ex2.approx.ftz.f32
+// The exponent's argument is one FMA; the row maximum is scaled rounded up.
+// PTX-DAG: fma.rn.f32
+// PTX-DAG: mul.rp.f32

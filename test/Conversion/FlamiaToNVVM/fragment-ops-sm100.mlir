@@ -99,19 +99,26 @@ flamia.kernel @sm_100a_frag_mask(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.p
 
 // The thread holds the whole row: no shuffles; the new sum goes through the
 // side-effecting `mov.b32` (pinned before the tensor-memory work).
+// The maximum is of the raw scores, scaled once rounded up (mul.rp); each
+// exponent is one FMA with -m'.
 // CHECK-LABEL: llvm.func @sm_100a_softmax_update(
 // CHECK-SAME: %[[SCALE:[a-z0-9]+]]: f32)
-// CHECK-COUNT-8: llvm.fmul %{{.*}}, %[[SCALE]] : f32
+// CHECK-NOT: llvm.fmul
+// CHECK: llvm.extractvalue %{{.*}}[7] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+// CHECK-NOT: llvm.fmul
 // CHECK-NEXT: %[[NINF:.*]] = llvm.mlir.constant(0xFF800000 : f32) : f32
 // CHECK-NEXT: llvm.intr.maxnum(%[[NINF]], %{{.*}})
-// CHECK-COUNT-7: llvm.intr.maxnum
+// CHECK-COUNT-6: llvm.intr.maxnum
+// CHECK-NEXT: %[[ROWMAX:.*]] = llvm.intr.maxnum
 // CHECK: %[[OLDMAX:.*]] = llvm.extractvalue %{{.*}}[0] : !llvm.struct<(f32)>
 // CHECK-NEXT: %[[OLDSUM:.*]] = llvm.extractvalue %{{.*}}[0] : !llvm.struct<(f32)>
 // CHECK-NEXT: llvm.mlir.constant(0.000000e+00 : f32) : f32
-// CHECK-NEXT: %[[NEWMAX:.*]] = llvm.intr.maxnum(%[[OLDMAX]], %{{.*}})
+// CHECK-NEXT: %[[UP:.*]] = llvm.call_intrinsic "llvm.nvvm.mul.rp.f"(%[[ROWMAX]], %[[SCALE]]) : (f32, f32) -> f32
+// CHECK-NEXT: %[[NEWMAX:.*]] = llvm.intr.maxnum(%[[OLDMAX]], %[[UP]])
+// CHECK-NEXT: %[[NEG:.*]] = llvm.fneg %[[NEWMAX]] : f32
 // CHECK-NEXT: %[[D:.*]] = llvm.fsub %[[OLDMAX]], %[[NEWMAX]] : f32
 // CHECK-NEXT: %[[ALPHA:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[D]])
-// CHECK-COUNT-8: llvm.fsub %{{.*}}, %[[NEWMAX]] : f32{{[[:space:]]+}}{{.*}}llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"{{.*}}{{[[:space:]]+}}{{.*}}llvm.fadd
+// CHECK-COUNT-8: llvm.intr.fma(%{{.*}}, %[[SCALE]], %[[NEG]]) : (f32, f32, f32) -> f32{{[[:space:]]+}}{{.*}}llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"{{.*}}{{[[:space:]]+}}{{.*}}llvm.fadd
 // CHECK-NEXT: %[[SCALED:.*]] = llvm.fmul %[[OLDSUM]], %[[ALPHA]] : f32
 // CHECK-NEXT: %[[SUM:.*]] = llvm.fadd %[[SCALED]], %{{.*}} : f32
 // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, $1;", "=f,f" %[[SUM]] : (f32) -> f32

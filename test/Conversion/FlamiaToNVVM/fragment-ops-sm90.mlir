@@ -125,11 +125,14 @@ flamia.kernel @sm_90a_frag_mask(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.pa
 
 // -----
 
-// t = s * scale; each row's max and sum: the thread's four values, then the
-// quad through two butterfly shuffles (offsets 1 and 2).
+// Each row's max (of the raw scores: no multiply before it) and sum: the
+// thread's four values, then the quad through two butterfly shuffles
+// (offsets 1 and 2).
 // CHECK-LABEL: llvm.func @sm_90a_softmax_update(
 // CHECK-SAME: %[[SCALE:[a-z0-9]+]]: f32)
-// CHECK-COUNT-8: llvm.fmul %{{.*}}, %[[SCALE]] : f32
+// CHECK-NOT: llvm.fmul
+// CHECK: %[[S0:.*]] = llvm.extractvalue %{{.*}}[0] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+// CHECK-NOT: llvm.fmul
 // CHECK-COUNT-8: llvm.intr.maxnum
 // Row slot 0: max over the quad (offsets 1, 2), alpha = exp2(m - m').
 // CHECK: %[[OFFa1:.*]] = llvm.mlir.constant(1 : i32) : i32
@@ -139,9 +142,12 @@ flamia.kernel @sm_90a_frag_mask(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.pa
 // CHECK: %[[OFFa2:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT: llvm.mlir.constant(-1 : i32) : i32
 // CHECK-NEXT: %[[SHa2:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[Xa2:.*]], %[[OFFa2]], %{{.*}} : f32 -> f32
-// CHECK-NEXT: llvm.intr.maxnum(%[[Xa2]], %[[SHa2]]
-// CHECK-NEXT: llvm.intr.maxnum
-// CHECK-NEXT: llvm.fsub
+// CHECK-NEXT: %[[RMa:.*]] = llvm.intr.maxnum(%[[Xa2]], %[[SHa2]]
+// m' = max(m, max s * scale rounded up), -m' for the exponents' FMAs.
+// CHECK-NEXT: %[[UPa:.*]] = llvm.call_intrinsic "llvm.nvvm.mul.rp.f"(%[[RMa]], %[[SCALE]])
+// CHECK-NEXT: %[[Ma:.*]] = llvm.intr.maxnum(%{{.*}}, %[[UPa]])
+// CHECK-NEXT: %[[NEGa:.*]] = llvm.fneg %[[Ma]] : f32
+// CHECK-NEXT: llvm.fsub %{{.*}}, %[[Ma]] : f32
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // Row slot 1: the same.
 // CHECK: %[[OFFb1:.*]] = llvm.mlir.constant(1 : i32) : i32
@@ -151,12 +157,23 @@ flamia.kernel @sm_90a_frag_mask(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.pa
 // CHECK: %[[OFFb2:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT: llvm.mlir.constant(-1 : i32) : i32
 // CHECK-NEXT: %[[SHb2:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[Xb2:.*]], %[[OFFb2]], %{{.*}} : f32 -> f32
-// CHECK-NEXT: llvm.intr.maxnum(%[[Xb2]], %[[SHb2]]
-// CHECK-NEXT: llvm.intr.maxnum
-// CHECK-NEXT: llvm.fsub
+// CHECK-NEXT: %[[RMb:.*]] = llvm.intr.maxnum(%[[Xb2]], %[[SHb2]]
+// CHECK-NEXT: %[[UPb:.*]] = llvm.call_intrinsic "llvm.nvvm.mul.rp.f"(%[[RMb]], %[[SCALE]])
+// CHECK-NEXT: %[[Mb:.*]] = llvm.intr.maxnum(%{{.*}}, %[[UPb]])
+// CHECK-NEXT: %[[NEGb:.*]] = llvm.fneg %[[Mb]] : f32
+// CHECK-NEXT: llvm.fsub %{{.*}}, %[[Mb]] : f32
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
-// p = exp2(t - m') for the 8 elements, summed per row slot.
-// CHECK-COUNT-8: llvm.fsub {{.*}}{{[[:space:]]+}}{{.*}}llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"{{.*}}{{[[:space:]]+}}{{.*}}llvm.fadd
+// p = exp2(fma(s, scale, -m')) for the 8 elements (element 0 in row slot 0,
+// element 2 in slot 1), summed per row slot.
+// CHECK-NEXT: %[[E0:.*]] = llvm.intr.fma(%[[S0]], %[[SCALE]], %[[NEGa]]) : (f32, f32, f32) -> f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[E0]])
+// CHECK-NEXT: llvm.fadd
+// CHECK-NEXT: llvm.intr.fma(%{{.*}}, %[[SCALE]], %[[NEGa]])
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CHECK-NEXT: llvm.fadd
+// CHECK-NEXT: llvm.intr.fma(%{{.*}}, %[[SCALE]], %[[NEGb]])
+// CHECK-COUNT-5: llvm.intr.fma(%{{.*}}, %[[SCALE]], {{.*}}{{[[:space:]]+}}{{.*}}llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"{{.*}}{{[[:space:]]+}}{{.*}}llvm.fadd
+// CHECK-NOT: llvm.intr.fma
 // The two row sums over the quad: l' = l alpha + sum.
 // CHECK: %[[OFFc1:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT: llvm.mlir.constant(-1 : i32) : i32

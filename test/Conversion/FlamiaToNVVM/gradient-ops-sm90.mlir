@@ -8,10 +8,15 @@
 // Rows are queries: LSE and D loaded once per row slot (2), P and dS per
 // element (4), both selected to 0 where the score is -inf or the query is
 // past the limit.
+// P = exp2(fma(s, c, LSE * -log2(e))): the negated constant, no subtract.
 // CHECK-LABEL: llvm.func @sm_90a_softmax_grad_rows(
-// CHECK-COUNT-2: llvm.load {{.*}} -> f32
-// CHECK-NOT: llvm.load
-// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CHECK-SAME: %[[C:[a-z0-9]+]]: f32)
+// CHECK: %[[LSE:.*]] = llvm.load {{.*}} -> f32
+// CHECK: llvm.load {{.*}} -> f32
+// CHECK-NEXT: %[[NLOG2E:.*]] = llvm.mlir.constant(-1.44269502 : f32) : f32
+// CHECK-NEXT: %[[NLSE2:.*]] = llvm.fmul %[[LSE]], %[[NLOG2E]] : f32
+// CHECK-NEXT: %[[E:.*]] = llvm.intr.fma(%{{.*}}, %[[C]], %[[NLSE2]]) : (f32, f32, f32) -> f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[E]])
 // CHECK: llvm.fcmp "une"
 // CHECK-COUNT-2: llvm.select %{{.*}} : i1, f32
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
@@ -113,7 +118,7 @@ flamia.kernel @sm_90a_softmax_grad_transposed_unmasked(%lse: !flamia.global<4x?x
 // LSE loaded ahead (flamia.frag.load_lse2, unmasked and transposed): four
 // loads at byte offsets 0, 4, 32 and 36 from the first column's token, each
 // times log2(e); softmax.grad with `preloaded` then reads D only (four more
-// loads) and subtracts the preloaded values.
+// loads) and adds the negated preloaded values in the exponent's FMA.
 // CHECK-LABEL: llvm.func @sm_90a_load_lse2_preloaded(
 // CHECK: %[[L0:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
 // CHECK-NEXT: %[[LOG2E:.*]] = llvm.mlir.constant(1.44269502 : f32) : f32
@@ -130,6 +135,11 @@ flamia.kernel @sm_90a_softmax_grad_transposed_unmasked(%lse: !flamia.global<4x?x
 // CHECK: llvm.getelementptr %[[D0]][32]
 // CHECK: llvm.getelementptr %[[D0]][36]
 // CHECK-NEXT: llvm.load
+// CHECK-NOT: llvm.load
+// CHECK-NOT: llvm.select
+// CHECK: %[[NEG:.*]] = llvm.fneg %{{.*}} : f32
+// CHECK-NEXT: %[[E:.*]] = llvm.intr.fma(%{{.*}}, %{{.*}}, %[[NEG]]) : (f32, f32, f32) -> f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[E]])
 // CHECK-NOT: llvm.load
 // CHECK-NOT: llvm.select
 // CHECK: llvm.return

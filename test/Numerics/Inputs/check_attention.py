@@ -11,8 +11,9 @@ flamia-ref wrote.
 recipe mxfp8, forward: recomputed from the precise definition in
 docs/numerics.md (Q per-token 1x32, K and V document-local 32x32 blocks with
 the E8M0 scale rule, via ml_dtypes; document-local key tiles of 128; the
-safe-block bf16 path; online softmax in float32 with exp2; P in E4M3 with the
-fixed 2^8 scale) and compared BIT FOR BIT. Dot products and tile sums are
+safe-block bf16 path; online softmax in float32 with exp2 of one fused
+multiply-add per score and the row maximum scaled rounded up; P in E4M3 with
+the fixed 2^8 scale) and compared BIT FOR BIT. Dot products and tile sums are
 formed in float64 where that is provably exact (every sum's absolute value
 below 2^(52 + smallest product lsb)), else with math.fsum (and exact
 rationals at float32 ties), then rounded once to float32 as the definition
@@ -139,6 +140,39 @@ def round_fraction_f32(S):
     return best[1]
 
 
+def mul_up_f32(a, b):
+    """The smallest float32 >= a * b (the product of two float32 is exact in
+    float64)."""
+    exact = np.float64(a) * np.float64(b)
+    f = F32(exact)
+    if np.float64(f) < exact:
+        f = np.nextafter(f, F32(np.inf))
+    return f
+
+
+def fma_f32(s, c, m):
+    """fl32(s * c - m) for a float32 vector s and scalars c, m, rounded once:
+    s * c is exact in float64; the subtraction's float64 error term (Knuth's
+    TwoSum) tells where the float64 difference is inexact, and those
+    elements (rare) are rounded from exact rationals."""
+    prod = s.astype(np.float64) * np.float64(c)
+    neg = -np.float64(m)
+    d = prod + neg
+    bb = d - prod
+    err = (prod - (d - bb)) + (neg - bb)
+    out = d.astype(F32)
+    for n in np.nonzero(np.isfinite(d) & (err != 0))[0]:
+        out[n] = round_fraction_f32(Fraction(float(s[n])) * Fraction(float(c)) - Fraction(float(m)))
+    return out
+
+
+def exp2_f32(x):
+    """exp2 in float64 rounded once to float32, results below 2^-126
+    flushed to +0 (the reference's exp2f32)."""
+    p = np.exp2(np.asarray(x, np.float64)).astype(F32)
+    return np.where(p < np.finfo(F32).tiny, F32(0), p).astype(F32)
+
+
 class ExactnessCheck:
     """fl32 of exact sums of exact float64 products. A float64 sum is used
     where it is provably exact (every partial sum a multiple of 2^lsb below
@@ -209,10 +243,10 @@ def quantized_forward(recipe, q, k, v, cu, causal, safe_block, scale, ex):
                 safe = (safe_block > 0) & ((js - b) // max(safe_block, 1) == (i - b) // max(safe_block, 1))
                 qrow = np.where(safe[:, None], qb[i, h][None, :], qq[i, h][None, :])
                 krow = np.where(safe[:, None], kb[js, g], kq[js, g])
-                t = ex.sum_f32(qrow * krow, axis=1) * c
-                m_new = max(m, np.max(t))
-                alpha = F32(1) if m_new == m else F32(np.exp2(np.float64(m - m_new)))
-                p = np.exp2((t - m_new).astype(np.float64)).astype(F32)
+                s = ex.sum_f32(qrow * krow, axis=1)
+                m_new = max(m, mul_up_f32(np.max(s), c))
+                alpha = F32(1) if m_new == m else F32(exp2_f32(m - m_new))
+                p = exp2_f32(fma_f32(s, c, m_new))
                 pq = (p * F32(256)).astype(ml_dtypes.float8_e4m3fn).astype(np.float64) / 256.0
                 w = np.where(safe, bf16(p).astype(np.float64), pq)
                 vrows = np.where(safe[:, None], vb[js, g], vq[js, g])
