@@ -106,10 +106,11 @@ public:
   /// LSE); one below 2^-126 rounds to 0 in P's E4M3 codes (whose smallest
   /// value is 2^-9 of P x 2^8) and vanishes in every f32 sum it joins (a
   /// row sum holds the maximum's exponential, above 2^-64 while the row
-  /// maximum is below 2^30 in magnitude: docs/numerics.md). Without .ftz the SASS brackets each
-  /// MUFU.EX2 with a compare and two multiplies to produce subnormal
-  /// results: three more instructions per score (the dK/dV kernel -12 to
-  /// -14% without them; docs/performance.md, runs 50 and 51).
+  /// maximum is below 2^30 in magnitude: docs/numerics.md). Without .ftz
+  /// the SASS brackets each MUFU.EX2 with a compare and two multiplies to
+  /// produce subnormal results: three more instructions per score (the
+  /// dK/dV kernel -12 to -14% without them; docs/performance.md, runs 50
+  /// and 51).
   Value exp2(Value x) {
     return LLVM::CallIntrinsicOp::create(
                b, loc, f32(), b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
