@@ -173,6 +173,22 @@ Check checkRecomputedScores(const float *forward, const float *backward,
   return row;
 }
 
+double scoreRoundingExponent(const float *q, int64_t numQ, const float *k,
+                             int64_t numK, int64_t D, float softmaxScale) {
+  auto maxNorm = [D](const float *x, int64_t rows) {
+    double best = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      double sum = 0;
+      for (int64_t d = 0; d < D; ++d)
+        sum += static_cast<double>(x[r * D + d]) * x[r * D + d];
+      best = std::max(best, sum);
+    }
+    return std::sqrt(best);
+  };
+  const double c = static_cast<double>(softmaxScale) * 1.4426950408889634;
+  return c * std::ldexp(maxNorm(q, numQ) * maxNorm(k, numK), -24);
+}
+
 namespace {
 
 std::vector<float> sliceHeads(const uint16_t *x, int64_t T, int64_t H,
@@ -187,7 +203,8 @@ std::vector<float> sliceHeads(const uint16_t *x, int64_t T, int64_t H,
 
 Check gradientRow(const char *name, const std::string &recipe, const float *gpu,
                   const float *ref, int64_t T, int64_t H, int64_t heads,
-                  int64_t D, const std::string &headNote, bool bf16Output) {
+                  int64_t D, const std::string &headNote, bool bf16Output,
+                  const std::string &conditionNote) {
   const Comparison c = compareO(gpu, ref, T, H, heads, heads, D);
   // A bf16 gradient carries its own rounding (relative 2^-9 at most, about
   // 1.1e-3 in relative L2): against the reference rounded the same way the
@@ -210,7 +227,7 @@ Check gradientRow(const char *name, const std::string &recipe, const float *gpu,
                fmt("%g", kMaxRelL2Grad) + ")" +
                (c.nan ? ", " + std::to_string(c.nan) + " NaN" : "") +
                (c.worst >= 0 ? ", worst at " + position(c.worst, H, D) : "") +
-               rounded + headNote;
+               rounded + headNote + conditionNote;
   return row;
 }
 
@@ -280,12 +297,31 @@ Status checkGradients(const BatchView &b, const runtime::Manifest &m,
         return buf.dtype == runtime::DType::BF16;
     return false;
   };
+  // The reference recomputes exact scores but takes the GPU's LSE: at large
+  // softmax scales the scores' fp32 rounding alone moves P (see
+  // scoreRoundingExponent), and the row says so.
+  const float scale =
+      options.softmaxScale > 0
+          ? options.softmaxScale
+          : static_cast<float>(1.0 / std::sqrt(static_cast<double>(b.D)));
+  const double sensitivity = scoreRoundingExponent(
+      q.data(), b.T * heads, k.data(), b.T * kvHeads, b.D, scale);
+  std::string conditionNote;
+  if (sensitivity > kIllConditionedExponent)
+    conditionNote = "; ill-conditioned at softmax scale " + fmt("%g", scale) +
+                    ": the scores' fp32 rounding alone moves P by up to 2^" +
+                    fmt("%.2g", sensitivity) +
+                    " (over 2^(1/16), the tolerance cannot separate "
+                    "rounding from bugs; docs/runtime.md)";
   out.push_back(gradientRow("dQ", recipe.name, grads.dq, ref.dq.data(), b.T,
-                            b.Hq, heads, b.D, headNote, isBf16("dq")));
+                            b.Hq, heads, b.D, headNote, isBf16("dq"),
+                            conditionNote));
   out.push_back(gradientRow("dK", recipe.name, grads.dk, ref.dk.data(), b.T,
-                            b.Hkv, kvHeads, b.D, headNote, isBf16("dk")));
+                            b.Hkv, kvHeads, b.D, headNote, isBf16("dk"),
+                            conditionNote));
   out.push_back(gradientRow("dV", recipe.name, grads.dv, ref.dv.data(), b.T,
-                            b.Hkv, kvHeads, b.D, headNote, isBf16("dv")));
+                            b.Hkv, kvHeads, b.D, headNote, isBf16("dv"),
+                            conditionNote));
   if (arrays) {
     arrays->skipped = false;
     arrays->heads = heads;

@@ -192,6 +192,7 @@ TEST(Gradients, TheReferencesOwnGradientsPass) {
     EXPECT_EQ(c.verdict, Verdict::Pass) << c.name << ": " << c.detail;
     EXPECT_EQ(c.maxAbsDiff, 0.0) << c.name;
     EXPECT_EQ(c.detail.substr(0, 19), "rel L2 0 (<= 0.01)") << c.detail;
+    EXPECT_EQ(c.detail.find("ill-conditioned"), std::string::npos) << c.detail;
   }
   EXPECT_EQ(checks[0].compared, 220 * 4 * 64);
   EXPECT_EQ(checks[1].compared, 220 * 2 * 64);
@@ -284,6 +285,37 @@ TEST(Gradients, ToleranceSeparatesRoundingFromBugs) {
                 c.detail.c_str());
   for (const Check &c : bug)
     std::printf("LSE + 0.1: %s: %s\n", c.name.c_str(), c.detail.c_str());
+}
+
+// c 2^-24 max|q| max|k|: the largest Euclidean norms of the batch.
+TEST(Gradients, ScoreRoundingExponent) {
+  const float q[] = {0, 1, 3, 4};  // norms 1 and 5
+  const float k[] = {1, 1, 0, -2}; // norms sqrt(2) and 2
+  EXPECT_DOUBLE_EQ(scoreRoundingExponent(q, 2, k, 2, 2, 0.5f),
+                   0.5 * 1.4426950408889634 * 10 * std::ldexp(1.0, -24));
+  EXPECT_EQ(scoreRoundingExponent(q, 0, k, 2, 2, 0.5f), 0.0);
+}
+
+// At a softmax scale where the scores' fp32 rounding alone moves P by more
+// than 2^(1/16), the rows say that the comparison is ill-conditioned; the
+// verdict stays the comparison's (here a failure: the "GPU" gradients are the
+// reference's at the default scale).
+TEST(Gradients, LargeSoftmaxScalesAreFlaggedIllConditioned) {
+  Step s = makeStep({0, 70, 70, 220}, 4, 2, 64);
+  ReferenceOptions options = allHeads();
+  options.softmaxScale = 1e6f;
+  std::vector<Check> checks;
+  ASSERT_TRUE(checkGradients(s.view(), makeManifest(64), options, s.outputs(),
+                             s.gradients(), checks)
+                  .ok());
+  ASSERT_EQ(checks.size(), 3u);
+  for (const Check &c : checks) {
+    EXPECT_EQ(c.verdict, Verdict::Fail) << c.name << ": " << c.detail;
+    EXPECT_NE(c.detail.find("; ill-conditioned at softmax scale 1e+06: the "
+                            "scores' fp32 rounding alone moves P by up to 2^"),
+              std::string::npos)
+        << c.detail;
+  }
 }
 
 TEST(Gradients, WholeGqaGroupsOnly) {
