@@ -452,9 +452,18 @@ def Flamia_SoftmaxUpdateOp : Flamia_Op<"softmax.update", [Pure, Flamia_Warpgroup
     l' = l * alpha + rowsum p. The fma rounds the exact scores * c - m'
     once, and rounding m' up makes every exact exponent <= 0, so p <= 1.
     Returns (p, m', l', alpha). Scores are f32 with as many rows as `max`.
+
+    With `p_scale` = k > 0, p and the sums are those of P x 2^k, the scale
+    P is rounded with for the P V MMA (`flamia.frag.quantize` with
+    `prescaled`): p = exp2(fma(scores, c, fl32(k - m'))). The factor costs
+    one subtraction per row instead of a multiply per score. The fma then
+    rounds at the exponent of the shifted argument, so p moves by up to
+    2^-22 relative against exp2(fma(scores, c, -m')) x 2^k (the contract
+    computes this form: docs/numerics.md, section 4).
   }];
   let arguments = (ins Flamia_FragmentType:$scores, Flamia_RowsType:$max,
-                       Flamia_RowsType:$sum, F32:$scale_log2);
+                       Flamia_RowsType:$sum, F32:$scale_log2,
+                       DefaultValuedAttr<I64Attr, "0">:$p_scale);
   let results = (outs Flamia_FragmentType:$p, Flamia_RowsType:$new_max,
                       Flamia_RowsType:$new_sum, Flamia_RowsType:$alpha);
   let assemblyFormat = [{
@@ -483,10 +492,14 @@ def Flamia_FragQuantizeOp : Flamia_Op<"frag.quantize", [Pure,
     integer shift and one bf16 multiply (exact for P >= 0) instead of
     through f32; a NaN of P becomes a finite value there. The backward's
     P, which dV sums without a row sum, must not set it.
+
+    `prescaled` says that `p` already holds P x 2^fixed_scale (from
+    `flamia.softmax.update` with `p_scale` = fixed_scale), so nothing is
+    multiplied here.
   }];
   let arguments = (ins Flamia_FragmentType:$p, I1:$quantized,
                        Flamia_PrecisionAttr:$precision,
-                       UnitAttr:$nan_via_row_sum);
+                       UnitAttr:$nan_via_row_sum, UnitAttr:$prescaled);
   let results = (outs Flamia_FragmentType:$result);
   let assemblyFormat = [{
     $p `quantized` $quantized attr-dict `:` qualified(type($p)) `->`
@@ -528,6 +541,11 @@ def Flamia_AttnStoreOp : Flamia_Op<"attn.store", [Flamia_WarpgroupWide,
     f32 fragment with as many rows as `max` and `D` columns; `o` is a bf16
     `[T, H, D]` tensor, `lse` an f32 `[H, T]` one. `heads` is `H` when it
     is a runtime value (`o` of type `?x?xD`), and absent when it is static.
+
+    With `sum_prescaled`, `sum` carries the factor 2^fixed_scale as `acc`
+    does (from `flamia.softmax.update` with `p_scale`): O = acc / sum, and
+    LSE = (max + log2(sum * 2^-fixed_scale)) * ln 2, the same bits as the
+    unscaled sum's (the scaling is exact).
   }];
   let arguments = (ins Flamia_FragmentType:$acc, Flamia_RowsType:$max,
                        Flamia_RowsType:$sum,
@@ -535,7 +553,8 @@ def Flamia_AttnStoreOp : Flamia_Op<"attn.store", [Flamia_WarpgroupWide,
                        Arg<Flamia_GlobalType, "", [MemWrite]>:$lse,
                        I32:$q_start, I32:$row_base,
                        I32:$q_rows, I32:$head, I32:$num_tokens,
-                       Optional<I32>:$heads, I64Attr:$fixed_scale);
+                       Optional<I32>:$heads, I64Attr:$fixed_scale,
+                       UnitAttr:$sum_prescaled);
   let assemblyFormat = [{
     $acc `max` $max `sum` $sum `to` $o `,` $lse `rows` `(` $q_start `,`
     $row_base `,` $q_rows `)` `head` $head `tokens` $num_tokens

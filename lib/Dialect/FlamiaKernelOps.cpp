@@ -507,6 +507,9 @@ LogicalResult SoftmaxUpdateOp::verify() {
     return emitOpError() << "the per-row values have "
                          << getMax().getType().getRows()
                          << " rows but the scores " << scores.getRows();
+  // P x 2^k stays finite and its sum exact to scale back: k in [0, 64].
+  if (getPScale() < 0 || getPScale() > 64)
+    return emitOpError() << "p_scale must be in [0, 64], got " << getPScale();
   return success();
 }
 
@@ -574,6 +577,20 @@ LogicalResult FragQuantizeOp::verify() {
   if (!getPrecision().getFixedScale())
     return emitOpError() << "P is quantized with a fixed scale (P <= 1), got "
                          << getPrecision();
+  // A P that comes straight from the online softmax carries its factor:
+  // `prescaled` must say so, with the same exponent.
+  if (auto softmax = getP().getDefiningOp<SoftmaxUpdateOp>()) {
+    int64_t k = softmax.getPScale(), fixed = *getPrecision().getFixedScale();
+    if (getPrescaled() ? k != fixed : k != 0)
+      return emitOpError()
+             << "P comes from flamia.softmax.update with p_scale " << k
+             << ": `prescaled` needs p_scale = fixed_scale (" << fixed
+             << "), and without it p_scale must be 0";
+  } else if (getPrescaled() &&
+             getP().getDefiningOp<SoftmaxGradOp>()) {
+    return emitOpError() << "`prescaled` P from flamia.softmax.grad, which "
+                            "returns P unscaled";
+  }
   return success();
 }
 

@@ -104,7 +104,21 @@ inline float mulUp(float a, float b) {
 /// The softmax's exponent s * c - m rounded once (the kernels' FFMA).
 inline float exponent(float s, float c, float m) { return std::fma(s, c, -m); }
 
-/// P quantized for P V and P^T dO: E4M3 of p * 2^8 (exact scaling), / 2^8.
+/// P's fixed scale 2^8: P x 2^8 <= 256 is what E4M3 rounds (its normal
+/// range starts at 2^-6). The forward computes P x 2^8 directly, with the
+/// exponent's addend fl32(8 - m) (docs/numerics.md, section 4); the
+/// backward scales its unscaled P.
+constexpr int kPScaleLog2 = 8;
+
+/// A forward weight from p' = P x 2^8: bf16 in the safe block (or where P
+/// is not quantized), else E4M3 (saturating; p' <= 256 never saturates).
+inline double forwardWeight(float pScaled, bool isSafe, bool quantize) {
+  if (isSafe || !quantize)
+    return roundToBf16(pScaled);
+  return e4m3ToFloat(floatToE4M3(pScaled, Overflow::Saturate));
+}
+
+/// P quantized for P^T dO: E4M3 of p * 2^8 (exact scaling), / 2^8.
 inline double quantizeP(float p, bool quantize) {
   if (!quantize)
     return roundToBf16(p);
@@ -527,13 +541,15 @@ void Reference::forward(ForwardOutputs &out, ScoreTrace *trace) {
                                ? std::numeric_limits<float>::quiet_NaN()
                                : std::max(mOld, mulUp(tileMax, c_));
         const float alpha = mNew == mOld ? 1.0f : exp2f32(mOld - mNew);
+        // p' = P x 2^8 = exp2(fl32(s c + fl32(8 - m))): the row's addend is
+        // rounded once, the exponent once (the kernels' FADD and FFMA).
+        const float addend = static_cast<float>(kPScaleLog2) - mNew;
         terms.clear();
         for (int64_t j = kt; j < kEnd; ++j) {
           const bool isSafe = safe(i, j, b);
-          const float pj = exp2f32(exponent(raw[j - kt], c_, mNew));
+          const float pj = exp2f32(std::fma(raw[j - kt], c_, addend));
           p[j - kt] = pj;
-          terms.add(isSafe ? static_cast<double>(roundToBf16(pj))
-                           : quantizeP(pj, r_.quantizeP),
+          terms.add(forwardWeight(pj, isSafe, r_.quantizeP),
                     isSafe ? *vb_ : *vq, j, g);
         }
         const float rowSum = exactSumOfFloats(p.data(), n);
@@ -550,9 +566,11 @@ void Reference::forward(ForwardOutputs &out, ScoreTrace *trace) {
     for (int64_t qi = 0; qi < nq; ++qi) {
       const int64_t i = item.begin + qi;
       float *o = &out.o[(i * Hq_ + h) * D_];
+      // acc and l both carry 2^8 (O unchanged); LSE takes the exact
+      // l x 2^-8.
       for (int64_t d = 0; d < D_; ++d)
         o[d] = roundToBf16(acc[qi * D_ + d] / l[qi]);
-      float lse2 = m[qi] + log2f32(l[qi]);
+      float lse2 = m[qi] + log2f32(std::ldexp(l[qi], -kPScaleLog2));
       out.lse[h * T_ + i] = lse2 * kLn2F;
     }
   });

@@ -157,7 +157,8 @@ Value needsMask(I32Builder &ib, Value kt, Value keyBase, const ItemInfo &item,
 SoftmaxUpdateOp maskedSoftmaxStep(OpBuilder &b, Location loc, Value s, Value kt,
                                   Value keyBase, Value queryBase,
                                   const ItemInfo &item, Value m, Value l,
-                                  Value scaleLog2, bool causal, int64_t blockN) {
+                                  Value scaleLog2, bool causal, int64_t blockN,
+                                  int64_t pScale) {
   I32Builder ib{b, loc};
   Type sType = s.getType();
   Value masked = maskIf(b, loc, needsMask(ib, kt, keyBase, item, causal, blockN),
@@ -165,7 +166,7 @@ SoftmaxUpdateOp maskedSoftmaxStep(OpBuilder &b, Location loc, Value s, Value kt,
   Type rowsType = m.getType();
   return SoftmaxUpdateOp::create(b, loc,
                                  TypeRange{sType, rowsType, rowsType, rowsType},
-                                 masked, m, l, scaleLog2);
+                                 masked, m, l, scaleLog2, pScale);
 }
 
 Value maskIf(OpBuilder &b, Location loc, Value cond, Value s, Value queryBase,
@@ -578,15 +579,16 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
                             fib.sub(item.numKeyTiles, fib.c(1))),
                     qp, qst);
           Value keyBase = fib.mul(kt, fib.c(bn));
-          SoftmaxUpdateOp sm = maskedSoftmaxStep(fb, loc, s, kt, keyBase,
-                                                 queryBase, item, m, l, scale,
-                                                 causal, bn);
+          SoftmaxUpdateOp sm = maskedSoftmaxStep(
+              fb, loc, s, kt, keyBase, queryBase, item, m, l, scale, causal,
+              bn, *pPrecision.getFixedScale());
           Value quantized = notOf(fb, loc, isSafe);
           // The serial consumer keeps P's conversion through f32: with the
           // cheaper one (nan_via_row_sum) the D = 64 forward measured 6-7%
           // slower, more barrier stalls (docs/performance.md, run 76).
           Value p = FragQuantizeOp::create(fb, loc, pType, sm.getP(), quantized,
-                                           pPrecision);
+                                           pPrecision, /*nan_via_row_sum=*/false,
+                                           /*prescaled=*/true);
           // Rows past the document end hold the next document's values: P
           // is 0 there, but 0 x Inf or NaN is not, so zero them first.
           zeroRowsPastEnd(fb, loc, vs, st, keyBase, item.docLen, bn);
@@ -606,7 +608,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
         AttnStoreOp::create(ab, loc, forOp.getResult(3), forOp.getResult(1),
                             forOp.getResult(2), out, lse, item.qStart, rowBase,
                             item.qRows, item.qHead, numTokens, qHeads,
-                            *pPrecision.getFixedScale());
+                            *pPrecision.getFixedScale(),
+                            /*sum_prescaled=*/true);
         return {forOp.getResult(0)};
       });
       ReturnOp::create(rb, loc);
@@ -696,9 +699,9 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       auto softmax = [&](OpBuilder &fb, I32Builder &fib, Value kt, Value s,
                          Value m, Value l) -> Softmaxed {
         Value keyBase = fib.mul(kt, fib.c(c.bn));
-        SoftmaxUpdateOp sm = maskedSoftmaxStep(fb, loc, s, kt, keyBase,
-                                               queryBase, item, m, l, c.scale,
-                                               c.causal, c.bn);
+        SoftmaxUpdateOp sm = maskedSoftmaxStep(
+            fb, loc, s, kt, keyBase, queryBase, item, m, l, c.scale, c.causal,
+            c.bn, *c.pPrecision.getFixedScale());
         Value quantized =
             notOf(fb, loc, isSafeTile(fib, kt, item, c.safeBlock, c.bn));
         // Every P entry, NaN included, enters the online row sum that
@@ -706,7 +709,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
         // finite.
         Value p = FragQuantizeOp::create(fb, loc, c.pType, sm.getP(),
                                          quantized, c.pPrecision,
-                                         /*nan_via_row_sum=*/true);
+                                         /*nan_via_row_sum=*/true,
+                                         /*prescaled=*/true);
         return {p, sm.getNewMax(), sm.getNewSum(), sm.getAlpha()};
       };
 
@@ -783,7 +787,8 @@ struct TilePass : public flamia::impl::FlamiaTileBase<TilePass> {
       AttnStoreOp::create(ab, loc, o, forOp.getResult(1), forOp.getResult(2),
                           c.out, c.lse, item.qStart, rowBase, item.qRows,
                           item.qHead, c.numTokens, c.qHeads,
-                          *c.pPrecision.getFixedScale());
+                          *c.pPrecision.getFixedScale(),
+                          /*sum_prescaled=*/true);
       return {forOp.getResult(0)};
     });
     ReturnOp::create(rb, loc);

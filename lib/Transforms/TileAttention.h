@@ -84,12 +84,15 @@ mlir::DictionaryAttr tileAttr(OpBuilder &b, int64_t blockM, int64_t blockN,
 /// The step every consumer program takes on the scores `s` of key tile `kt`
 /// (first key `keyBase` = kt * blockN in the document): mask them where the
 /// tile needs it (flamia.frag.mask under needsMask), then one online-softmax
-/// update from the running max `m` and sum `l`. Rounding P is the caller's:
-/// the targets keep it in different places.
+/// update from the running max `m` and sum `l`, its p and sums scaled by
+/// 2^pScale (P's fixed scale: the caller rounds P with `prescaled`, and
+/// flamia.attn.store takes the sum with `sum_prescaled`). Rounding P is the
+/// caller's: the targets keep it in different places.
 SoftmaxUpdateOp maskedSoftmaxStep(OpBuilder &b, Location loc, Value s, Value kt,
                                   Value keyBase, Value queryBase,
                                   const ItemInfo &item, Value m, Value l,
-                                  Value scaleLog2, bool causal, int64_t blockN);
+                                  Value scaleLog2, bool causal, int64_t blockN,
+                                  int64_t pScale);
 
 /// The checks of every program: `blockM` x `blockN` tiles (the programs
 /// implement 128 x 128) and a safe block of whole key tiles.

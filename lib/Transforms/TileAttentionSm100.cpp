@@ -516,7 +516,8 @@ void Sm100Program::buildSoftmax(OpBuilder &b) {
       PipelineReleaseOp::create(fb, loc, sp, sbuf);
       Value keyBase = fib.mul(kt, fib.c(bn));
       SoftmaxUpdateOp sm = maskedSoftmaxStep(fb, loc, s, kt, keyBase, queryBase,
-                                             item, m, l, scale, causal, bn);
+                                             item, m, l, scale, causal, bn,
+                                             *pPrecision.getFixedScale());
       // Round P (packed, so that fewer registers wait), then put it where
       // the previous P was once that P V is done (which also completes O
       // for the rescale below).
@@ -524,7 +525,8 @@ void Sm100Program::buildSoftmax(OpBuilder &b) {
         I32Builder pib{pb, loc};
         Value p = FragQuantizeOp::create(
             pb, loc, FragmentType::get(ctx, {bm, bn}, element), sm.getP(),
-            pib.i1(quantized), pPrecision);
+            pib.i1(quantized), pPrecision, /*nan_via_row_sum=*/false,
+            /*prescaled=*/true);
         Value pst = PipelineAcquireOp::create(pb, loc, i32, pp, pIt,
                                               PipelineSide::producer);
         if (pInSmem && quantized)
@@ -573,7 +575,8 @@ void Sm100Program::buildSoftmax(OpBuilder &b) {
     Value o = TmemLoadOp::create(ab, loc, oType, tmem, kOColumn);
     AttnStoreOp::create(ab, loc, o, forOp.getResult(2), forOp.getResult(3), out,
                         lse, item.qStart, eb.c(0), item.qRows, item.qHead,
-                        numTokens, qHeads, *pPrecision.getFixedScale());
+                        numTokens, qHeads, *pPrecision.getFixedScale(),
+                        /*sum_prescaled=*/true);
     return {forOp.getResult(0), pIt};
   });
   TmemDeallocOp::create(rb, loc, tmem, kTmemColumns);

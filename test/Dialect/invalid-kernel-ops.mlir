@@ -908,6 +908,47 @@ func.func @f(%s: !flamia.frag<64x128xf32>, %m: !flamia.rows<128 x f32>, %scale: 
 }
 
 // -----
+func.func @f(%s: !flamia.frag<64x128xf32>, %m: !flamia.rows<64 x f32>, %scale: f32) {
+  // expected-error @below {{'flamia.softmax.update' op p_scale must be in [0, 64], got 65}}
+  %p, %m1, %l1, %a = flamia.softmax.update %s max %m sum %m scale %scale {p_scale = 65}
+      : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
+  return
+}
+
+// -----
+// A P scaled by 2^8 in the softmax, rounded as if it were not: 2^16 off.
+func.func @f(%s: !flamia.frag<64x128xf32>, %m: !flamia.rows<64 x f32>, %scale: f32, %q: i1) {
+  %p, %m1, %l1, %a = flamia.softmax.update %s max %m sum %m scale %scale {p_scale = 8}
+      : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
+  // expected-error @below {{'flamia.frag.quantize' op P comes from flamia.softmax.update with p_scale 8: `prescaled` needs p_scale = fixed_scale (8), and without it p_scale must be 0}}
+  %r = flamia.frag.quantize %p quantized %q {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>}
+      : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
+  return
+}
+
+// -----
+func.func @f(%s: !flamia.frag<64x128xf32>, %m: !flamia.rows<64 x f32>, %scale: f32, %q: i1) {
+  %p, %m1, %l1, %a = flamia.softmax.update %s max %m sum %m scale %scale
+      : !flamia.frag<64x128xf32>, !flamia.rows<64 x f32>
+  // expected-error @below {{'flamia.frag.quantize' op P comes from flamia.softmax.update with p_scale 0: `prescaled` needs p_scale = fixed_scale (8), and without it p_scale must be 0}}
+  %r = flamia.frag.quantize %p quantized %q {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>, prescaled}
+      : !flamia.frag<64x128xf32> -> !flamia.frag<64x128xbf16>
+  return
+}
+
+// -----
+// The backward's P is unscaled: frag.quantize must multiply it.
+func.func @f(%s: !flamia.frag<64x64xf32>, %lse: !flamia.global<8x?xf32>, %delta: !flamia.global<8x?xf32>, %i: i32, %scale: f32, %q: i1) {
+  %p, %ds = flamia.softmax.grad %s, %s lse %lse delta %delta head %i
+      queries(%i, %i, %i) tokens %i scale %scale
+      : !flamia.frag<64x64xf32>, !flamia.global<8x?xf32>
+  // expected-error @below {{'flamia.frag.quantize' op `prescaled` P from flamia.softmax.grad, which returns P unscaled}}
+  %r = flamia.frag.quantize %p quantized %q {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>, prescaled}
+      : !flamia.frag<64x64xf32> -> !flamia.frag<64x64xbf16>
+  return
+}
+
+// -----
 func.func @f(%p: !flamia.frag<64x128xf32>, %q: i1) {
   // expected-error @below {{'flamia.frag.quantize' op rounds an f32 fragment into a bf16 or f8E4M3FN fragment of the same shape}}
   %r = flamia.frag.quantize %p quantized %q {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>}

@@ -125,8 +125,8 @@ module {
 // CHECK: flamia.tmem.load %{{.*}}[0] : !flamia.frag<128x128xf32>
 // CHECK-NEXT: flamia.pipeline.release %[[SP]]
 // CHECK: flamia.frag.mask %{{.*}} {causal} : !flamia.frag<128x128xf32>
-// CHECK: flamia.softmax.update %{{.*}} : !flamia.frag<128x128xf32>, !flamia.rows<128 x f32>
-// CHECK: flamia.frag.quantize %p quantized %false {{.*}} -> !flamia.frag<128x128xbf16>
+// CHECK: flamia.softmax.update %{{.*}} {p_scale = 8 : i64} : !flamia.frag<128x128xf32>, !flamia.rows<128 x f32>
+// CHECK: flamia.frag.quantize %p quantized %false {{.*}}prescaled} {{.*}} -> !flamia.frag<128x128xbf16>
 // CHECK: flamia.pipeline.acquire producer %[[PP]]
 // CHECK: flamia.tmem.store %{{.*}}, %[[TMEM]][384] : !flamia.frag<128x128xbf16>
 // CHECK: flamia.frag.quantize %p quantized %true {{.*}} -> !flamia.frag<128x128xf8E4M3FN>
@@ -136,7 +136,7 @@ module {
 // CHECK: flamia.pipeline.arrive %[[PP]]
 // CHECK: flamia.pipeline.acquire producer %[[PP]]
 // CHECK: %[[O:.*]] = flamia.tmem.load %[[TMEM]][256] : !flamia.frag<128x128xf32>
-// CHECK: flamia.attn.store %[[O]] {{.*}} {fixed_scale = 8 : i64}
+// CHECK: flamia.attn.store %[[O]] {{.*}} {fixed_scale = 8 : i64, sum_prescaled}
 // CHECK: flamia.tmem.dealloc %[[TMEM]] columns 512
 }
 

@@ -77,9 +77,9 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // CHECK: scf.if
 // CHECK-NEXT: flamia.pipeline.release %[[QP]]
 // CHECK: flamia.frag.mask {{.*}} {causal}
-// CHECK: flamia.softmax.update {{.*}} scale %arg11
+// CHECK: flamia.softmax.update {{.*}} scale %arg11 {p_scale = 8 : i64}
 // The serial consumer keeps P's conversion through f32 (run 76).
-// CHECK: flamia.frag.quantize {{.*}} {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>}
+// CHECK: flamia.frag.quantize {{.*}} {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>, prescaled}
 // The serial consumer multiplies every tile (no skip_ones: run 63).
 // CHECK: flamia.frag.scale_rows
 // CHECK-NOT: skip_ones
@@ -88,7 +88,7 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // CHECK: flamia.wg.mma {{.*}}, %[[VS]][%{{.*}}] acc({{.*}}) {b_transposed}
 // CHECK: flamia.turn give among 2
 // CHECK: flamia.pipeline.release %[[KVP]]
-// CHECK: flamia.attn.store {{.*}} to %arg6, %arg7 {{.*}} {fixed_scale = 8 : i64}
+// CHECK: flamia.attn.store {{.*}} to %arg6, %arg7 {{.*}} {fixed_scale = 8 : i64, sum_prescaled}
 
 // WRONG: error: 'flamia.kernel' op flamia-tile was asked for target sm_100a but the kernel targets #flamia.target<sm_90a>
 // UNKNOWN: error: flamia-tile: unknown target 'sm_80' (expected sm_90a or sm_100a)
@@ -122,7 +122,7 @@ flamia.kernel @attn_attention_fwd(%arg0: !flamia.global<?x8x128xbf16> {flamia.pa
 // OVERLAP: flamia.softmax.update %{{.*}}
 // The overlapped consumer's P enters the row sum too, so its rounding may
 // turn a NaN finite: the cheaper E4M3-to-bf16 conversion.
-// OVERLAP: flamia.frag.quantize {{.*}} {nan_via_row_sum, precision
+// OVERLAP: flamia.frag.quantize {{.*}} {nan_via_row_sum, precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>, prescaled}
 // OVERLAP-NEXT: %[[O:.*]] = flamia.wg.wait %[[OP]] pending 0
 // OVERLAP-NEXT: flamia.pipeline.release %[[VP]][%[[V]]]
 // OVERLAP-NEXT: flamia.frag.scale_rows %[[O]] by %{{.*}} skip_ones

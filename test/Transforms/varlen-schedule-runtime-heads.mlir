@@ -64,7 +64,7 @@ func.func @train(%arg0: tensor<?x?x64xbf16>, %arg1: tensor<?x?x64xbf16>, %arg2: 
 // After flamia-tile: O and the gradients are stored with the runtime head
 // count, and the dK/dV kernel visits Hq / Hkv query heads per key tile.
 // TILE-LABEL: flamia.kernel @train_attention_fwd(
-// TILE: flamia.attn.store {{.*}} tokens %arg12 heads %arg13 {fixed_scale = 8 : i64}
+// TILE: flamia.attn.store {{.*}} tokens %arg12 heads %arg13 {fixed_scale = 8 : i64, sum_prescaled}
 // TILE-LABEL: flamia.kernel @train_attention_dq(
 // TILE: flamia.grad.store {{.*}} head %q_head heads %arg17 :
 // TILE-LABEL: flamia.kernel @train_attention_dkdv(

@@ -198,11 +198,14 @@ public:
           float alpha = mNew == m ? 1.0f : exp2Flushed(m - mNew);
           ExactAccumulator rowSum;
           std::vector<ExactAccumulator> pv(p_.D);
+          // P x 2^8 directly: the addend 8 - m rounded once per row.
+          float addend = 8.0f - mNew;
           for (int64_t j = kt; j < kEnd; ++j) {
-            float pj = exp2Flushed(std::fma(t[j - kt], c_, -mNew));
+            float pj = exp2Flushed(std::fma(t[j - kt], c_, addend));
             rowSum.add(pj);
             bool s = safe(i, j);
-            double w = s ? roundToBf16(pj) : pq(pj);
+            double w = s ? roundToBf16(pj)
+                         : e4m3ToFloat(floatToE4M3(pj, Overflow::Saturate));
             std::vector<double> vr = row(OperandUse::VInPV, j, g(h), s);
             for (int64_t d = 0; d < p_.D; ++d)
               pv[d].add(w * vr[d]);
@@ -217,7 +220,9 @@ public:
         }
         for (int64_t d = 0; d < p_.D; ++d)
           o[(i * p_.Hq + h) * p_.D + d] = roundToBf16(acc[d] / l);
-        float l2 = m + static_cast<float>(std::log2(static_cast<double>(l)));
+        // acc and l carry 2^8; LSE from l x 2^-8 (exact).
+        float l2 = m + static_cast<float>(
+                           std::log2(static_cast<double>(std::ldexp(l, -8))));
         lse[h * p_.T + i] = l2 * 0.693147180559945309417f;
       }
   }
@@ -498,8 +503,9 @@ TEST(ReferenceAttention, Nvfp4OperandsAreTheE2M1TimesUE4M3Values) {
 
 TEST(ReferenceAttention, SingleKeyIsExact) {
   // One token on the bf16 (safe) path: m = fl32(q.k) * c rounded up
-  // (c = fl32(scale * log2 e)), P = exp2(fl32(q.k * c - m)) is within 2^-20
-  // of 1, so bf16(P) = 1 and O = bf16(v) exactly; LSE = (m + log2 P) * ln2.
+  // (c = fl32(scale * log2 e)), P x 2^8 = exp2(fl32(q.k * c + fl32(8 - m)))
+  // is within 2^-12 of 256, so bf16 of it is 256 and O = bf16(v) exactly;
+  // LSE = (m + log2 P) * ln2.
   Problem p = randomProblem({0, 1}, 1, 1, 32, 5);
   AttentionInputs in = p.inputs();
   ForwardOutputs fo;
@@ -509,19 +515,21 @@ TEST(ReferenceAttention, SingleKeyIsExact) {
     dot += static_cast<double>(p.q[d]) * p.k[d];
   float c = static_cast<float>((1.0 / std::sqrt(32.0)) * 1.4426950408889634);
   float m = productRoundedUp(static_cast<float>(dot), c);
-  float p0 = exp2Flushed(std::fma(static_cast<float>(dot), c, -m));
-  ASSERT_LE(p0, 1.0f);
-  ASSERT_GT(p0, 1.0f - 0x1p-20f);
-  float lse2 = m + static_cast<float>(std::log2(static_cast<double>(p0)));
+  // P x 2^8, with the addend 8 - m rounded once.
+  float p0 = exp2Flushed(std::fma(static_cast<float>(dot), c, 8.0f - m));
+  ASSERT_LE(p0, 256.0f);
+  ASSERT_GT(p0, 256.0f - 0x1p-12f);
+  float lse2 =
+      m + static_cast<float>(std::log2(static_cast<double>(p0 / 256.0f)));
   EXPECT_EQ(fo.lse[0], lse2 * 0.693147180559945309417f);
   for (int d = 0; d < 32; ++d)
     EXPECT_EQ(fo.o[d], p.v[d]);
 }
 
 TEST(ReferenceAttention, TwoKeysByHand) {
-  // Query 1 sees keys 0 and 1, both in its safe block: p = exp2(fl32(s c -
-  // m)) with m = (max s) c rounded up; O = (bf16(p0) v0 + bf16(p1) v1) /
-  // (p0 + p1).
+  // Query 1 sees keys 0 and 1, both in its safe block: p = P x 2^8 =
+  // exp2(fl32(s c + fl32(8 - m))) with m = (max s) c rounded up;
+  // O = (bf16(p0) v0 + bf16(p1) v1) / (p0 + p1), LSE from (p0 + p1) / 2^8.
   Problem p = randomProblem({0, 2}, 1, 1, 32, 6);
   ForwardOutputs fo;
   ASSERT_TRUE(referenceForward(p.inputs(), recipe("mxfp8"), fo).ok());
@@ -534,8 +542,8 @@ TEST(ReferenceAttention, TwoKeysByHand) {
     s[j] = static_cast<float>(dot);
   }
   float m = productRoundedUp(std::max(s[0], s[1]), c);
-  float p0 = exp2Flushed(std::fma(s[0], c, -m));
-  float p1 = exp2Flushed(std::fma(s[1], c, -m));
+  float p0 = exp2Flushed(std::fma(s[0], c, 8.0f - m));
+  float p1 = exp2Flushed(std::fma(s[1], c, 8.0f - m));
   float l = p0 + p1; // exact sum of two floats, rounded once
   for (int d = 0; d < 32; ++d) {
     double num = static_cast<double>(roundToBf16(p0)) * p.v[d] +
@@ -544,7 +552,7 @@ TEST(ReferenceAttention, TwoKeysByHand) {
     EXPECT_EQ(fo.o[32 + d], roundToBf16(acc / l)) << d;
   }
   EXPECT_EQ(fo.lse[1],
-            (m + static_cast<float>(std::log2(static_cast<double>(l)))) *
+            (m + static_cast<float>(std::log2(static_cast<double>(l / 256.0f)))) *
                 0.693147180559945309417f);
 }
 

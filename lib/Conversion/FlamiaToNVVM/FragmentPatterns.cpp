@@ -161,11 +161,16 @@ struct SoftmaxUpdateLowering : FragmentPattern<SoftmaxUpdateOp> {
     SmallVector<Value> oldSum = rowValues(e, adaptor.getSum(), rows);
     SmallVector<Value> newMax(rows), negMax(rows), alpha(rows),
         rowSum(rows, e.f32c(0));
+    // With p_scale = k, the addend k - m' (one rounding per row) makes p
+    // and the sums those of P x 2^k, the scale P is rounded with: no
+    // multiply per score in flamia.frag.quantize.
+    const int64_t pScale = op.getPScale();
     for (int64_t r = 0; r < rows; ++r) {
       Value tileMax =
           e.fmulUp(l.reduceRow(e, rowMax[r], /*isMax=*/true), scale);
       newMax[r] = e.fmax(oldMax[r], tileMax);
-      negMax[r] = e.fneg(newMax[r]);
+      negMax[r] = pScale ? e.fsub(e.f32c(static_cast<double>(pScale)), newMax[r])
+                         : e.fneg(newMax[r]);
       alpha[r] = e.exp2(e.fsub(oldMax[r], newMax[r]));
     }
     for (int64_t i = 0, n = s.size(); i < n; ++i) {
@@ -213,9 +218,11 @@ struct FragQuantizeLowering : FragmentPattern<FragQuantizeOp> {
                                  "operand layout of this target (bf16 only)";
     Type outType = getTypeConverter()->convertType(op.getResult().getType());
     SmallVector<Value> p = e.unpack(adaptor.getP());
-    Value factor = e.f32c(std::ldexp(1.0, *precision.getFixedScale()));
-    for (Value &v : p)
-      v = e.fmul(v, factor);
+    if (!op.getPrescaled()) {
+      Value factor = e.f32c(std::ldexp(1.0, *precision.getFixedScale()));
+      for (Value &v : p)
+        v = e.fmul(v, factor);
+    }
     if (toCodes) {
       // The verifier requires `quantized`: codes only.
       SmallVector<Value> words;
@@ -272,9 +279,9 @@ struct FragScaleRowsLowering : FragmentPattern<FragScaleRowsOp> {
   }
 };
 
-/// O = acc / (2^k l) as bf16 into o[q_start + row, head, :]; LSE = (m +
-/// log2 l) ln 2 into lse[head, q_start + row], by one thread per row; rows
-/// at or past q_rows are not written.
+/// O = acc / (2^k l) as bf16 into o[q_start + row, head, :] (acc / l where
+/// l carries 2^k too); LSE = (m + log2 l) ln 2 into lse[head, q_start + row],
+/// by one thread per row; rows at or past q_rows are not written.
 struct AttnStoreLowering : FragmentPattern<AttnStoreOp> {
   using FragmentPattern::FragmentPattern;
   LogicalResult
@@ -294,13 +301,19 @@ struct AttnStoreLowering : FragmentPattern<AttnStoreOp> {
                                  "row of O ("
                               << d << " columns), got " << acc.size();
     ThreadPosition pos = l.position(e);
-    Value factor = e.f32c(std::ldexp(1.0, op.getFixedScale()));
+    // acc carries 2^k (P's fixed scale); the sum too where sum_prescaled.
+    // Both scalings are exact, so LSE takes log2 of the unscaled sum.
+    const bool sumScaled = op.getSumPrescaled();
+    Value factor =
+        sumScaled ? Value() : e.f32c(std::ldexp(1.0, op.getFixedScale()));
+    Value unscale =
+        sumScaled ? e.f32c(std::ldexp(1.0, -op.getFixedScale())) : Value();
     for (int64_t r = 0; r < l.rowsPerThread(); ++r) {
       Value rowInTile = e.add(adaptor.getRowBase(), l.row(e, pos, r));
       Value valid = e.icmp(LLVM::ICmpPredicate::slt, rowInTile, adaptor.getQRows());
       Value m = e.extract(adaptor.getMax(), r);
       Value sum = e.extract(adaptor.getSum(), r);
-      Value inv = e.fdiv(e.f32c(1.0), e.fmul(sum, factor));
+      Value inv = e.fdiv(e.f32c(1.0), sumScaled ? sum : e.fmul(sum, factor));
       auto ifOp = scf::IfOp::create(rewriter, loc, valid, /*withElse=*/false);
       OpBuilder tb = ifOp.getThenBodyBuilder();
       Emitter te(tb, loc);
@@ -313,7 +326,8 @@ struct AttnStoreLowering : FragmentPattern<AttnStoreOp> {
         lb = lseIf.getThenBodyBuilder();
       }
       Emitter le(lb, loc);
-      Value lse = le.fmul(le.fadd(m, le.log2(sum)), le.f32c(0.6931471805599453));
+      Value rowSum = sumScaled ? le.fmul(sum, unscale) : sum;
+      Value lse = le.fmul(le.fadd(m, le.log2(rowSum)), le.f32c(0.6931471805599453));
       le.store(lse, le.elementPtr(adaptor.getLse(), le.headMajorIndex(adaptor.getHead(), adaptor.getNumTokens(), token), 4), 4);
     }
     rewriter.eraseOp(op);

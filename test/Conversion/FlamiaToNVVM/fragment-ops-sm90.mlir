@@ -2,7 +2,8 @@
 // Per-op lowering of the fragment ops on sm_90a (the wgmma accumulator
 // layout: 64 rows, two rows per thread, a row spread over a quad): frag.zero,
 // rows.fill, frag.mask, softmax.update, frag.quantize, frag.scale_rows and
-// attn.store, one kernel each.
+// attn.store, one kernel each (softmax.update with p_scale and a prescaled
+// frag.quantize together, attn.store also with sum_prescaled).
 
 // A 64x16 f32 fragment is 8 f32 per thread.
 // CHECK-LABEL: llvm.func @sm_90a_frag_zero(
@@ -211,6 +212,47 @@ flamia.kernel @sm_90a_softmax_update(%scale: f32 {flamia.param = "scale"}) attri
 
 // -----
 
+// With p_scale = 8 (the forward), each row's addend is fl32(8 - m'), one
+// subtraction instead of the negation, and the exponents' FMAs take it: p
+// and the sums are those of P x 2^8. A prescaled frag.quantize then rounds
+// p as it is: no multiply before the conversions.
+// CHECK-LABEL: llvm.func @sm_90a_softmax_update_p_scale(
+// CHECK-SAME: %[[SCALE:[a-z0-9]+]]: f32)
+// CHECK: %[[UPa:.*]] = llvm.call_intrinsic "llvm.nvvm.mul.rp.f"(%{{.*}}, %[[SCALE]])
+// CHECK-NEXT: %[[Ma:.*]] = llvm.intr.maxnum(%{{.*}}, %[[UPa]])
+// CHECK-NEXT: %[[Ka:.*]] = llvm.mlir.constant(8.000000e+00 : f32) : f32
+// CHECK-NEXT: %[[ADDa:.*]] = llvm.fsub %[[Ka]], %[[Ma]] : f32
+// CHECK-NEXT: llvm.fsub %{{.*}}, %[[Ma]] : f32
+// CHECK: %[[UPb:.*]] = llvm.call_intrinsic "llvm.nvvm.mul.rp.f"(%{{.*}}, %[[SCALE]])
+// CHECK-NEXT: %[[Mb:.*]] = llvm.intr.maxnum(%{{.*}}, %[[UPb]])
+// CHECK-NEXT: %[[Kb:.*]] = llvm.mlir.constant(8.000000e+00 : f32) : f32
+// CHECK-NEXT: %[[ADDb:.*]] = llvm.fsub %[[Kb]], %[[Mb]] : f32
+// CHECK-NOT: llvm.fneg
+// CHECK: llvm.intr.fma(%{{.*}}, %[[SCALE]], %[[ADDa]])
+// CHECK: llvm.intr.fma(%{{.*}}, %[[SCALE]], %[[ADDa]])
+// CHECK: llvm.intr.fma(%{{.*}}, %[[SCALE]], %[[ADDb]])
+// The row sums' rescale (l alpha, two multiplies), then no other multiply
+// before the E4M3 conversions.
+// CHECK-COUNT-2: llvm.fmul
+// CHECK-NOT: llvm.fmul
+// CHECK: llvm.cond_br
+// CHECK-NOT: llvm.fmul
+// CHECK: nvvm.convert.f32x2.to.f8x2
+// CHECK: llvm.return
+flamia.kernel @sm_90a_softmax_update_p_scale(%scale: f32 {flamia.param = "scale"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    %s = flamia.frag.zero : !flamia.frag<64x16xf32>
+    %m = flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>
+    %l = flamia.rows.fill 0.0 : !flamia.rows<64 x f32>
+    %p, %m1, %l1, %a = flamia.softmax.update %s max %m sum %l scale %scale {p_scale = 8} : !flamia.frag<64x16xf32>, !flamia.rows<64 x f32>
+    %true = arith.constant true
+    %b = flamia.frag.quantize %p quantized %true {precision = #flamia.precision<f8E4M3FN, fixed_scale = 8>, prescaled} : !flamia.frag<64x16xf32> -> !flamia.frag<64x16xbf16>
+  }
+  flamia.return
+}
+
+// -----
+
 // P * 2^8, then per pair: E4M3 and back (quantized) or bf16 directly, four
 // packed bf16x2 registers either way.
 // CHECK-LABEL: llvm.func @sm_90a_frag_quantize(
@@ -400,6 +442,32 @@ flamia.kernel @sm_90a_attn_store(%o: !flamia.global<?x2x16xbf16> {flamia.param =
     %m = flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>
     %l = flamia.rows.fill 1.0 : !flamia.rows<64 x f32>
     flamia.attn.store %acc max %m sum %l to %o, %lse rows(%qs, %rb, %qr) head %h tokens %t {fixed_scale = 8 : i64} : !flamia.frag<64x16xf32>, !flamia.rows<64 x f32>, !flamia.global<?x2x16xbf16>, !flamia.global<2x?xf32>
+  }
+  flamia.return
+}
+
+// -----
+
+// With sum_prescaled the sum carries 2^8 as acc does: O = acc / l with no
+// multiply before the division, and the LSE's log2 takes l x 2^-8 (exact).
+// CHECK-LABEL: llvm.func @sm_90a_attn_store_sum_prescaled(
+// CHECK: %[[UN:.*]] = llvm.mlir.constant(3.906250e-03 : f32) : f32
+// CHECK-NOT: llvm.mlir.constant(2.560000e+02 : f32)
+// CHECK: %[[V0:.*]] = llvm.icmp "slt"
+// CHECK-NEXT: llvm.extractvalue
+// CHECK-NEXT: %[[L0:.*]] = llvm.extractvalue
+// CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
+// CHECK-NEXT: llvm.fdiv %[[ONE]], %[[L0]] : f32
+// CHECK: %[[LU:.*]] = llvm.fmul %[[L0]], %[[UN]] : f32
+// CHECK-NEXT: llvm.mlir.constant(0.693147182 : f32) : f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[LU]])
+// CHECK: llvm.return
+flamia.kernel @sm_90a_attn_store_sum_prescaled(%o: !flamia.global<?x2x16xbf16> {flamia.param = "o"}, %lse: !flamia.global<2x?xf32> {flamia.param = "lse"}, %qs: i32 {flamia.param = "q_start"}, %rb: i32 {flamia.param = "row_base"}, %qr: i32 {flamia.param = "q_rows"}, %h: i32 {flamia.param = "head"}, %t: i32 {flamia.param = "T"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    %acc = flamia.frag.zero : !flamia.frag<64x16xf32>
+    %m = flamia.rows.fill 0xFF800000 : !flamia.rows<64 x f32>
+    %l = flamia.rows.fill 256.0 : !flamia.rows<64 x f32>
+    flamia.attn.store %acc max %m sum %l to %o, %lse rows(%qs, %rb, %qr) head %h tokens %t {fixed_scale = 8 : i64, sum_prescaled} : !flamia.frag<64x16xf32>, !flamia.rows<64 x f32>, !flamia.global<?x2x16xbf16>, !flamia.global<2x?xf32>
   }
   flamia.return
 }

@@ -246,8 +246,11 @@ def quantized_forward(recipe, q, k, v, cu, causal, safe_block, scale, ex):
                 s = ex.sum_f32(qrow * krow, axis=1)
                 m_new = max(m, mul_up_f32(np.max(s), c))
                 alpha = F32(1) if m_new == m else F32(exp2_f32(m - m_new))
-                p = exp2_f32(fma_f32(s, c, m_new))
-                pq = (p * F32(256)).astype(ml_dtypes.float8_e4m3fn).astype(np.float64) / 256.0
+                # P x 2^8 directly: exp2(fl32(s c + fl32(8 - m))), the
+                # addend rounded once per row.
+                addend = F32(F32(8) - m_new)
+                p = exp2_f32(fma_f32(s, c, -addend))
+                pq = p.astype(ml_dtypes.float8_e4m3fn).astype(np.float64)
                 w = np.where(safe, bf16(p).astype(np.float64), pq)
                 vrows = np.where(safe[:, None], vb[js, g], vq[js, g])
                 pv = ex.sum_f32(w[:, None] * vrows, axis=0)
@@ -256,7 +259,8 @@ def quantized_forward(recipe, q, k, v, cu, causal, safe_block, scale, ex):
                 acc = (alpha * acc).astype(F32) + pv
                 m = m_new
             o[i, h] = bf16(acc / l)
-            lse[h, i] = F32(m + F32(np.log2(np.float64(l)))) * LN2
+            # acc and l carry 2^8 (O unchanged); LSE from l / 2^8 (exact).
+            lse[h, i] = F32(m + F32(np.log2(np.float64(F32(l) / F32(256))))) * LN2
     return o, lse
 
 
