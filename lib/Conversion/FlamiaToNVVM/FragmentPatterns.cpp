@@ -159,23 +159,23 @@ struct SoftmaxUpdateLowering : FragmentPattern<SoftmaxUpdateOp> {
       rowMax[l.rowSlotOf(i)] = e.fmax(rowMax[l.rowSlotOf(i)], s[i]);
     SmallVector<Value> oldMax = rowValues(e, adaptor.getMax(), rows);
     SmallVector<Value> oldSum = rowValues(e, adaptor.getSum(), rows);
-    SmallVector<Value> newMax(rows), negMax(rows), alpha(rows),
+    SmallVector<Value> newMax(rows), addend(rows), alpha(rows),
         rowSum(rows, e.f32c(0));
-    // With p_scale = k, the addend k - m' (one rounding per row) makes p
-    // and the sums those of P x 2^k, the scale P is rounded with: no
-    // multiply per score in flamia.frag.quantize.
+    // The exponents' addend is -m', or with p_scale = k, k - m' (one
+    // rounding per row): p and the sums are then those of P x 2^k, the
+    // scale P is rounded with, and flamia.frag.quantize multiplies nothing.
     const int64_t pScale = op.getPScale();
     for (int64_t r = 0; r < rows; ++r) {
       Value tileMax =
           e.fmulUp(l.reduceRow(e, rowMax[r], /*isMax=*/true), scale);
       newMax[r] = e.fmax(oldMax[r], tileMax);
-      negMax[r] = pScale ? e.fsub(e.f32c(static_cast<double>(pScale)), newMax[r])
+      addend[r] = pScale ? e.fsub(e.f32c(static_cast<double>(pScale)), newMax[r])
                          : e.fneg(newMax[r]);
       alpha[r] = e.exp2(e.fsub(oldMax[r], newMax[r]));
     }
     for (int64_t i = 0, n = s.size(); i < n; ++i) {
       int64_t r = l.rowSlotOf(i);
-      s[i] = e.exp2(e.fma(s[i], scale, negMax[r]));
+      s[i] = e.exp2(e.fma(s[i], scale, addend[r]));
       rowSum[r] = e.fadd(rowSum[r], s[i]);
     }
     SmallVector<Value> newSum(rows);
