@@ -9,6 +9,11 @@
 #     document and single tokens, GQA, causal and not, outlier inputs; O,
 #     LSE, dQ, dK, dV of X and X-old compared byte for byte (normal and
 #     outlier inputs); memcheck and racecheck (t-d128, f-d128, f-d64);
+#     CHECKS_QUICK=1 leaves out the 16-head check, the byte comparison and
+#     the sanitizers (for a call with little device time);
+#   scales: the adversarial softmax scales (SCALES, default 2000 2e6; run 78)
+#     against the reference: the D = 128 forward of X and X-old (with L1/L2)
+#     and the training set t-d128;
 #   perf: the A/B of X and X-old, T = 32768, H = 16, two rounds (part ab;
 #     AB_SETS names other sets, t-* with --backward, AB_WORKLOADS other
 #     workloads than fixed2k lognormal1k single; the single document is
@@ -24,10 +29,10 @@
 #     instruction) of the same kernels and sets, one CSV per kernel
 #     (SET-KERNEL-sass.csv.gz) and its summary by bench/ncu-source-stalls.py
 #     (SET-KERNEL-stalls.txt); run 59 onwards.
-# Usage: bench/device-ab.sh NAME checks|ab|table|perf|profile|source
+# Usage: bench/device-ab.sh NAME checks|scales|ab|table|perf|profile|source
 set -uo pipefail
-NAME=${1:?usage: $0 NAME checks|ab|table|perf|profile|source}
-PART=${2:?checks, ab, table, perf, profile or source}
+NAME=${1:?usage: $0 NAME checks|scales|ab|table|perf|profile|source}
+PART=${2:?checks, scales, ab, table, perf, profile or source}
 DIR=.device/$NAME
 OUT=${OUT:-$PWD/out/$NAME}
 source bench/device-common.sh
@@ -43,10 +48,11 @@ step check-t-d128-nc $RUN --artifacts $DIR/t-d128-nc --backward --workload $SMAL
 step check-t-d128-dbg $RUN --artifacts $DIR/t-d128-dbg --backward --workload $SMALL --heads 4 --kv-heads 2 --check
 step check-nv-d128 $RUN --artifacts $DIR/nv-d128 --backward --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck --l3
 step check-st-d64 $RUN --artifacts $DIR/st-d64 --backward --workload $SMALL --heads 4 --kv-heads 2 --check --leakcheck --l3
-step check-t-d128-16h $RUN --artifacts $DIR/t-d128 --backward --workload lognormal1k --tokens 8192 --heads 16 --check
+[ -z "${CHECKS_QUICK:-}" ] && step check-t-d128-16h $RUN --artifacts $DIR/t-d128 --backward --workload lognormal1k --tokens 8192 --heads 16 --check
 for d in 128 64; do
   step outliers-t-d$d $RUN --artifacts $DIR/t-d$d --backward --workload $SMALL --heads 4 --kv-heads 2 --outliers --check
 done
+if [ -z "${CHECKS_QUICK:-}" ]; then
 # Byte for byte against the old build: O and LSE of the forward sets, and
 # every output of the training sets, on normal and outlier inputs.
 compare_dumps $SMALL f-d128 f-d64 f-d128-nc fst-d64 t-d128 t-d64
@@ -55,6 +61,17 @@ step racecheck-t-d128 compute-sanitizer --tool racecheck $RUN --artifacts $DIR/t
 for set in f-d128 f-d64; do
   step memcheck-$set compute-sanitizer --tool memcheck $RUN --artifacts $DIR/$set --workload docs:300,200,77 --heads 2 --check --sanitize-friendly
   step racecheck-$set compute-sanitizer --tool racecheck $RUN --artifacts $DIR/$set --workload docs:200,77 --heads 2 --check --sanitize-friendly
+done
+fi
+log "failed steps: $fails"
+exit 0
+fi
+if [ "$PART" = scales ]; then
+for sc in ${SCALES:-2000 2e6}; do
+  for v in f-d128 f-d128-old; do
+    step scale$sc-$v $RUN --artifacts $DIR/$v --workload $SMALL --heads 4 --kv-heads 2 --softmax-scale $sc --check --leakcheck
+  done
+  step scale$sc-t-d128 $RUN --artifacts $DIR/t-d128 --backward --workload $SMALL --heads 4 --kv-heads 2 --softmax-scale $sc --check
 done
 log "failed steps: $fails"
 exit 0
