@@ -118,12 +118,12 @@ inline double forwardWeight(float pScaled, bool isSafe, bool quantize) {
   return e4m3ToFloat(floatToE4M3(pScaled, Overflow::Saturate));
 }
 
-/// P quantized for P^T dO: E4M3 of p * 2^8 (exact scaling), / 2^8.
+/// The backward's unscaled P quantized for P^T dO: the forward's weight of
+/// P x 2^8, / 2^8 (both scalings exact: P is 0 or at least 2^-126).
 inline double quantizeP(float p, bool quantize) {
-  if (!quantize)
-    return roundToBf16(p);
-  return static_cast<double>(e4m3ToFloat(floatToE4M3(p * 256.0f, Overflow::Saturate))) /
-         256.0;
+  return std::ldexp(forwardWeight(std::ldexp(p, kPScaleLog2), /*isSafe=*/false,
+                                  quantize),
+                    -kPScaleLog2);
 }
 
 /// A GEMM operand in double: [T, heads, D] values (exact: bf16 or
