@@ -6,7 +6,8 @@
 #     (FA4_STAGE=0 skips it; then carry .device/NAME only), every check of
 #     bench/device-ab.sh checks, the adversarial softmax scales (its part
 #     scales), then the A/B of the forward and training sets on fixed2k and
-#     lognormal1k;
+#     lognormal1k (CALL1_SETS names other sets: with SET-old-old sets next
+#     to SET-old, two steps are timed in one A/B, run 81);
 #   call2 (right after call1, on the same warm machine; carry .fa4/b and
 #     .device/NAME): FA4 installed, the table of X against the baselines;
 #   short (carry .device/NAME), for a call with little device time: the
@@ -42,7 +43,7 @@ call1|short)
   grep -E "scale|O vs|LSE vs|FAIL|PASS|rc=" "$R/console-adversarial.txt" | head -60
   tar czf "$R/checks-logs.tgz" -C "$R" checks && rm -rf "$R/checks"
   if [ "$CALL" = call1 ]; then
-    ab "f-d128-old f-d128 f-d64-old f-d64 t-d128-old t-d128 t-d64-old t-d64" "fixed2k lognormal1k"
+    ab "${CALL1_SETS:-f-d128-old f-d128 f-d64-old f-d64 t-d128-old t-d128 t-d64-old t-d64}" "fixed2k lognormal1k"
   else
     ab "f-d128-old f-d128 f-d64-old f-d64" "fixed2k lognormal1k single"
   fi

@@ -77,6 +77,14 @@ struct RowsFillLowering : FragmentPattern<RowsFillOp> {
 /// Scores of keys at or past the limit, and (causal) past the query, become
 /// -inf; with `transposed` (rows are keys, columns queries), scores of
 /// queries at or past the limit, and (causal) before the key.
+///
+/// With keys as columns, an element's column is column(0) plus a constant,
+/// columnOffsetOf(i), so the test is one of that constant against a bound
+/// computed once per row slot: key >= limit or key > query is key >=
+/// min(limit, query + 1), i.e. offset >= min(limit, query + 1) - key_base -
+/// column(0). That is one compare and one select per element instead of a
+/// key index, two compares and two selects, with the same -inf entries (the
+/// bounds are exact integers: token indices are far below 2^31).
 struct FragMaskLowering : FragmentPattern<FragMaskOp> {
   using FragmentPattern::FragmentPattern;
   LogicalResult
@@ -88,6 +96,10 @@ struct FragMaskLowering : FragmentPattern<FragMaskOp> {
     SmallVector<Value> s = e.unpack(adaptor.getScores());
     Value ninf = e.f32c(-std::numeric_limits<float>::infinity());
     if (op.getTransposed()) {
+      // Columns are queries. The same rewrite (query >= limit or query <
+      // key as offset >= limit - query_base - column(0) or offset < key -
+      // query_base - column(0)) made the dK/dV kernels spill more (80 -> 104
+      // bytes at D = 128), so each element's query index stays.
       for (int64_t i = 0, n = s.size(); i < n; ++i) {
         Value key = e.add(adaptor.getKeyBase(), l.row(e, pos, l.rowSlotOf(i)));
         Value query = e.add(adaptor.getQueryBase(), l.column(e, pos, i));
@@ -99,36 +111,37 @@ struct FragMaskLowering : FragmentPattern<FragMaskOp> {
       rewriter.replaceOp(op, e.pack(adaptor.getScores().getType(), s));
       return success();
     }
-    SmallVector<Value> query;
-    for (int64_t r = 0; r < l.rowsPerThread(); ++r)
-      query.push_back(e.add(adaptor.getQueryBase(), l.row(e, pos, r)));
-    if (l.holdsWholeRows()) {
-      // Element i is column i: one bound per row, min(limit, query + 1) -
-      // key_base, and one compare with a constant per element.
-      SmallVector<Value> firstMasked;
-      for (Value q : query) {
-        Value bound = adaptor.getKeyLimit();
-        if (op.getCausal()) {
-          Value next = e.add(q, e.i32c(1));
-          bound = e.select(e.icmp(LLVM::ICmpPredicate::slt, next, bound), next, bound);
-        }
-        firstMasked.push_back(e.sub(bound, adaptor.getKeyBase()));
+    // `index - column(0)`: the bound an element's constant offset is
+    // compared with (column(0) is 0 where a thread holds whole rows).
+    Value firstColumn = l.holdsWholeRows() ? Value() : l.column(e, pos, 0);
+    auto relativeToFirstColumn = [&](Value index) {
+      return firstColumn ? e.sub(index, firstColumn) : index;
+    };
+    // Columns are keys: one bound per row slot (one for all without
+    // `causal`), min(limit, query + 1) - key_base - column(0), and one
+    // compare with a constant per element.
+    SmallVector<Value> firstMasked;
+    for (int64_t r = 0; r < l.rowsPerThread(); ++r) {
+      if (!op.getCausal() && r > 0) {
+        firstMasked.push_back(firstMasked.front());
+        continue;
       }
-      for (int64_t i = 0, n = s.size(); i < n; ++i)
-        s[i] = e.select(e.icmp(LLVM::ICmpPredicate::sge, l.column(e, pos, i),
-                               firstMasked[l.rowSlotOf(i)]),
-                        ninf, s[i]);
-    } else {
-      // Columns depend on the thread: compare each element's key index.
-      for (int64_t i = 0, n = s.size(); i < n; ++i) {
-        Value key = e.add(adaptor.getKeyBase(), l.column(e, pos, i));
-        Value masked = e.icmp(LLVM::ICmpPredicate::sge, key, adaptor.getKeyLimit());
-        if (op.getCausal())
-          masked = e.bor(masked, e.icmp(LLVM::ICmpPredicate::sgt, key,
-                                        query[l.rowSlotOf(i)]));
-        s[i] = e.select(masked, ninf, s[i]);
+      Value bound = adaptor.getKeyLimit();
+      if (op.getCausal()) {
+        Value query = e.add(adaptor.getQueryBase(), l.row(e, pos, r));
+        Value one = e.i32c(1);
+        Value next = e.add(query, one);
+        bound = e.select(e.icmp(LLVM::ICmpPredicate::slt, next, bound), next,
+                         bound);
       }
+      firstMasked.push_back(
+          relativeToFirstColumn(e.sub(bound, adaptor.getKeyBase())));
     }
+    for (int64_t i = 0, n = s.size(); i < n; ++i)
+      s[i] = e.select(e.icmp(LLVM::ICmpPredicate::sge,
+                             e.i32c(l.columnOffsetOf(i)),
+                             firstMasked[l.rowSlotOf(i)]),
+                      ninf, s[i]);
     rewriter.replaceOp(op, e.pack(adaptor.getScores().getType(), s));
     return success();
   }

@@ -39,8 +39,11 @@ flamia.kernel @sm_90a_rows_fill() attributes {launch = #flamia.launch<grid>, tar
 
 // -----
 
-// Causal mask: per element, key = key_base + 2 (lane % 4) + 8 (i / 4) + i % 2,
-// masked where key >= limit or key > query_base + row((i / 2) % 2).
+// Causal mask: element i's key is key_base + 2 (lane % 4) + 8 (i / 4) + i % 2,
+// masked where key >= limit or key > query_base + row((i / 2) % 2), i.e. where
+// its constant offset 8 (i / 4) + i % 2 >= min(limit, query + 1) - key_base -
+// 2 (lane % 4): one bound per row slot, then one compare and one select per
+// element.
 // CHECK-LABEL: llvm.func @sm_90a_frag_mask_causal(
 // CHECK-SAME: %[[Q:[a-z0-9]+]]: i32, %[[K:[a-z0-9]+]]: i32, %[[LIM:[a-z0-9]+]]: i32)
 // CHECK: nvvm.setmaxregister
@@ -56,46 +59,57 @@ flamia.kernel @sm_90a_rows_fill() attributes {launch = #flamia.launch<grid>, tar
 // CHECK-NEXT: %[[ROW:.*]] = llvm.add %[[W16]], %[[LQ]] : i32
 // CHECK: %[[QUAD:.*]] = llvm.urem %[[LANE]], %{{.*}} : i32
 // CHECK: %[[NINF:.*]] = llvm.mlir.constant(0xFF800000 : f32) : f32
-// CHECK-NEXT: %[[QROW0:.*]] = llvm.add %[[Q]], %[[ROW]] : i32
-// CHECK-NEXT: %[[C8:.*]] = llvm.mlir.constant(8 : i32) : i32
-// CHECK-NEXT: %[[ROW8:.*]] = llvm.add %[[ROW]], %[[C8]] : i32
-// CHECK-NEXT: %[[QROW1:.*]] = llvm.add %[[Q]], %[[ROW8]] : i32
-// Element 0: column 2 quad + 0, row slot 0.
+// The thread's first column, 2 quad + 0.
 // CHECK-NEXT: %[[OFF0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT: %[[C2:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT: %[[Q2:.*]] = llvm.mul %[[QUAD]], %[[C2]] : i32
 // CHECK-NEXT: %[[COL0:.*]] = llvm.add %[[Q2]], %[[OFF0]] : i32
-// CHECK-NEXT: %[[KEY0:.*]] = llvm.add %[[K]], %[[COL0]] : i32
-// CHECK-NEXT: %[[END0:.*]] = llvm.icmp "sge" %[[KEY0]], %[[LIM]] : i32
-// CHECK-NEXT: %[[FUT0:.*]] = llvm.icmp "sgt" %[[KEY0]], %[[QROW0]] : i32
-// CHECK-NEXT: %[[M0:.*]] = llvm.or %[[END0]], %[[FUT0]] : i1
+// Row slot 0: min(limit, query + 1) - key_base - column(0).
+// CHECK-NEXT: %[[QROW0:.*]] = llvm.add %[[Q]], %[[ROW]] : i32
+// CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[NEXT0:.*]] = llvm.add %[[QROW0]], %[[ONE]] : i32
+// CHECK-NEXT: %[[LT0:.*]] = llvm.icmp "slt" %[[NEXT0]], %[[LIM]] : i32
+// CHECK-NEXT: %[[MIN0:.*]] = llvm.select %[[LT0]], %[[NEXT0]], %[[LIM]] : i1, i32
+// CHECK-NEXT: %[[REL0:.*]] = llvm.sub %[[MIN0]], %[[K]] : i32
+// CHECK-NEXT: %[[B0:.*]] = llvm.sub %[[REL0]], %[[COL0]] : i32
+// Row slot 1: the same for row + 8.
+// CHECK: %[[C8:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT: %[[ROW8:.*]] = llvm.add %[[ROW]], %[[C8]] : i32
+// CHECK-NEXT: %[[QROW1:.*]] = llvm.add %[[Q]], %[[ROW8]] : i32
+// CHECK-NEXT: %[[ONE1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[NEXT1:.*]] = llvm.add %[[QROW1]], %[[ONE1]] : i32
+// CHECK-NEXT: %[[LT1:.*]] = llvm.icmp "slt" %[[NEXT1]], %[[LIM]] : i32
+// CHECK-NEXT: %[[MIN1:.*]] = llvm.select %[[LT1]], %[[NEXT1]], %[[LIM]] : i1, i32
+// CHECK-NEXT: %[[REL1:.*]] = llvm.sub %[[MIN1]], %[[K]] : i32
+// CHECK-NEXT: %[[B1:.*]] = llvm.sub %[[REL1]], %[[COL0]] : i32
+// Elements 0, 1 (offsets 0, 1, row slot 0), 2, 3 (row slot 1), 4, 5 (offsets
+// 8, 9, row slot 0), 6, 7 (row slot 1).
+// CHECK-NEXT: %[[E0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[M0:.*]] = llvm.icmp "sge" %[[E0]], %[[B0]] : i32
 // CHECK-NEXT: llvm.select %[[M0]], %[[NINF]], %{{.*}} : i1, f32
-// Element 1: column 2 quad + 1, row slot 0.
-// CHECK-NEXT: llvm.mlir.constant(1 : i32) : i32
-// CHECK: llvm.icmp "sge" %{{.*}}, %[[LIM]] : i32
-// CHECK-NEXT: llvm.icmp "sgt" %{{.*}}, %[[QROW0]] : i32
-// CHECK: llvm.select
-// Elements 2, 3: columns + 0, + 1 of row slot 1.
+// CHECK-NEXT: %[[E1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[M1:.*]] = llvm.icmp "sge" %[[E1]], %[[B0]] : i32
+// CHECK-NEXT: llvm.select %[[M1]], %[[NINF]], %{{.*}} : i1, f32
 // CHECK-NEXT: llvm.mlir.constant(0 : i32) : i32
-// CHECK: llvm.icmp "sgt" %{{.*}}, %[[QROW1]] : i32
-// CHECK: llvm.select
+// CHECK-NEXT: llvm.icmp "sge" %{{.*}}, %[[B1]] : i32
+// CHECK-NEXT: llvm.select
 // CHECK-NEXT: llvm.mlir.constant(1 : i32) : i32
-// CHECK: llvm.icmp "sgt" %{{.*}}, %[[QROW1]] : i32
-// CHECK: llvm.select
-// Elements 4, 5: columns + 8, + 9 of row slot 0; 6, 7: of row slot 1.
+// CHECK-NEXT: llvm.icmp "sge" %{{.*}}, %[[B1]] : i32
+// CHECK-NEXT: llvm.select
 // CHECK-NEXT: llvm.mlir.constant(8 : i32) : i32
-// CHECK: llvm.icmp "sgt" %{{.*}}, %[[QROW0]] : i32
-// CHECK: llvm.select
+// CHECK-NEXT: llvm.icmp "sge" %{{.*}}, %[[B0]] : i32
+// CHECK-NEXT: llvm.select
 // CHECK-NEXT: llvm.mlir.constant(9 : i32) : i32
-// CHECK: llvm.icmp "sgt" %{{.*}}, %[[QROW0]] : i32
-// CHECK: llvm.select
+// CHECK-NEXT: llvm.icmp "sge" %{{.*}}, %[[B0]] : i32
+// CHECK-NEXT: llvm.select
 // CHECK-NEXT: llvm.mlir.constant(8 : i32) : i32
-// CHECK: llvm.icmp "sgt" %{{.*}}, %[[QROW1]] : i32
-// CHECK: llvm.select
+// CHECK-NEXT: llvm.icmp "sge" %{{.*}}, %[[B1]] : i32
+// CHECK-NEXT: llvm.select
 // CHECK-NEXT: llvm.mlir.constant(9 : i32) : i32
-// CHECK: llvm.icmp "sgt" %{{.*}}, %[[QROW1]] : i32
-// CHECK: llvm.select
+// CHECK-NEXT: llvm.icmp "sge" %{{.*}}, %[[B1]] : i32
+// CHECK-NEXT: llvm.select
 // CHECK-NOT: llvm.select
+// CHECK-NOT: llvm.or
 // CHECK: llvm.return
 flamia.kernel @sm_90a_frag_mask_causal(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.param = "k"}, %lim: i32 {flamia.param = "lim"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
   flamia.role "softmax" warpgroups[0, 1) registers 240 {
@@ -107,12 +121,44 @@ flamia.kernel @sm_90a_frag_mask_causal(%q: i32 {flamia.param = "q"}, %k: i32 {fl
 
 // -----
 
-// Without `causal` only the document end masks: no compare with the query.
+// Transposed (the dK/dV kernel: rows are keys, columns queries): each
+// element's query index, query_base + 2 (lane % 4) + its offset, masked where
+// query >= limit or key_base + row(slot) > query. (The bounds-per-row form of
+// the untransposed mask made the dK/dV kernels spill more, so it is not used
+// here.)
+// CHECK-LABEL: llvm.func @sm_90a_frag_mask_transposed(
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: i32, %[[K:[a-z0-9]+]]: i32, %[[LIM:[a-z0-9]+]]: i32)
+// CHECK: %[[NINF:.*]] = llvm.mlir.constant(0xFF800000 : f32) : f32
+// CHECK-NEXT: %[[KEY0:.*]] = llvm.add %[[K]], %{{.*}} : i32
+// CHECK: %[[COL0:.*]] = llvm.add
+// CHECK-NEXT: %[[QUERY0:.*]] = llvm.add %[[Q]], %[[COL0]] : i32
+// CHECK-NEXT: %[[PAST0:.*]] = llvm.icmp "sge" %[[QUERY0]], %[[LIM]] : i32
+// CHECK-NEXT: %[[BEFORE0:.*]] = llvm.icmp "sgt" %[[KEY0]], %[[QUERY0]] : i32
+// CHECK-NEXT: %[[M0:.*]] = llvm.or %[[PAST0]], %[[BEFORE0]] : i1
+// CHECK-NEXT: llvm.select %[[M0]], %[[NINF]], %{{.*}} : i1, f32
+// CHECK-COUNT-7: llvm.select %{{.*}}, %[[NINF]], %{{.*}} : i1, f32
+// CHECK-NOT: llvm.select
+// CHECK: llvm.return
+flamia.kernel @sm_90a_frag_mask_transposed(%q: i32 {flamia.param = "q"}, %k: i32 {flamia.param = "k"}, %lim: i32 {flamia.param = "lim"}) attributes {launch = #flamia.launch<grid>, target = #flamia.target<sm_90a>, threads = 128 : i64} {
+  flamia.role "softmax" warpgroups[0, 1) registers 240 {
+    %z = flamia.frag.zero : !flamia.frag<64x16xf32>
+    %m = flamia.frag.mask %z query %q key %k limit %lim {causal, transposed} : !flamia.frag<64x16xf32>
+  }
+  flamia.return
+}
+
+// -----
+
+// Without `causal` only the document end masks: one bound for both row slots,
+// limit - key_base - column(0), and no compare with the query.
 // CHECK-LABEL: llvm.func @sm_90a_frag_mask(
 // CHECK-SAME: %[[Q:[a-z0-9]+]]: i32, %[[K:[a-z0-9]+]]: i32, %[[LIM:[a-z0-9]+]]: i32)
 // CHECK: %[[NINF:.*]] = llvm.mlir.constant(0xFF800000 : f32) : f32
-// CHECK-COUNT-8: llvm.icmp "sge" %{{.*}}, %[[LIM]] : i32{{[[:space:]]+}}{{.*}}llvm.select %{{.*}}, %[[NINF]], %{{.*}} : i1, f32
-// CHECK-NOT: llvm.icmp "sgt"
+// CHECK: %[[COL0:.*]] = llvm.add
+// CHECK-NEXT: %[[REL:.*]] = llvm.sub %[[LIM]], %[[K]] : i32
+// CHECK-NEXT: %[[B:.*]] = llvm.sub %[[REL]], %[[COL0]] : i32
+// CHECK-COUNT-8: llvm.icmp "sge" %{{.*}}, %{{.*}} : i32{{[[:space:]]+}}{{.*}}llvm.select %{{.*}}, %[[NINF]], %{{.*}} : i1, f32
+// CHECK-NOT: llvm.icmp "slt"
 // CHECK-NOT: llvm.or
 // CHECK-NOT: llvm.select
 // CHECK: llvm.return
