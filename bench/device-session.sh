@@ -13,7 +13,8 @@
 #   short (carry .device/NAME), for a call with little device time: the
 #     checks without the 16-head check, the byte comparison and the
 #     sanitizers (CHECKS_QUICK=1), the scales, then the A/B of the forward
-#     sets on fixed2k, lognormal1k and the single document.
+#     sets on fixed2k, lognormal1k and the single document (SHORT_SETS
+#     names other sets).
 # Usage: bench/device-session.sh NAME call1|call2|short
 set -u
 NAME=${1:?usage: $0 NAME call1|call2|short}
@@ -45,7 +46,7 @@ call1|short)
   if [ "$CALL" = call1 ]; then
     ab "${CALL1_SETS:-f-d128-old f-d128 f-d64-old f-d64 t-d128-old t-d128 t-d64-old t-d64}" "fixed2k lognormal1k"
   else
-    ab "f-d128-old f-d128 f-d64-old f-d64" "fixed2k lognormal1k single"
+    ab "${SHORT_SETS:-f-d128-old f-d128 f-d64-old f-d64}" "fixed2k lognormal1k single"
   fi
   ;;
 call2)
