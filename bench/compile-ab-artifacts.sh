@@ -10,7 +10,9 @@
 # (mxfp8-strict).
 # OLD_FLAGS: flags for the X-old sets only (e.g. OLD_COMPILE=build/bin/flamia-compile
 # OLD_FLAGS=--round-q=false: this build with an option off as the baseline).
-# Usage: [OLD_COMPILE=OLD/bin/flamia-compile [OLD_FLAGS=...]] bench/compile-ab-artifacts.sh NAME [BUILD]
+# OLD_OLD_COMPILE (the flamia-compile of the build one step further back)
+# adds X-old-old sets, so that one A/B times two steps (run 81).
+# Usage: [OLD_COMPILE=OLD/bin/flamia-compile [OLD_FLAGS=...]] [OLD_OLD_COMPILE=...] bench/compile-ab-artifacts.sh NAME [BUILD]
 set -euo pipefail
 NAME=${1:?usage: [OLD_COMPILE=...] $0 NAME [BUILD]}
 C=${2:-build}/bin/flamia-compile
@@ -33,6 +35,7 @@ sets() { # compiler suffix [flags...]
 }
 # shellcheck disable=SC2086 # OLD_FLAGS is a list of flags
 if [ -n "${OLD_COMPILE:-}" ]; then sets "$OLD_COMPILE" -old ${OLD_FLAGS:-}; fi
+if [ -n "${OLD_OLD_COMPILE:-}" ]; then sets "$OLD_OLD_COMPILE" -old-old; fi
 sets "$C" ""
 compile "$C" t-d128-nc --recipe mxfp8 --head-dim 128 --backward
 compile "$C" t-d128-dbg --causal --recipe mxfp8 --head-dim 128 --backward --debug-scores

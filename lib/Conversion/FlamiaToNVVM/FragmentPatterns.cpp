@@ -83,8 +83,10 @@ struct RowsFillLowering : FragmentPattern<RowsFillOp> {
 /// computed once per row slot: key >= limit or key > query is key >=
 /// min(limit, query + 1), i.e. offset >= min(limit, query + 1) - key_base -
 /// column(0). That is one compare and one select per element instead of a
-/// key index, two compares and two selects, with the same -inf entries (the
-/// bounds are exact integers: token indices are far below 2^31).
+/// key index, two compares and two selects, with the same -inf entries: for
+/// a row of a real token, query + 1 <= validation::kMaxTokens = 2^31 - 1 and
+/// every bound is an exact i32 (only a padding row past a document that ends
+/// at token 2^31 - 1 could wrap, and its output is never stored).
 struct FragMaskLowering : FragmentPattern<FragMaskOp> {
   using FragmentPattern::FragmentPattern;
   LogicalResult
