@@ -113,12 +113,8 @@ struct FragMaskLowering : FragmentPattern<FragMaskOp> {
       rewriter.replaceOp(op, e.pack(adaptor.getScores().getType(), s));
       return success();
     }
-    // `index - column(0)`: the bound an element's constant offset is
-    // compared with (column(0) is 0 where a thread holds whole rows).
+    // column(0) is 0 where a thread holds whole rows: nothing to subtract.
     Value firstColumn = l.holdsWholeRows() ? Value() : l.column(e, pos, 0);
-    auto relativeToFirstColumn = [&](Value index) {
-      return firstColumn ? e.sub(index, firstColumn) : index;
-    };
     // Columns are keys: one bound per row slot (one for all without
     // `causal`), min(limit, query + 1) - key_base - column(0), and one
     // compare with a constant per element.
@@ -136,8 +132,9 @@ struct FragMaskLowering : FragmentPattern<FragMaskOp> {
         bound = e.select(e.icmp(LLVM::ICmpPredicate::slt, next, bound), next,
                          bound);
       }
-      firstMasked.push_back(
-          relativeToFirstColumn(e.sub(bound, adaptor.getKeyBase())));
+      Value relative = e.sub(bound, adaptor.getKeyBase());
+      firstMasked.push_back(firstColumn ? e.sub(relative, firstColumn)
+                                        : relative);
     }
     for (int64_t i = 0, n = s.size(); i < n; ++i)
       s[i] = e.select(e.icmp(LLVM::ICmpPredicate::sge,
