@@ -52,9 +52,17 @@ def ratio(a, b):
     return 'n/a' if a is None or b is None else f'{a / b:.2f}x'
 
 def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
     folder = sys.argv[1]
-    ours = flamia_numbers(os.path.join(folder, 'summary.txt'))
-    anchors = json.load(open(os.path.join(folder, 'anchors.json')))
+    try:
+        ours = flamia_numbers(os.path.join(folder, 'summary.txt'))
+        with open(os.path.join(folder, 'anchors.json')) as f:
+            anchors = json.load(f)
+        if not isinstance(anchors, list):
+            raise ValueError('not a list of anchors')
+    except (OSError, ValueError) as e:
+        sys.exit(f'table-rows: {folder}: {e}')
     ceiling = next((e['tbps'] for e in anchors if e.get('name', '').startswith('ceiling d2d copy')), None)
     print('| workload | FLAMIA fwd | q + fwd | quantizer GB/s | FA4 fwd | cuDNN fwd | varlen_attn fwd '
           '| fwd / FA4 | q + fwd / FA4 | FLAMIA bwd incl. q | FA4 bwd det. (non-det.) | bwd / FA4 det. '
